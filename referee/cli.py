@@ -1,0 +1,65 @@
+"""The `referee` command: one sub-command per job, each in its own module, loaded only when used.
+
+A command module defines `configure(parser: argparse.ArgumentParser) -> None` and
+`run(args: argparse.Namespace) -> int`. Errors the project raises on purpose (`RefereeError`)
+become one line on stderr and exit code 2; no user sees a traceback for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from referee import __version__
+from referee.errors import RefereeError
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "simulate": ("referee.simulate.cli", "play simulated games with bots and print a summary"),
+    "rules": ("referee.rules.cli", "list the rule sets and their options"),
+    "synth-data": ("referee.synth.cli", "render synthetic card-table scenes with YOLO labels"),
+    "train": ("referee.train", "train the card detector (needs the [train] extra)"),
+    "detect": ("referee.vision.cli", "read the cards in images"),
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="referee",
+        description="A referee for the card game Spit that watches a real table through a camera.",
+    )
+    parser.add_argument("--version", action="version", version=f"referee {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (_, help_text) in COMMANDS.items():
+        sub.add_parser(name, help=help_text, add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] not in COMMANDS:
+        parser = _parser()
+        parsed = parser.parse_args(args)  # prints help or an 'invalid choice' error (exit 2)
+        if parsed.command is None:
+            parser.print_help()
+            return 2
+    name = args[0]
+    module = importlib.import_module(COMMANDS[name][0])
+    parser = argparse.ArgumentParser(prog=f"referee {name}", description=COMMANDS[name][1])
+    module.configure(parser)
+    parsed = parser.parse_args(args[1:])
+    try:
+        return int(module.run(parsed) or 0)
+    except RefereeError as exc:
+        print(f"referee {name}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"referee {name}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

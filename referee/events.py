@@ -24,8 +24,7 @@ from referee.errors import BadCardCode, BadEvent
 
 SCHEMA_VERSION: Final = 1
 
-REQUIRED_FIELDS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
-    {
+_REQUIRED: dict[str, tuple[str, ...]] = {
         "play": ("player", "card", "from", "to"),
         "illegal_play": ("player", "card", "to", "reason"),
         "turn_up": ("player", "pile", "card"),
@@ -37,12 +36,22 @@ REQUIRED_FIELDS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
         "slap": ("pile", "contact", "winner", "margin_ms", "evidence"),
         "deal_end": ("player", "counts"),
         "game_end": ("winner",),
-    }
-)
-"""Every event type of INTERFACES.md and the fields it must carry besides `t` and `type`."""
+}
+REQUIRED_FIELDS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(_REQUIRED)
+"""Every event type (INTERFACES.md's and registered ones) and the fields it must carry besides
+`t` and `type`."""
+
+
+def register_event_type(name: str, required: tuple[str, ...]) -> None:
+    """Add an event type (INTERFACES.md allows new ones), e.g. a game's own calls."""
+    known = _REQUIRED.get(name)
+    if known is not None and known != tuple(required):
+        raise ValueError(f"event type {name!r} is already registered with other fields")
+    _REQUIRED[name] = tuple(required)
 
 _PLAYER = re.compile(r"^[A-H]$")
-_PILE = re.compile(r"^(L|R|[A-H][1-9][0-9]?)$")
+_PILE = re.compile(r"^(L|R|P|S[1-9]|[A-H][1-9][0-9]?)$")
+"""Spit piles L and R (S1.. with more than two players), a single play pile P, stock places A1.."""
 _PLAYER_FIELDS: Final = ("player", "first", "second")
 _PILE_FIELDS: Final = ("to", "from", "pile")
 _CARD_FIELDS: Final = ("card",)

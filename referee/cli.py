@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "synth-data": ("referee.synth.cli", "render synthetic card-table scenes with YOLO labels"),
     "train": ("referee.train", "train the card detector (needs the [train] extra)"),
     "detect": ("referee.vision.cli", "read the cards in images"),
+    "markers": ("referee.vision.markers", "write the printable sheet of the four table markers"),
+    "calibrate": ("referee.vision.calibrate", "calibrate the table from markers or four corners"),
 }
 
 

@@ -47,7 +47,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return 2
     name = args[0]
-    module = importlib.import_module(COMMANDS[name][0])
+    try:
+        module = importlib.import_module(COMMANDS[name][0])
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.split(".")[0] == "referee":
+            raise
+        print(
+            f"referee {name}: error: needs the Python package {exc.name!r}, which is not installed "
+            "(training needs: pip install -e '.[train]')",
+            file=sys.stderr,
+        )
+        return 2
     parser = argparse.ArgumentParser(prog=f"referee {name}", description=COMMANDS[name][1])
     module.configure(parser)
     parsed = parser.parse_args(args[1:])

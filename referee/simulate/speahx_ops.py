@@ -1,0 +1,72 @@
+"""Speahx for the turn loop: its deal, careless lays, a bot that keeps its specials, and the engine's own events."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from referee.rules.speahx import Play, SpeahxState
+from referee.rules.speahx_judge import TEN, TWO
+
+
+class SpeahxOps:
+    """The `TurnOps` of Speahx."""
+
+    def deal_fields(self, state: SpeahxState) -> dict[str, Any]:
+        stock = {
+            f"{p}{k}": [card.code] for i, p in enumerate(state.players)
+            for k, card in enumerate(state.table[i], 1) if card is not None
+        }
+        return {
+            "stock": stock,
+            "piles": {"P": [c.code for c in state.pile]},
+            "counts": self.counts(state),
+            "hands": {p: [c.code for c in state.hands[i]] for i, p in enumerate(state.players)},
+            "draw_pile": [c.code for c in state.stock],
+        }
+
+    def counts(self, state: SpeahxState) -> dict[str, int]:
+        return {p: state.holds(p) for p in state.players}
+
+    def to_move(self, state: SpeahxState) -> str:
+        return str(state.to_move)
+
+    def misplays(self, state: SpeahxState, player: str) -> list[Play]:
+        """Single hand cards that match the top card in neither suit nor rank."""
+        if state.chance or not state.pile:
+            return []
+        hand = state.hands[state.players.index(player)]
+        return [
+            move for move in (Play(player, (card,)) for card in sorted(set(hand)) if not _special(card.code))
+            if state.check(move) is not None
+        ]
+
+    def choose(self, state: SpeahxState, player: str, moves: list[Any], rng: random.Random) -> Any:
+        """Lay the most cards of an ordinary rank; a special card only when nothing else goes; then
+        a chance card; pick up the pile last."""
+        best: list[Any] = []
+        best_score: tuple[int, int] | None = None
+        draws = []
+        pickups = []
+        for move in moves:
+            kind, fields = move.event()
+            if kind in ("play", "turn_up"):
+                cards = fields.get("cards", [fields["card"]])
+                score = (int(any(_special(code) for code in cards)), -len(cards))
+                if best_score is None or score < best_score:
+                    best, best_score = [move], score
+                elif score == best_score:
+                    best.append(move)
+            elif kind == "draw_chance":
+                draws.append(move)
+            else:
+                pickups.append(move)
+        return rng.choice(best or draws or pickups)
+
+    def events(self, before: SpeahxState, move: Any, after: SpeahxState) -> list[tuple[str, dict[str, Any]]]:
+        return list(after.last_events) or [move.event()]
+
+
+def _special(code: str) -> bool:
+    """A card a player keeps for later: a joker, a wild 2 or a burning 10."""
+    return code == "JK" or code[:-1] in (str(TWO), str(TEN))

@@ -1,0 +1,274 @@
+"""The simultaneous-play table loop: every hand moves one card at a time and a card counts on touch."""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from referee.errors import RefereeError
+from referee.rules.base import GameState, Move
+from referee.simulate.bots import Bot
+from referee.simulate.record import Recorder, seconds
+from referee.simulate.timing import Mistakes, PlayerTiming
+
+_DECIDE, _TOUCH, _BACK, _PREMATURE = range(4)
+QUICK_KINDS = frozenset({"turn_up", "draw"})
+"""Moves made where the card lies (turning it, taking a deck's top card): no travel after the reach."""
+
+
+class StuckGame(RefereeError):
+    """Nobody can move and the engine offers no table move: a bug in an engine or its adapter."""
+
+
+@dataclass(frozen=True)
+class Motion:
+    """One hand carrying one card (or turning one up): chosen at `decided`, leaving its place at
+    `start`, touching its target at `touch`. `kind` and `fields` are the move's log event."""
+
+    player: str
+    hand: int
+    move: Move
+    kind: str
+    fields: Mapping[str, Any]
+    decided: int
+    start: int
+    touch: int
+
+    @property
+    def target(self) -> str:
+        return str(self.fields.get("to", self.fields.get("pile", "")))
+
+    @property
+    def source(self) -> str:
+        return str(self.fields.get("from", self.fields.get("pile", "")))
+
+
+@dataclass
+class _Hand:
+    player: str
+    index: int
+    motion: Motion | None = None
+    token: int = 0
+    busy_until: int = 0
+
+
+@dataclass(frozen=True)
+class _Touch:
+    t: int
+    player: str
+    hand: int
+
+
+class TableOps(Protocol):
+    """What the table loop needs from a game beyond the `GameState` protocol: the table's own
+    moves (start, spits, deal ends, new layouts) and the cards a careless player may misplay."""
+
+    def hands(self, state: GameState) -> int:
+        """Hands each player may use at once (2 with the two-hands option)."""
+        ...
+
+    def open(self, sim: "TableSim") -> None:
+        """Record the first layout and make the table's opening moves (e.g. the first spit)."""
+        ...
+
+    def table_turn(self, sim: "TableSim") -> bool:
+        """Nobody sees a move: make the table's move (spit, deal end with slaps, new layout, game
+        end) and return True, or return False when the engine offers none."""
+        ...
+
+    def counts(self, state: GameState) -> dict[str, int]:
+        """Cards each player still holds."""
+        ...
+
+    def deal_over(self, state: GameState) -> bool:
+        """The deal (or game) has ended: cards still in the air are taken back."""
+        ...
+
+    def misplays(self, state: GameState, player: str) -> list[Move]:
+        """Plays that break a rule which a careless `player` could make now (non-adjacent cards)."""
+        ...
+
+    def spit_attempt(self, state: GameState, player: str) -> Move | None:
+        """The spit `player` would make now on their own, or None if they have no spit card."""
+        ...
+
+
+@dataclass
+class TableSim:
+    """One game in continuous time (integer milliseconds). Hands decide on what they see, cards
+    count when they touch, a second card on a pile already changed is judged against the new top
+    (a `race`), misplays are taken back, and `ops` makes the table's moves when nobody can move."""
+
+    state: GameState
+    ops: TableOps
+    rng: random.Random
+    timings: Mapping[str, PlayerTiming]
+    mistakes: Mistakes
+    recorder: Recorder
+    bot: Bot = field(default_factory=Bot)
+    now: int = 0
+    last_change: int = 0
+    max_ms: int = 6 * 3600 * 1000
+    _queue: list[tuple[int, int, int, Any]] = field(default_factory=list)
+    _seq: int = 0
+    _hands: list[_Hand] = field(default_factory=list)
+    _last_touch: dict[str, _Touch] = field(default_factory=dict)
+
+    def run(self) -> GameState:
+        """Play the game to its end; the final state."""
+        per_player = self.ops.hands(self.state)
+        self._hands = [_Hand(p, i) for p in self.state.players for i in range(per_player)]
+        self.ops.open(self)
+        self.wake_all(self.now)
+        while not self.state.is_over():
+            if not self._queue:
+                if not self.ops.table_turn(self):
+                    raise StuckGame(f"nobody can move and there is no table move at t={seconds(self.now)}s")
+                if not self.state.is_over():
+                    self.wake_all(self.now)
+                continue
+            t, _, kind, payload = heapq.heappop(self._queue)
+            self.now = t
+            if t > self.max_ms:
+                raise StuckGame(f"the game has not ended after {seconds(self.max_ms)}s of play")
+            if kind == _DECIDE:
+                hand, token = payload
+                if token == hand.token and hand.motion is None:
+                    self._decide(hand)
+            elif kind == _TOUCH:
+                hand, motion = payload
+                if hand.motion is motion:
+                    self._touch(hand, motion)
+            elif kind == _BACK:
+                self._schedule_decision(payload, t + self.timings[payload.player].reaction(self.rng) // 2)
+            else:
+                self._premature(payload)
+        return self.state
+
+    # --- helpers the table ops use -------------------------------------------------------------
+
+    def reaction(self, player: str) -> int:
+        return self.timings[player].reaction(self.rng)
+
+    def travel(self, player: str) -> int:
+        return self.timings[player].travel(self.rng)
+
+    def free_at(self, player: str) -> int:
+        """When all of `player`'s hands are free (a misplayed card back in its place)."""
+        return max(h.busy_until for h in self._hands if h.player == player)
+
+    def changed(self, t: int, state: GameState) -> None:
+        """The table changed at `t` (ms) to `state`."""
+        self.state = state
+        self.now = max(self.now, t)
+        self.last_change = t
+
+    def wake_all(self, t: int) -> None:
+        """Every idle hand looks at the table again after its player's reaction to a change at `t`."""
+        for hand in self._hands:
+            if hand.motion is None:
+                self._schedule_decision(hand, max(t, hand.busy_until) + self.reaction(hand.player))
+
+    def drop_motions(self) -> None:
+        """Cards in the air are taken back without touching (the deal ended under them)."""
+        for hand in self._hands:
+            hand.motion = None
+            hand.token += 1
+        self._queue.clear()
+        self._last_touch.clear()
+
+    # --- the hands ------------------------------------------------------------------------------
+
+    def _push(self, t: int, kind: int, payload: Any) -> None:
+        self._seq += 1
+        heapq.heappush(self._queue, (t, self._seq, kind, payload))
+
+    def _schedule_decision(self, hand: _Hand, t: int) -> None:
+        hand.token += 1
+        self._push(t, _DECIDE, (hand, hand.token))
+
+    def _busy_piles(self, hand: _Hand) -> set[str]:
+        piles: set[str] = set()
+        for other in self._hands:
+            if other is not hand and other.player == hand.player and other.motion is not None:
+                piles.update((other.motion.source, other.motion.target))
+        return piles
+
+    def _decide(self, hand: _Hand) -> None:
+        player, state = hand.player, self.state
+        busy = self._busy_piles(hand)
+        moves = [m for m in state.legal_moves(player) if not _uses(m, busy)]
+        move = None
+        if self.rng.random() < self.mistakes.illegal:
+            misplays = [m for m in self.ops.misplays(state, player) if not _uses(m, busy)]
+            if misplays:
+                move = self.rng.choice(misplays)
+        if move is None:
+            move = self.bot.choose(state, player, moves, self.rng)
+        if move is None:
+            if self.rng.random() < self.mistakes.premature:
+                self._push(self.now + self.reaction(player), _PREMATURE, player)
+            return
+        kind, fields = move.event()
+        timing = self.timings[player]
+        start = self.now + timing.travel(self.rng) // 3
+        if kind in QUICK_KINDS:
+            touch = start
+        else:
+            touch = start + timing.travel(self.rng)
+        motion = Motion(player, hand.index, move, kind, fields, self.now, start, touch)
+        hand.motion = motion
+        self._push(touch, _TOUCH, (hand, motion))
+
+    def _touch(self, hand: _Hand, motion: Motion) -> None:
+        hand.motion = None
+        t, pile, player = motion.touch, motion.target, motion.player
+        shared = bool(pile) and pile[:1] not in self.state.players  # a centre pile, not a player's own place
+        race = None
+        last = self._last_touch.get(pile) if shared else None
+        if last is not None and last.t > motion.start and (last.player, last.hand) != (player, motion.hand):
+            race = last
+            self.recorder.add(
+                t, "race", pile=pile, first=last.player, second=player, margin_ms=t - last.t,
+                first_t=seconds(last.t), second_t=seconds(t),
+            )
+        reason = self.state.check(motion.move)
+        if reason is None:
+            self.recorder.add(t, motion.kind, **motion.fields, start=seconds(motion.start))
+            if shared:
+                self._last_touch[pile] = _Touch(t, player, motion.hand)
+            self.changed(t, self.state.apply(motion.move))
+            if self.ops.deal_over(self.state):
+                self.drop_motions()
+                return
+            if not self.state.is_over():
+                self.wake_all(t)
+            return
+        back = t + self.travel(player)
+        where = {"from": motion.source} if motion.source else {}  # a drawn card comes from the hand
+        self.recorder.add(
+            t, "illegal_play", player=player, card=motion.fields["card"], to=pile, reason=reason,
+            start=seconds(motion.start), back=seconds(back), **where,
+        )
+        hand.busy_until = back
+        self._push(back, _BACK, hand)
+
+    def _premature(self, player: str) -> None:
+        existing = next((m for m in self.state.legal_moves() if m.player is not None), None)
+        if existing is None:
+            return  # by now nobody can move: the table's spit follows
+        attempt = self.ops.spit_attempt(self.state, player)
+        if attempt is None:
+            return
+        if self.state.check(attempt) is not None:
+            self.recorder.add(self.now, "premature_spit", player=player, move=existing.describe())
+
+
+def _uses(move: Move, piles: set[str]) -> bool:
+    if not piles:
+        return False
+    fields = move.event()[1]
+    return any(fields.get(name) in piles for name in ("from", "to", "pile"))

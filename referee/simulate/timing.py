@@ -1,0 +1,83 @@
+"""Human-like timing of simulated players: lognormal reaction and hand-travel times in whole milliseconds."""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TimingProfile:
+    """The table's pace: medians (ms) and lognormal spreads of reaction and hand travel.
+
+    With the defaults a reaction lies mostly within 250-600 ms and a hand's travel from a stock
+    pile to a spit pile within 200-500 ms. `speed` divides every time (2.0 plays twice as fast).
+    `player_spread` is how much one player's own medians differ from the table's (lognormal sigma).
+    """
+
+    reaction_ms: float = 400.0
+    reaction_sigma: float = 0.25
+    travel_ms: float = 320.0
+    travel_sigma: float = 0.25
+    speed: float = 1.0
+    player_spread: float = 0.12
+
+    def __post_init__(self) -> None:
+        if not (self.speed > 0 and self.reaction_ms > 0 and self.travel_ms > 0):
+            raise ValueError("speed and median times must be positive")
+
+    def player(self, rng: random.Random) -> "PlayerTiming":
+        """One player's own pace, drawn around the table's medians."""
+        return PlayerTiming(
+            reaction_ms=self.reaction_ms * math.exp(rng.gauss(0.0, self.player_spread)) / self.speed,
+            reaction_sigma=self.reaction_sigma,
+            travel_ms=self.travel_ms * math.exp(rng.gauss(0.0, self.player_spread)) / self.speed,
+            travel_sigma=self.travel_sigma,
+        )
+
+
+@dataclass(frozen=True)
+class PlayerTiming:
+    """One player's medians (ms, speed already applied); each draw is at least 1 ms."""
+
+    reaction_ms: float
+    reaction_sigma: float
+    travel_ms: float
+    travel_sigma: float
+
+    def reaction(self, rng: random.Random) -> int:
+        """Time from seeing something to starting to act on it."""
+        return max(1, round(rng.lognormvariate(math.log(self.reaction_ms), self.reaction_sigma)))
+
+    def travel(self, rng: random.Random) -> int:
+        """Time for the hand to carry a card from where it lies to where it goes."""
+        return max(1, round(rng.lognormvariate(math.log(self.travel_ms), self.travel_sigma)))
+
+
+@dataclass(frozen=True)
+class Mistakes:
+    """How often players err. `rate` is the chance, at each decision where one is possible, of
+    putting a non-adjacent card on a spit pile; a player who sees no move of their own spits too
+    early with chance `premature_factor * rate`; a slap goes to the larger pile with chance
+    `wrong_slap_factor * rate`."""
+
+    rate: float = 0.02
+    premature_factor: float = 2.0
+    wrong_slap_factor: float = 2.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.rate <= 1.0:
+            raise ValueError("the mistake rate must lie between 0 and 1")
+
+    @property
+    def illegal(self) -> float:
+        return self.rate
+
+    @property
+    def premature(self) -> float:
+        return min(1.0, self.rate * self.premature_factor)
+
+    @property
+    def wrong_slap(self) -> float:
+        return min(1.0, self.rate * self.wrong_slap_factor)

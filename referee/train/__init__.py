@@ -1,0 +1,56 @@
+"""`referee train`: the card detector (YOLO, ultralytics) and the index-corner classifier (torch), on CPU.
+
+Needs the [train] extra. Every stage resumes from the checkpoint in its run folder, so a run
+stopped by the end of a session goes on where it was with the same command.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from referee.vision.detector import DETECTOR_MODEL, INDEX_MODEL, MODELS_DIR
+
+STAGES = ("detector", "index", "export")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("stage", choices=STAGES, help="detector: whole cards; index: corner classifier; export: ONNX into --models")
+    parser.add_argument("--data", type=Path, metavar="DIR", help="synthetic data set of `referee synth-data`")
+    parser.add_argument("--real", type=Path, metavar="DIR", help="real photos with VOC boxes; only their training split is used")
+    parser.add_argument("--run", type=Path, default=Path("runs/cards"), metavar="DIR", help="checkpoints and logs (default runs/cards)")
+    parser.add_argument("--epochs", type=int, metavar="N", help="epochs (default 30 detector, 12 index)")
+    parser.add_argument("--hours", type=float, metavar="H", help="detector: fit the schedule into this much time instead")
+    parser.add_argument("--imgsz", type=int, default=320, metavar="PX", help="detector input size (default 320)")
+    parser.add_argument("--batch", type=int, metavar="N", help="batch size (default 16 detector, 256 index)")
+    parser.add_argument("--model", default="yolo11n.yaml", metavar="YAML", help="detector architecture, or a .pt to start from")
+    parser.add_argument("--models", type=Path, default=MODELS_DIR, metavar="DIR", help="export target (default models/)")
+    parser.add_argument("--seed", type=int, default=0)
+
+
+def run(args: argparse.Namespace) -> int:
+    from referee.train.detector import DetectorConfig, export_detector, train_detector
+    from referee.train.environment import prepare
+
+    prepare(args.run)
+    if args.stage == "detector":
+        config = DetectorConfig(
+            run_dir=args.run, synth_dir=args.data, real_dir=args.real, model_yaml=args.model, imgsz=args.imgsz,
+            epochs=args.epochs or 30, hours=args.hours, batch=args.batch or 16, seed=args.seed,
+        )
+        print(f"best detector checkpoint: {train_detector(config)}")
+    elif args.stage == "index":
+        from referee.train.indexnet import IndexConfig, train_index_classifier
+
+        config = IndexConfig(
+            run_dir=args.run, synth_dir=args.data, real_dir=args.real, epochs=args.epochs or 12,
+            batch=args.batch or 256, seed=args.seed,
+        )
+        print(f"index classifier checkpoint: {train_index_classifier(config)}")
+    else:
+        from referee.train.indexnet import export_index_classifier
+
+        detector = export_detector(args.run / "detector" / "weights" / "best.pt", args.models / DETECTOR_MODEL, args.imgsz)
+        index = export_index_classifier(args.run / "index-classifier.pt", args.models / INDEX_MODEL)
+        print(f"exported {detector} and {index}")
+    return 0

@@ -1,0 +1,347 @@
+"""Stage 2 training: a tiny CNN reading rank and suit from upright index-corner crops, exported to ONNX."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.cards import FACE_DOWN, parse_card
+from referee.train.detector import BadTrainingSetup
+from referee.vision.corners import CROP_SIZE, index_crops, order_quad, refine_quad
+from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES
+from referee.vision.realset import load_photos
+
+NONE_RANK = RANK_CLASSES.index(NO_INDEX)
+UNKNOWN_SUIT = -1
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    """What `train_index_classifier` needs."""
+
+    run_dir: Path
+    synth_dir: Path | None
+    real_dir: Path | None
+    epochs: int = 12
+    batch: int = 256
+    real_repeats: int = 12
+    jitter_copies: int = 1
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.synth_dir is None and self.real_dir is None:
+            raise BadTrainingSetup("give a synthetic data set (--data) or real photos (--real), or both")
+        if self.epochs < 1 or self.batch < 1 or self.real_repeats < 0 or self.jitter_copies < 0:
+            raise BadTrainingSetup("epochs and batch must be positive, repeats and copies not negative")
+
+
+@dataclass
+class Samples:
+    """Index crops (N, H, W, 3) uint8 BGR with rank class and suit class (-1: unknown)."""
+
+    crops: np.ndarray
+    ranks: np.ndarray
+    suits: np.ndarray
+
+    @staticmethod
+    def concat(parts: list["Samples"]) -> "Samples":
+        parts = [p for p in parts if len(p.ranks)]
+        if not parts:
+            return Samples(np.zeros((0, CROP_SIZE[1], CROP_SIZE[0], 3), np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64))
+        return Samples(
+            np.concatenate([p.crops for p in parts]),
+            np.concatenate([p.ranks for p in parts]),
+            np.concatenate([p.suits for p in parts]),
+        )
+
+
+def _labels(code: str) -> tuple[int, int]:
+    if code == FACE_DOWN:
+        return NONE_RANK, UNKNOWN_SUIT
+    card = parse_card(code)
+    if card.is_joker:
+        return NONE_RANK, UNKNOWN_SUIT
+    return RANK_CLASSES.index(card.rank_name), SUIT_CLASSES.index(card.suit)
+
+
+def _jitter(quad: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
+    size = float(np.linalg.norm(quad[2] - quad[0]))
+    return (quad + rng.normal(0, amount * size, quad.shape)).astype(np.float32)
+
+
+def _corner_labels(quad: np.ndarray, printed: np.ndarray, code: str, index_visible: tuple[bool, bool]) -> list[tuple[int, int]]:
+    """Labels of the crops at quad corner 0 and 2: the index there if that printed corner shows one."""
+    rank, suit = _labels(code)
+    size = float(np.linalg.norm(printed[2] - printed[0]))
+    out = []
+    for start in (0, 2):
+        distances = np.linalg.norm(printed[[0, 2]] - quad[start], axis=1)
+        nearest = int(np.argmin(distances))
+        visible = index_visible[nearest] and distances[nearest] < 0.12 * size
+        out.append((rank, suit) if visible else (NONE_RANK, UNKNOWN_SUIT))
+    return out
+
+
+def synth_samples(synth_dir: Path, split: str, config: IndexConfig) -> Samples:
+    """Index crops of every card of a synthetic split, cut as inference cuts them and from jittered truth."""
+    folder = synth_dir / "annotations" / split
+    if not folder.is_dir():
+        raise BadTrainingSetup(f"{synth_dir}: no annotations/{split} folder (make one with `referee synth-data`)")
+    rng = np.random.default_rng(config.seed)
+    crops, ranks, suits = [], [], []
+    files = sorted(folder.glob("*.json"))
+    for n, path in enumerate(files):
+        note = json.loads(path.read_text())
+        image = cv2.imread(str(synth_dir / "images" / split / (path.stem + ".jpg")))
+        if image is None:
+            continue
+        height, width = image.shape[:2]
+        for card in note["cards"]:
+            printed = np.asarray(card["corners"], dtype=np.float32)
+            if card["visible"] < 0.15:
+                continue
+            x1, y1 = printed.min(axis=0)
+            x2, y2 = printed.max(axis=0)
+            box = (max(0.0, x1), max(0.0, y1), min(float(width), x2), min(float(height), y2))
+            if box[2] - box[0] < 8 or box[3] - box[1] < 8:
+                continue
+            quads = [refine_quad(image, box)[0], order_quad(printed)]
+            quads += [order_quad(_jitter(printed, rng, 0.02)) for _ in range(config.jitter_copies)]
+            visible = (bool(card["index_visible"][0]), bool(card["index_visible"][1]))
+            for quad in quads:
+                pair = index_crops(image, quad)
+                for crop, (rank, suit) in zip(pair, _corner_labels(quad, printed, card["card"], visible)):
+                    crops.append(crop)
+                    ranks.append(rank)
+                    suits.append(suit)
+        if (n + 1) % 500 == 0:
+            print(f"  {split}: {n + 1}/{len(files)} images, {len(ranks)} crops", flush=True)
+    if not ranks:
+        raise BadTrainingSetup(f"{folder}: no usable cards")
+    return Samples(np.stack(crops), np.array(ranks, np.int64), np.array(suits, np.int64))
+
+
+def real_samples(real_dir: Path, config: IndexConfig) -> Samples:
+    """Index crops of the real photos' training split; rank only (suit unknown), both corners."""
+    rng = np.random.default_rng(config.seed + 1)
+    crops, ranks = [], []
+    for photo in load_photos(real_dir, "train"):
+        image = cv2.imread(str(photo.path))
+        if image is None:
+            continue
+        for card in photo.cards:
+            quad, found = refine_quad(image, card.box)
+            if not found:
+                continue  # the box alone does not say where the index is
+            rank = RANK_CLASSES.index(card.rank)
+            for _ in range(config.real_repeats):
+                for crop in index_crops(image, _jitter(quad, rng, 0.01)):
+                    crops.append(crop)
+                    ranks.append(rank)
+    if not ranks:
+        return Samples.concat([])
+    return Samples(np.stack(crops), np.array(ranks, np.int64), np.full(len(ranks), UNKNOWN_SUIT, np.int64))
+
+
+def _network() -> "torch.nn.Module":  # noqa: F821
+    import torch
+    from torch import nn
+
+    def block(cin: int, cout: int) -> list[nn.Module]:
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+
+    class IndexNet(nn.Module):
+        """Crops (N, 3, 56, 32) floats in 0..1, BGR -> rank and suit probabilities."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(
+                *block(3, 16), nn.MaxPool2d(2),
+                *block(16, 32), nn.MaxPool2d(2),
+                *block(32, 64), *block(64, 64), nn.MaxPool2d(2),
+            )
+            flat = 64 * (CROP_SIZE[1] // 8) * (CROP_SIZE[0] // 8)
+            self.trunk = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(flat, 128), nn.ReLU(inplace=True))
+            self.rank = nn.Linear(128, len(RANK_CLASSES))
+            self.suit = nn.Linear(128, len(SUIT_CLASSES))
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            h = self.trunk(self.features(x))
+            return self.rank(h), self.suit(h)
+
+    return IndexNet()
+
+
+def _augment(batch: "torch.Tensor", generator: "torch.Generator") -> "torch.Tensor":  # noqa: F821
+    """Photometric and resolution noise: gain, per-channel tint, contrast, blur by down-up sampling, noise."""
+    import torch
+    import torch.nn.functional as F
+
+    n = batch.shape[0]
+
+    def uniform(lo: float, hi: float, *shape: int) -> torch.Tensor:
+        return lo + (hi - lo) * torch.rand(*shape, generator=generator)
+
+    x = batch * uniform(0.5, 1.4, n, 1, 1, 1) * uniform(0.8, 1.2, n, 3, 1, 1)
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = (x - mean) * uniform(0.5, 1.3, n, 1, 1, 1) + mean + uniform(-0.15, 0.15, n, 1, 1, 1)
+    grey = torch.rand(n, generator=generator) < 0.1
+    x[grey] = x[grey].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
+    small = torch.rand(n, generator=generator) < 0.4
+    if small.any():
+        factor = float(uniform(0.3, 0.7, 1))
+        h, w = x.shape[2:]
+        down = F.interpolate(x[small], size=(max(4, int(h * factor)), max(4, int(w * factor))), mode="bilinear", align_corners=False)
+        x[small] = F.interpolate(down, size=(h, w), mode="bilinear", align_corners=False)
+    x = x + torch.randn(x.shape, generator=generator) * uniform(0.0, 0.06, n, 1, 1, 1)
+    return x.clamp(0, 1)
+
+
+def _to_tensor(crops: np.ndarray) -> "torch.Tensor":  # noqa: F821
+    import torch
+
+    return torch.from_numpy(crops).permute(0, 3, 1, 2).float().div_(255.0)
+
+
+def _evaluate(model: "torch.nn.Module", samples: Samples) -> tuple[float, float]:  # noqa: F821
+    """Rank accuracy (all crops) and suit accuracy (crops with a known suit)."""
+    import torch
+
+    model.eval()
+    rank_hits, suit_hits, suit_total = 0, 0, 0
+    with torch.no_grad():
+        for i in range(0, len(samples.ranks), 1024):
+            rank_logits, suit_logits = model(_to_tensor(samples.crops[i : i + 1024]))
+            ranks = torch.from_numpy(samples.ranks[i : i + 1024])
+            suits = torch.from_numpy(samples.suits[i : i + 1024])
+            rank_hits += int((rank_logits.argmax(1) == ranks).sum())
+            known = suits >= 0
+            suit_hits += int((suit_logits.argmax(1)[known] == suits[known]).sum())
+            suit_total += int(known.sum())
+    model.train()
+    return rank_hits / max(1, len(samples.ranks)), suit_hits / max(1, suit_total)
+
+
+def _load_samples(config: IndexConfig) -> tuple[Samples, Samples]:
+    cache = config.run_dir / "index-samples.npz"
+    if cache.exists():
+        data = np.load(cache)
+        return (
+            Samples(data["train_crops"], data["train_ranks"], data["train_suits"]),
+            Samples(data["val_crops"], data["val_ranks"], data["val_suits"]),
+        )
+    print("cutting index crops ...", flush=True)
+    train_parts, val = [], Samples.concat([])
+    if config.synth_dir is not None:
+        train_parts.append(synth_samples(config.synth_dir, "train", config))
+        val = synth_samples(config.synth_dir, "val", IndexConfig(**{**config.__dict__, "jitter_copies": 0}))
+    if config.real_dir is not None:
+        train_parts.append(real_samples(config.real_dir, config))
+    train = Samples.concat(train_parts)
+    config.run_dir.mkdir(parents=True, exist_ok=True)
+    np.savez(
+        cache,
+        train_crops=train.crops, train_ranks=train.ranks, train_suits=train.suits,
+        val_crops=val.crops, val_ranks=val.ranks, val_suits=val.suits,
+    )
+    return train, val
+
+
+def train_index_classifier(config: IndexConfig) -> Path:
+    """Train (resuming from the run's checkpoint when there is one); returns the checkpoint path."""
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(config.seed)
+    train, val = _load_samples(config)
+    print(f"index crops: {len(train.ranks)} train, {len(val.ranks)} val", flush=True)
+    model = _network()
+    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    steps_per_epoch = math.ceil(len(train.ranks) / config.batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=config.epochs * steps_per_epoch)
+    checkpoint = config.run_dir / "index-classifier.pt"
+    start = 0
+    if checkpoint.exists():
+        state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+        if state["epochs"] == config.epochs:
+            model.load_state_dict(state["model"])
+            optimiser.load_state_dict(state["optimiser"])
+            schedule.load_state_dict(state["schedule"])
+            start = state["epoch"]
+            print(f"resuming after epoch {start}", flush=True)
+        else:
+            model.load_state_dict(state["model"])
+            print(f"starting a new {config.epochs}-epoch schedule from {checkpoint}", flush=True)
+    generator = torch.Generator().manual_seed(config.seed + start)
+    for epoch in range(start, config.epochs):
+        began = time.monotonic()
+        order = torch.randperm(len(train.ranks), generator=generator).numpy()
+        total = 0.0
+        for step in range(steps_per_epoch):
+            pick = order[step * config.batch : (step + 1) * config.batch]
+            x = _augment(_to_tensor(train.crops[pick]), generator)
+            ranks = torch.from_numpy(train.ranks[pick])
+            suits = torch.from_numpy(train.suits[pick])
+            rank_logits, suit_logits = model(x)
+            loss = F.cross_entropy(rank_logits, ranks, label_smoothing=0.05)
+            known = suits >= 0
+            if known.any():
+                loss = loss + F.cross_entropy(suit_logits[known], suits[known], label_smoothing=0.05)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss)
+            if (step + 1) % 50 == 0:
+                print(f"  epoch {epoch + 1}/{config.epochs} step {step + 1}/{steps_per_epoch} loss {total / (step + 1):.4f}", flush=True)
+        rank_acc, suit_acc = _evaluate(model, val) if len(val.ranks) else (float("nan"), float("nan"))
+        print(
+            f"epoch {epoch + 1}/{config.epochs}: loss {total / steps_per_epoch:.4f}, val rank {rank_acc:.4f}, "
+            f"val suit {suit_acc:.4f}, {time.monotonic() - began:.0f}s",
+            flush=True,
+        )
+        torch.save(
+            {"model": model.state_dict(), "optimiser": optimiser.state_dict(), "schedule": schedule.state_dict(),
+             "epoch": epoch + 1, "epochs": config.epochs, "val_rank": rank_acc, "val_suit": suit_acc},
+            checkpoint,
+        )
+    return checkpoint
+
+
+def export_index_classifier(checkpoint: Path, out_path: Path) -> Path:
+    """Export to ONNX: input `crops` (N, 3, 56, 32) float 0..1 BGR; outputs `rank` and `suit` probabilities."""
+    import torch
+
+    if not checkpoint.exists():
+        raise BadTrainingSetup(f"no checkpoint at {checkpoint}")
+    model = _network()
+    model.load_state_dict(torch.load(checkpoint, map_location="cpu", weights_only=False)["model"])
+    model.eval()
+
+    class WithSoftmax(torch.nn.Module):
+        def __init__(self, inner: torch.nn.Module) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            rank, suit = self.inner(x)
+            return rank.softmax(1), suit.softmax(1)
+
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        WithSoftmax(model),
+        torch.zeros(2, 3, CROP_SIZE[1], CROP_SIZE[0]),
+        str(out_path),
+        input_names=["crops"],
+        output_names=["rank", "suit"],
+        dynamic_axes={"crops": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    return out_path

@@ -1,0 +1,114 @@
+"""A card's four corners from its box, and its two index corners cut out upright (numpy and OpenCV only)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import cv2
+import numpy as np
+
+CARD_ASPECT: Final = 88.9 / 63.5
+"""Height over width of a poker-size card; bridge and pinochle cards are close to it."""
+INDEX_REGION: Final = (0.27, 0.33)
+"""Fraction of the card's width and height, from a corner, that holds the rank and suit index."""
+CROP_SIZE: Final = (32, 56)
+"""Width and height of an index crop, as the classifier takes it."""
+_WORK_SIZE: Final = 160
+_ASPECT_RANGE: Final = (1.15, 1.8)
+_AREA_RANGE: Final = (0.4, 1.15)
+
+
+def order_quad(points: np.ndarray) -> np.ndarray:
+    """Four points of a convex quad, clockwise on screen, starting at a corner whose next edge is a short side.
+
+    Of the two such corners the one nearer the image's top-left is first, so the result is
+    deterministic; a card's printed top-left is either that corner or the opposite one.
+    """
+    pts = np.asarray(points, dtype=np.float32).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(angles)]  # y grows downwards: increasing angle is clockwise on screen
+    edge = np.linalg.norm(np.roll(pts, -1, axis=0) - pts, axis=1)
+    start = 0 if edge[0] + edge[2] <= edge[1] + edge[3] else 1
+    other = start + 2
+    if pts[other].sum() < pts[start].sum():
+        start = other
+    return np.roll(pts, -start, axis=0)
+
+
+def box_quad(box: tuple[float, float, float, float] | np.ndarray) -> np.ndarray:
+    """The box itself as an ordered quad: the fallback when a card's outline cannot be found."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    return order_quad(np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float32))
+
+
+def refine_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.ndarray) -> tuple[np.ndarray, bool]:
+    """The card's outline inside its detection box as an ordered quad, and whether it was found.
+
+    The card is the largest bright, unsaturated region overlapping the box centre; its
+    minimum-area rectangle must have a card's aspect and fill the box as a card would,
+    otherwise the box itself is returned (with False).
+    """
+    height, width = image.shape[:2]
+    x1, y1, x2, y2 = (float(v) for v in box)
+    bw, bh = x2 - x1, y2 - y1
+    if bw < 4 or bh < 4:
+        return box_quad(box), False
+    mx, my = 0.06 * bw, 0.06 * bh
+    cx1, cy1 = int(max(0, np.floor(x1 - mx))), int(max(0, np.floor(y1 - my)))
+    cx2, cy2 = int(min(width, np.ceil(x2 + mx))), int(min(height, np.ceil(y2 + my)))
+    crop = image[cy1:cy2, cx1:cx2]
+    scale = min(1.0, _WORK_SIZE / max(crop.shape[:2]))
+    if scale < 1.0:
+        crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
+    whiteness = cv2.subtract(hsv[:, :, 2], hsv[:, :, 1] // 2)
+    whiteness = cv2.GaussianBlur(whiteness, (5, 5), 0)
+    _, mask = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    inner = np.zeros_like(mask)
+    ix1, iy1 = int((x1 - cx1) * scale), int((y1 - cy1) * scale)
+    ix2, iy2 = int(np.ceil((x2 - cx1) * scale)), int(np.ceil((y2 - cy1) * scale))
+    inner[iy1:iy2, ix1:ix2] = 255
+    mask = cv2.morphologyEx(mask & inner, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return box_quad(box), False
+    contour = max(contours, key=cv2.contourArea)
+    (rcx, rcy), (rw, rh), angle = cv2.minAreaRect(contour)
+    long_side, short_side = max(rw, rh), min(rw, rh)
+    box_area = bw * bh * scale * scale
+    if short_side < 2 or not _ASPECT_RANGE[0] <= long_side / short_side <= _ASPECT_RANGE[1]:
+        return box_quad(box), False
+    if not _AREA_RANGE[0] <= rw * rh / box_area <= _AREA_RANGE[1]:
+        return box_quad(box), False
+    points = cv2.boxPoints(((rcx, rcy), (rw, rh), angle)) / scale + np.array([cx1, cy1], dtype=np.float32)
+    return order_quad(points), True
+
+
+def index_crops(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The two index corners of a card (at the quad's first and third corner), each turned upright.
+
+    Returns an array (2, CROP_SIZE[1], CROP_SIZE[0], 3) uint8 in the image's channel order.
+    The second crop is the opposite corner rotated by 180°, which on ordinary decks shows
+    the same index, so the pair reads the same whichever way round the card lies.
+    """
+    quad = np.asarray(quad, dtype=np.float32).reshape(4, 2)
+    out_w, out_h = CROP_SIZE
+    crops = np.empty((2, out_h, out_w, 3), dtype=np.uint8)
+    card_h = float(np.linalg.norm(quad[2] - quad[1]))
+    source_h = card_h * INDEX_REGION[1]
+    factor = max(1, int(round(source_h / out_h)))  # warp at about the source resolution, then shrink
+    warp_w, warp_h = out_w * factor, out_h * factor
+    canonical = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32)
+    for k, start in enumerate((0, 2)):
+        q = np.roll(quad, -start, axis=0)
+        card_to_image = cv2.getPerspectiveTransform(canonical, q)
+        crop_to_card = np.array(
+            [[INDEX_REGION[0] / warp_w, 0, 0], [0, INDEX_REGION[1] / warp_h, 0], [0, 0, 1]], dtype=np.float64
+        )
+        matrix = card_to_image @ crop_to_card
+        warped = cv2.warpPerspective(
+            image, matrix, (warp_w, warp_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
+        )
+        crops[k] = warped if factor == 1 else cv2.resize(warped, (out_w, out_h), interpolation=cv2.INTER_AREA)
+    return crops

@@ -1,0 +1,192 @@
+"""Card reading on onnxruntime: a YOLO finds whole cards, a tiny CNN reads both index corners of each."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import cv2
+import numpy as np
+
+from referee.cards import FACE_DOWN, RANKS, SUITS
+from referee.errors import RefereeError
+from referee.vision.corners import index_crops, refine_quad
+from referee.vision.detections import DetectedCard, Detections
+
+MODELS_DIR: Final = Path(__file__).resolve().parents[2] / "models"
+DETECTOR_MODEL: Final = "card-detector.onnx"
+INDEX_MODEL: Final = "card-index.onnx"
+NO_INDEX: Final = "none"
+RANK_CLASSES: Final = (*RANKS, NO_INDEX)
+"""Classes of the index classifier's rank output; `none` is a corner that shows no readable index."""
+SUIT_CLASSES: Final = SUITS
+DETECTOR_CLASSES: Final = ("card", "back")
+MAX_SIDE: Final = 1600
+"""Larger images are shrunk to this longest side first: cards stay big enough and time stays flat."""
+
+
+class ModelMissing(RefereeError):
+    """A model file that is not there or that onnxruntime cannot load."""
+
+
+class UnreadableImage(RefereeError):
+    """An image file that does not exist or cannot be decoded."""
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """A BGR image from a file, turned as its EXIF orientation says; raises `UnreadableImage`."""
+    path = Path(path)
+    if not path.is_file():
+        raise UnreadableImage(f"{path}: no such file")
+    data = np.fromfile(path, dtype=np.uint8)
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise UnreadableImage(f"{path}: not an image that can be decoded")
+    return image
+
+
+@dataclass(frozen=True)
+class DetectorSettings:
+    """Thresholds of `CardDetector`."""
+
+    min_box_score: float = 0.35
+    nms_iou: float = 0.6
+    threads: int = 2
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.min_box_score < 1.0 or not 0.0 < self.nms_iou <= 1.0:
+            raise RefereeError("min_box_score must be in (0, 1) and nms_iou in (0, 1]")
+        if self.threads < 1:
+            raise RefereeError("threads must be at least 1")
+
+
+def _session(path: Path, threads: int) -> "onnxruntime.InferenceSession":  # noqa: F821
+    import onnxruntime as ort
+
+    if not path.is_file():
+        raise ModelMissing(f"model {path} is missing (train one with `referee train`)")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own untyped errors
+        raise ModelMissing(f"model {path} cannot be loaded: {exc}") from exc
+
+
+def _nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
+    """Indices kept by greedy non-maximum suppression, best first."""
+    order = np.argsort(-scores)
+    keep = []
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    while order.size:
+        i = order[0]
+        keep.append(i)
+        rest = order[1:]
+        lt = np.maximum(boxes[i, :2], boxes[rest, :2])
+        rb = np.minimum(boxes[i, 2:], boxes[rest, 2:])
+        inter = np.prod(np.clip(rb - lt, 0, None), axis=1)
+        order = rest[inter / (areas[i] + areas[rest] - inter + 1e-9) <= iou]
+    return np.array(keep, dtype=np.int64)
+
+
+class CardDetector:
+    """Reads cards in BGR images of any size or in crops of them; thread-compatible, not thread-safe."""
+
+    def __init__(self, models_dir: Path = MODELS_DIR, settings: DetectorSettings | None = None) -> None:
+        self.settings = settings or DetectorSettings()
+        self._boxes = _session(Path(models_dir) / DETECTOR_MODEL, self.settings.threads)
+        self._index = _session(Path(models_dir) / INDEX_MODEL, self.settings.threads)
+        shape = self._boxes.get_inputs()[0].shape
+        self.input_size = int(shape[2]) if isinstance(shape[2], int) else 320
+        self._box_input = self._boxes.get_inputs()[0].name
+        self._index_input = self._index.get_inputs()[0].name
+
+    def _find_boxes(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Boxes (N, 4) in image pixels, scores (N,) and classes (N,) after NMS."""
+        height, width = image.shape[:2]
+        size = self.input_size
+        scale = min(size / width, size / height)
+        new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
+        pad_x, pad_y = (size - new_w) // 2, (size - new_h) // 2
+        canvas = np.full((size, size, 3), 114, dtype=np.uint8)
+        canvas[pad_y : pad_y + new_h, pad_x : pad_x + new_w] = cv2.resize(
+            image, (new_w, new_h), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        )
+        blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        output = self._boxes.run(None, {self._box_input: blob})[0][0]  # (4 + classes, anchors)
+        class_scores = output[4:]
+        classes = class_scores.argmax(axis=0)
+        scores = class_scores[classes, np.arange(class_scores.shape[1])]
+        keep = scores >= self.settings.min_box_score
+        if not keep.any():
+            return np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64)
+        cx, cy, w, h = output[:4, keep]
+        boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+        boxes = (boxes - np.array([pad_x, pad_y, pad_x, pad_y], np.float32)) / scale
+        boxes = np.clip(boxes, 0, np.array([width, height, width, height], np.float32))
+        scores, classes = scores[keep], classes[keep]
+        kept = _nms(boxes, scores, self.settings.nms_iou)
+        return boxes[kept], scores[kept], classes[kept]
+
+    def _read_indices(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rank and suit probabilities of index crops (N, H, W, 3) uint8."""
+        blob = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        rank, suit = self._index.run(None, {self._index_input: blob})
+        return rank, suit
+
+    def detect(self, image: np.ndarray) -> Detections:
+        """Every card in a BGR image (or crop), one entry per physical card, most confident first."""
+        if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+            raise RefereeError("detect() takes a BGR image as a uint8 array of shape (height, width, 3)")
+        height, width = image.shape[:2]
+        scale = min(1.0, MAX_SIDE / max(height, width))
+        work = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        boxes, scores, classes = self._find_boxes(work)
+        quads, found = [], []
+        for box in boxes:
+            quad, ok = refine_quad(work, box)
+            quads.append(quad)
+            found.append(ok)
+        face_up = [i for i, c in enumerate(classes) if DETECTOR_CLASSES[c] == "card"]
+        codes: dict[int, tuple[str, float]] = {}
+        if face_up:
+            crops = np.concatenate([index_crops(work, quads[i]) for i in face_up])
+            rank, suit = self._read_indices(crops)
+            for k, i in enumerate(face_up):
+                codes[i] = merge_corners(rank[2 * k : 2 * k + 2], suit[2 * k : 2 * k + 2])
+        cards = []
+        for i, box in enumerate(boxes):
+            code, reading = codes.get(i, (FACE_DOWN, 1.0))
+            corners = tuple(map(tuple, quads[i].astype(float))) if found[i] else None
+            card = DetectedCard(code, float(scores[i]) * reading, tuple(float(v) for v in box), corners)
+            cards.append(card if scale == 1.0 else card.shifted(0.0, 0.0, 1.0 / scale))
+        return Detections(tuple(cards), width, height)
+
+
+def merge_corners(rank: np.ndarray, suit: np.ndarray) -> tuple[str, float]:
+    """One card code and its probability from the two corners' rank (2, 14) and suit (2, 4) probabilities.
+
+    Each corner counts as much as it believes it shows an index at all, so a corner hidden
+    under another card or a thumb does not outvote the one that can be read.
+    """
+    none = RANK_CLASSES.index(NO_INDEX)
+    weight = 1.0 - rank[:, none]
+    if weight.sum() < 1e-6:
+        weight = np.ones_like(weight)
+    ranks = np.delete(rank, none, axis=1)
+    ranks = ranks / np.maximum(ranks.sum(axis=1, keepdims=True), 1e-9)
+    merged_rank = (weight[:, None] * ranks).sum(axis=0) / weight.sum()
+    merged_suit = (weight[:, None] * suit).sum(axis=0) / weight.sum()
+    r, s = int(merged_rank.argmax()), int(merged_suit.argmax())
+    visible = float(weight.max())
+    return RANKS[r] + SUIT_CLASSES[s], float(merged_rank[r] * merged_suit[s] * visible)
+
+
+def default_threads() -> int:
+    """Threads for onnxruntime: the REFEREE_THREADS environment variable, else 2."""
+    value = os.environ.get("REFEREE_THREADS", "2")
+    return int(value) if value.isdigit() and int(value) > 0 else 2

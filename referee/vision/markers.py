@@ -1,0 +1,279 @@
+"""The four table markers (ArUco DICT_4X4_50, ids 0–3) and their printable A4 sheet: `referee markers`."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import math
+from pathlib import Path
+from typing import Final
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from referee.errors import RefereeError
+
+DICTIONARY: Final = cv2.aruco.DICT_4X4_50
+MARKER_IDS: Final = (0, 1, 2, 3)
+DEFAULT_SIZE_CM: Final = 5.0
+DPI: Final = 300
+A4_MM: Final = (210.0, 297.0)
+PLACES: Final = {
+    0: "far left (player B's right)",
+    1: "far right (player B's left)",
+    2: "near right (player A's right)",
+    3: "near left (player A's left)",
+}
+"""Where each marker goes, seen from player A's seat (INTERFACES.md)."""
+
+_CELLS: Final = 6  # 4x4 data bits and a one-bit black border
+_MARGIN_MM: Final = 12.0
+_TEXT_MM: Final = 3.6
+_FORMATS: Final = {"pdf": ("pdf",), "png": ("png",), "both": ("pdf", "png")}
+
+
+class MarkerSheetError(RefereeError, ValueError):
+    """A marker sheet that cannot be printed as asked (a size that is not positive or does not fit A4)."""
+
+
+def dictionary() -> cv2.aruco.Dictionary:
+    """OpenCV's DICT_4X4_50, the dictionary of the table markers."""
+    return cv2.aruco.getPredefinedDictionary(DICTIONARY)
+
+
+def marker_image(marker_id: int, side_px: int) -> np.ndarray:
+    """Marker `marker_id` as a `side_px` square uint8 image (black border included, no quiet zone).
+
+    Cells get whole pixels (cell edges at round(i * side / 6)), so the outer black square is
+    exactly `side_px` wide whatever the size.
+    """
+    if side_px < _CELLS:
+        raise MarkerSheetError(f"a marker needs at least {_CELLS} px, got {side_px}")
+    bits = cv2.aruco.generateImageMarker(dictionary(), marker_id, _CELLS, borderBits=1)
+    edges = np.round(np.arange(_CELLS + 1) * side_px / _CELLS).astype(int)
+    index = np.searchsorted(edges, np.arange(side_px), side="right") - 1
+    return bits[np.ix_(index, index)]
+
+
+def _px(mm: float, dpi: int) -> int:
+    return int(round(mm / 25.4 * dpi))
+
+
+class _Sheet:
+    """A flow layout of A4 pages: items go down the page, onto a new page when they do not fit."""
+
+    def __init__(self, dpi: int) -> None:
+        self.dpi = dpi
+        self.size = (_px(A4_MM[0], dpi), _px(A4_MM[1], dpi))
+        self.margin = _px(_MARGIN_MM, dpi)
+        self.pages: list[Image.Image] = []
+        self.y = 0
+        self.font = ImageFont.load_default(size=_px(_TEXT_MM, dpi))
+        self.small = ImageFont.load_default(size=_px(_TEXT_MM * 0.8, dpi))
+        self.title = ImageFont.load_default(size=_px(_TEXT_MM * 1.5, dpi))
+        self._new_page()
+
+    def _new_page(self) -> None:
+        self.pages.append(Image.new("L", self.size, 255))
+        self.y = self.margin
+
+    @property
+    def draw(self) -> ImageDraw.ImageDraw:
+        return ImageDraw.Draw(self.pages[-1])
+
+    @property
+    def width(self) -> int:
+        return self.size[0] - 2 * self.margin
+
+    def room(self, height: int) -> int:
+        """The top of a block of `height` px, on a new page when this one is full."""
+        if self.y + height > self.size[1] - self.margin:
+            self._new_page()
+        top = self.y
+        self.y += height
+        return top
+
+    def text(self, lines: list[str], font: ImageFont.FreeTypeFont) -> None:
+        step = int(font.size * 1.35)
+        top = self.room(step * len(lines))
+        for i, line in enumerate(lines):
+            self.draw.text((self.margin, top + i * step), line, fill=0, font=font)
+
+
+def _dashed_rect(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], dash: int) -> None:
+    x0, y0, x1, y1 = box
+    for a, b, fixed, horizontal in ((x0, x1, y0, True), (x0, x1, y1, True), (y0, y1, x0, False), (y0, y1, x1, False)):
+        for start in range(a, b, 2 * dash):
+            end = min(start + dash, b)
+            line = [(start, fixed), (end, fixed)] if horizontal else [(fixed, start), (fixed, end)]
+            draw.line(line, fill=140, width=2)
+
+
+def _tiles(sheet: _Sheet, size_cm: float) -> None:
+    side = _px(size_cm * 10, sheet.dpi)
+    quiet = max(side // _CELLS, _px(5, sheet.dpi))
+    label_h = int(sheet.font.size * 1.35) * 2 + quiet // 2
+    tile_w, tile_h = side + 2 * quiet, side + 2 * quiet + label_h
+    gap = _px(4, sheet.dpi)
+    per_row = (sheet.width + gap) // (tile_w + gap)
+    usable_h = sheet.size[1] - 2 * sheet.margin
+    if per_row < 1 or tile_h > usable_h:
+        raise MarkerSheetError(f"a {size_cm:g} cm marker with its quiet zone does not fit on an A4 page")
+    for row_start in range(0, len(MARKER_IDS), per_row):
+        top = sheet.room(tile_h + gap)
+        for col, marker_id in enumerate(MARKER_IDS[row_start:row_start + per_row]):
+            left = sheet.margin + col * (tile_w + gap)
+            sheet.pages[-1].paste(Image.fromarray(marker_image(marker_id, side)), (left + quiet, top + quiet))
+            draw = sheet.draw
+            _dashed_rect(draw, (left, top, left + tile_w, top + tile_h), _px(2, sheet.dpi))
+            text_y = top + side + 2 * quiet
+            draw.text((left + quiet, text_y), f"id {marker_id}  ·  {size_cm:g} cm", fill=0, font=sheet.font)
+            draw.text((left + quiet, text_y + int(sheet.font.size * 1.35)), PLACES[marker_id].split(" (")[0],
+                      fill=0, font=sheet.small)
+
+
+def _ruler(sheet: _Sheet) -> None:
+    """A 10 cm ruler with 1 cm ticks, to check the print scale."""
+    tick = _px(3, sheet.dpi)
+    top = sheet.room(tick + int(sheet.font.size * 2))
+    length = _px(100, sheet.dpi)
+    left = sheet.margin
+    draw = sheet.draw
+    draw.line([(left, top + tick), (left + length, top + tick)], fill=0, width=3)
+    for cm in range(11):
+        x = left + _px(cm * 10, sheet.dpi)
+        draw.line([(x, top), (x, top + tick)], fill=0, width=3)
+    draw.text((left + length + _px(3, sheet.dpi), top), "10 cm: measure this to check the scale",
+              fill=0, font=sheet.small)
+
+
+def _placement(sheet: _Sheet) -> None:
+    """A sketch of the table: where each marker goes and where the players sit."""
+    w, h = _px(80, sheet.dpi), _px(40, sheet.dpi)
+    line = int(sheet.font.size * 1.35)
+    top = sheet.room(h + 3 * line) + line
+    left = sheet.margin + (sheet.width - w) // 2
+    draw = sheet.draw
+    draw.rectangle((left, top, left + w, top + h), outline=0, width=3)
+    box = _px(8, sheet.dpi)
+    corners = {0: (left, top), 1: (left + w - box, top), 2: (left + w - box, top + h - box), 3: (left, top + h - box)}
+    for marker_id, (x, y) in corners.items():
+        draw.rectangle((x, y, x + box, y + box), fill=0)
+        draw.text((x + box // 2, y + box // 2), str(marker_id), fill=255, font=sheet.font, anchor="mm")
+    draw.text((left + w // 2, top - line // 2), "player B sits here", fill=0, font=sheet.font, anchor="mm")
+    draw.text((left + w // 2, top + h + line // 2 + 4), "player A sits here", fill=0, font=sheet.font, anchor="mm")
+    draw.text((left + w // 2, top + h // 2), "spit piles  L   R", fill=0, font=sheet.small, anchor="mm")
+
+
+def sheet_pages(size_cm: float = DEFAULT_SIZE_CM, dpi: int = DPI) -> list[Image.Image]:
+    """The marker sheet as A4 pages at `dpi`: markers with ids, quiet zones, printed size, cut lines,
+    a 10 cm check ruler and a sketch of where each marker goes."""
+    if not math.isfinite(size_cm) or size_cm <= 0:
+        raise MarkerSheetError(f"the marker size must be a positive number of cm, got {size_cm}")
+    sheet = _Sheet(dpi)
+    sheet.text(["Spit referee: table markers (ArUco DICT_4X4_50, ids 0-3)"], sheet.title)
+    sheet.text([
+        f"Print at 100% ('actual size', never 'fit to page'): each black square must measure {size_cm:g} cm.",
+        "Cut along the dashed lines, keeping the white border. Lay the markers flat at the corners",
+        "of the play area as in the sketch, seen from player A's seat; any rotation of a marker works.",
+        f"Calibrate with: referee calibrate FRAME --marker-size-cm {size_cm:g}",
+    ], sheet.small)
+    sheet.room(_px(3, dpi))
+    _tiles(sheet, size_cm)
+    _ruler(sheet)
+    _placement(sheet)
+    return sheet.pages
+
+
+def write_sheet(out: str | Path, size_cm: float = DEFAULT_SIZE_CM, formats: tuple[str, ...] = ("pdf", "png"),
+                dpi: int = DPI) -> list[Path]:
+    """Write the sheet as `out`.pdf (every page) and/or `out`.png (`out`-N.png when it takes
+    several pages); returns the paths written. The PDF page is the image at `dpi`, so a marker
+    prints at its stated size when printed at 100%."""
+    pages = sheet_pages(size_cm, dpi)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    if "pdf" in formats:
+        path = out.with_suffix(".pdf")
+        pages[0].save(path, save_all=True, append_images=pages[1:], resolution=float(dpi))
+        written.append(path)
+    if "png" in formats:
+        for number, page in enumerate(pages, start=1):
+            path = out.with_suffix(".png") if len(pages) == 1 else out.with_name(f"{out.name}-{number}.png")
+            page.save(path, dpi=(dpi, dpi), optimize=True)
+            written.append(path)
+    return written
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", default="calibration/markers",
+                        help="path of the sheet without extension (default: calibration/markers)")
+    parser.add_argument("--size-cm", type=float, default=DEFAULT_SIZE_CM,
+                        help=f"printed side of each black square in cm (default: {DEFAULT_SIZE_CM:g})")
+    parser.add_argument("--format", choices=sorted(_FORMATS), default="both", help="what to write (default: both)")
+
+
+def run(args: argparse.Namespace) -> int:
+    for path in write_sheet(args.out, args.size_cm, _FORMATS[args.format]):
+        print(path)
+    return 0
+
+
+def detector_parameters() -> cv2.aruco.DetectorParameters:
+    """ArUco detection tuned for small, tilted, blurred markers on a table, with sub-pixel corners."""
+    params = cv2.aruco.DetectorParameters()
+    params.adaptiveThreshWinSizeMin = 5
+    params.adaptiveThreshWinSizeMax = 35
+    params.adaptiveThreshWinSizeStep = 10
+    params.minMarkerPerimeterRate = 0.015  # a 5 cm marker far away at 1280 px is ~ 5 px a side
+    params.polygonalApproxAccuracyRate = 0.05  # perspective and blur bend the outline
+    params.perspectiveRemovePixelPerCell = 8
+    params.perspectiveRemoveIgnoredMarginPerCell = 0.2
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.cornerRefinementWinSize = 4
+    params.cornerRefinementMaxIterations = 50
+    params.cornerRefinementMinAccuracy = 0.01
+    return params
+
+
+@functools.cache
+def _detector() -> cv2.aruco.ArucoDetector:
+    return cv2.aruco.ArucoDetector(dictionary(), detector_parameters())
+
+
+def _gray(image: np.ndarray) -> np.ndarray:
+    return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+
+def find_markers(image: np.ndarray, regions: dict[int, tuple[int, int, int, int]] | None = None) -> dict[int, np.ndarray]:
+    """The table markers seen in a (BGR or grey) image: id -> its 4 corners in image px, float64,
+    in ArUco's order (the printed marker's top-left, top-right, bottom-right, bottom-left).
+
+    With `regions` (id -> box x0, y0, x1, y1 in px), each marker is looked for only in its box,
+    which is much cheaper than the whole frame. When an id is seen twice, the larger one is kept.
+    """
+    gray = _gray(image)
+    if regions is None:
+        crops = [((0, 0), gray, set(MARKER_IDS))]
+    else:
+        height, width = gray.shape
+        crops = []
+        for marker_id, (x0, y0, x1, y1) in regions.items():
+            x0, y0 = max(0, int(x0)), max(0, int(y0))
+            x1, y1 = min(width, int(math.ceil(x1))), min(height, int(math.ceil(y1)))
+            if x1 - x0 >= 8 and y1 - y0 >= 8:
+                crops.append(((x0, y0), gray[y0:y1, x0:x1], {marker_id}))
+    found: dict[int, np.ndarray] = {}
+    for (dx, dy), crop, wanted in crops:
+        corners, ids, _ = _detector().detectMarkers(crop)
+        for quad, marker_id in zip(corners, [] if ids is None else ids.ravel()):
+            marker_id = int(marker_id)
+            if marker_id not in wanted:
+                continue
+            quad = quad.reshape(4, 2).astype(np.float64) + (dx, dy)
+            if marker_id not in found or cv2.contourArea(quad.astype(np.float32)) > cv2.contourArea(
+                    found[marker_id].astype(np.float32)):
+                found[marker_id] = quad
+    return found

@@ -1,0 +1,70 @@
+"""Synthetic webcam images of a Spit table with exact labels (library behind `referee synth-data`).
+
+Pieces: `faces` (card faces drawn in built-in styles, or read from a folder), `backs`, `table`
+(surfaces), `hands`, `camera` (pinhole webcam over the table plane), `scene` (placements and
+rendering), `layout` (random Spit tables), `photometric` (sensor effects), `annotation` and
+`labels` (ground truth and YOLO lines), `dataset` (seeded samples and dataset folders).
+
+Rendering a scene of your own (e.g. a game as video)::
+
+    scene = Scene(cards=(CardPlacement("QS", x=-5, y=0, angle=10, z=0, zone="L"), ...),
+                  table=TableStyle("wood", (150, 100, 60), (110, 70, 40), seed=1),
+                  hands=(HandPose("A", x=-5, y=-6, angle=0, height=1.0, skin=SKIN_TONES[3]),),
+                  markers=PlayArea().markers(), lighting=Lighting())
+    camera = Camera.look_at(1280, 720, target=(0, 0), distance_cm=90, tilt_deg=40, yaw_deg=0)
+    rendered = render_scene(scene, camera, Deck(BuiltinFaces(BUILTIN_STYLES[0]), builtin_back(BUILTIN_BACKS[0])))
+    frame = apply_effects(rendered.image, SensorEffects(noise=0.01), rng)   # uint8 RGB
+    rendered.annotation.to_dict()                                             # the JSON below
+
+Table frame: centimetres on the table plane, origin at the middle of the play area, x to player
+A's right, y away from player A (towards player B), z up. A card at angle 0 is upright for
+player A (its top edge towards B); angles turn counter-clockwise seen from above.
+
+Annotation JSON (`DIR/annotations/{train,val}/NNNNNN.json`, schema version 1). Image points are
+continuous pixels, (0, 0) at the top-left corner of the top-left pixel::
+
+    {"version": 1,
+     "image": {"width": W, "height": H, "file": "images/train/000123.jpg"},
+     "cards": [{"card": "QS" | "back",            # card code of INTERFACES.md, or "back"
+                "corners": [[x, y] x 4],           # top-left, top-right, bottom-right, bottom-left
+                                                   # of the card as printed (upright face); for a
+                                                   # back the same geometric corners; may lie
+                                                   # outside the image
+                "visible": 0.0..1.0,               # share of the whole card's area seen in the
+                                                   # image: not under cards above or hands, inside
+                                                   # the frame
+                "index_visible": [bool, bool],     # top-left / bottom-right index corner seen
+                                                   # (at least 3/4 of it); always false for backs
+                "z": int,                          # stacking order, higher is on top
+                "zone": "L" | "R" | "A1".."B5" | null}],   # pile, null for loose cards
+     "hands": [{"side": "A" | "B", "polygon": [[x, y], ...]}],   # hand and forearm outline,
+                                                   # clipped to the frame
+     "markers": [{"id": 0..3, "corners": [[x, y] x 4]}],   # ArUco DICT_4X4_50, OpenCV corner
+                                                   # order; only when the markers are on the table
+     "camera": {"homography": 3x3,                 # table plane (cm, z = 0) -> image pixels
+                "tilt_deg": float}}                # 0 = looking straight down
+
+Every card in the scene is listed (also hidden and out-of-frame ones), except cards partly
+behind the camera. YOLO labels (`labels.yolo_text`) are a pure function of this annotation.
+"""
+
+from referee.synth.annotation import Annotation, CardLabel, HandLabel, MarkerLabel
+from referee.synth.backs import BUILTIN_BACKS, BackStyle, builtin_back, folder_back
+from referee.synth.camera import Camera
+from referee.synth.dataset import SynthConfig, generate_dataset, generate_sample, random_camera
+from referee.synth.faces import BUILTIN_STYLES, FACE_CODES, BuiltinFaces, FaceStyle, FolderFaces, SynthAssetError
+from referee.synth.hands import SKIN_TONES, HandPose
+from referee.synth.labels import CLASS_NAMES, yolo_boxes, yolo_obb, yolo_text
+from referee.synth.layout import PlayArea, random_scene
+from referee.synth.photometric import SensorEffects, apply_effects, encode_jpeg
+from referee.synth.scene import CardPlacement, Deck, GlareSpot, Lighting, MarkerPlacement, Rendered, Scene, render_scene
+from referee.synth.table import TableStyle
+
+__all__ = [
+    "Annotation", "CardLabel", "HandLabel", "MarkerLabel", "BUILTIN_BACKS", "BackStyle", "builtin_back",
+    "folder_back", "Camera", "SynthConfig", "generate_dataset", "generate_sample", "random_camera",
+    "BUILTIN_STYLES", "FACE_CODES", "BuiltinFaces", "FaceStyle", "FolderFaces", "SynthAssetError", "SKIN_TONES",
+    "HandPose", "CLASS_NAMES", "yolo_boxes", "yolo_obb", "yolo_text", "PlayArea", "random_scene",
+    "SensorEffects", "apply_effects", "encode_jpeg", "CardPlacement", "Deck", "GlareSpot", "Lighting",
+    "MarkerPlacement", "Rendered", "Scene", "render_scene", "TableStyle",
+]

@@ -1,0 +1,78 @@
+"""The ground-truth annotation of one synthetic image and its JSON form (schema in `referee.synth`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+Point = tuple[float, float]
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class CardLabel:
+    """One card: code or "back", image corners as printed (TL, TR, BR, BL), visible fraction,
+    whether each index corner (top-left, bottom-right) is visible, stacking order and pile."""
+
+    card: str
+    corners: tuple[Point, ...]
+    visible: float
+    index_visible: tuple[bool, bool]
+    z: int
+    zone: str | None
+
+
+@dataclass(frozen=True)
+class HandLabel:
+    """The outline of a hand and forearm in the image and the player it belongs to ("A" or "B")."""
+
+    side: str
+    polygon: tuple[Point, ...]
+
+
+@dataclass(frozen=True)
+class MarkerLabel:
+    """An ArUco marker's id and its image corners in OpenCV's order (TL, TR, BR, BL as printed)."""
+
+    marker_id: int
+    corners: tuple[Point, ...]
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """Everything known about one image; `homography` maps table-plane cm to image pixels."""
+
+    width: int
+    height: int
+    cards: tuple[CardLabel, ...]
+    hands: tuple[HandLabel, ...]
+    markers: tuple[MarkerLabel, ...]
+    homography: tuple[tuple[float, ...], ...]
+    tilt_deg: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": SCHEMA_VERSION,
+            "image": {"width": self.width, "height": self.height},
+            "cards": [{"card": c.card, "corners": [list(p) for p in c.corners], "visible": c.visible,
+                       "index_visible": list(c.index_visible), "z": c.z, "zone": c.zone} for c in self.cards],
+            "hands": [{"side": h.side, "polygon": [list(p) for p in h.polygon]} for h in self.hands],
+            "markers": [{"id": m.marker_id, "corners": [list(p) for p in m.corners]} for m in self.markers],
+            "camera": {"homography": [list(r) for r in self.homography], "tilt_deg": self.tilt_deg},
+        }
+
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> "Annotation":
+        def pts(values: list[list[float]]) -> tuple[Point, ...]:
+            return tuple((float(x), float(y)) for x, y in values)
+
+        return Annotation(
+            width=int(data["image"]["width"]), height=int(data["image"]["height"]),
+            cards=tuple(CardLabel(c["card"], pts(c["corners"]), float(c["visible"]),
+                                  (bool(c["index_visible"][0]), bool(c["index_visible"][1])),
+                                  int(c["z"]), c["zone"]) for c in data["cards"]),
+            hands=tuple(HandLabel(h["side"], pts(h["polygon"])) for h in data["hands"]),
+            markers=tuple(MarkerLabel(int(m["id"]), pts(m["corners"])) for m in data["markers"]),
+            homography=tuple(tuple(float(v) for v in row) for row in data["camera"]["homography"]),
+            tilt_deg=float(data["camera"]["tilt_deg"]),
+        )

@@ -1,0 +1,74 @@
+"""Camera and sensor effects applied to a rendered frame: blur, noise, white balance, JPEG."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+@dataclass(frozen=True)
+class SensorEffects:
+    """What a cheap webcam does to a frame; all zero means a clean image."""
+
+    motion_px: float = 0.0
+    motion_angle: float = 0.0
+    defocus_px: float = 0.0
+    noise: float = 0.0
+    """Standard deviation of the sensor noise in 0..1 units at mid grey."""
+    saturation: float = 1.0
+    gamma: float = 1.0
+    jpeg_quality: int = 90
+    downscale: float = 1.0
+    """Render at this fraction of the size and scale back up (soft, low-resolution sensors)."""
+
+
+def random_effects(rng: np.random.Generator) -> SensorEffects:
+    return SensorEffects(
+        motion_px=float(rng.uniform(1, 7)) if rng.random() < 0.2 else 0.0,
+        motion_angle=float(rng.uniform(0, 180)),
+        defocus_px=float(rng.uniform(0.5, 2.2)) if rng.random() < 0.35 else 0.0,
+        noise=float(rng.uniform(0.0, 0.04)),
+        saturation=float(rng.uniform(0.7, 1.2)),
+        gamma=float(rng.uniform(0.8, 1.25)),
+        jpeg_quality=int(rng.integers(35, 96)),
+        downscale=float(rng.uniform(0.5, 0.9)) if rng.random() < 0.2 else 1.0,
+    )
+
+
+def apply_effects(image: np.ndarray, fx: SensorEffects, rng: np.random.Generator) -> np.ndarray:
+    """The frame (float32 RGB 0..1) as the sensor records it, uint8 RGB (before JPEG)."""
+    img = image
+    if fx.downscale < 1.0:
+        h, w = img.shape[:2]
+        small = cv2.resize(img, (max(8, int(w * fx.downscale)), max(8, int(h * fx.downscale))),
+                           interpolation=cv2.INTER_AREA)
+        img = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    if fx.defocus_px > 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), fx.defocus_px)
+    if fx.motion_px >= 1.5:
+        n = int(round(fx.motion_px)) | 1
+        kernel = np.zeros((n, n), np.float32)
+        kernel[n // 2, :] = 1.0
+        rot = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), fx.motion_angle, 1.0)
+        kernel = cv2.warpAffine(kernel, rot, (n, n))
+        img = cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
+    if fx.saturation != 1.0:
+        grey = img.mean(axis=2, keepdims=True)
+        img = grey + (img - grey) * fx.saturation
+    img = np.clip(img, 0, 1)
+    if fx.gamma != 1.0:
+        img = img ** (1.0 / fx.gamma)
+    if fx.noise > 0:
+        shot = rng.standard_normal(img.shape[:2] + (1,), dtype=np.float32) * 0.6
+        colour = rng.standard_normal(img.shape, dtype=np.float32) * 0.4
+        img = img + (shot + colour) * fx.noise * np.sqrt(np.clip(img, 0.02, 1) * 2)
+    return (np.clip(img, 0, 1) * 255 + 0.5).astype(np.uint8)
+
+
+def encode_jpeg(rgb: np.ndarray, quality: int) -> bytes:
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise RuntimeError("OpenCV could not encode a JPEG")
+    return buf.tobytes()

@@ -1,0 +1,413 @@
+"""Scene description (cards, markers, hands, lighting on the table plane) and its rendering to an image."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from referee.synth.annotation import Annotation, CardLabel, HandLabel, MarkerLabel
+from referee.synth.camera import Camera
+from referee.synth.faces import CARD_H_CM, CARD_W_CM, FACE_H, FACE_W, FaceSource
+from referee.synth.hands import HandPose, hand_parts
+from referee.synth.table import TableStyle, render_table
+
+BACK = "back"
+CARD_THICKNESS_CM = 0.03
+INDEX_REGION = (0.03, 0.03, 0.22, 0.27)
+"""The top-left index corner as fractions of the card (left, top, right, bottom)."""
+_OWNER_HAND = -2
+_OWNER_NONE = -1
+
+
+@dataclass(frozen=True)
+class CardPlacement:
+    """A card on the table: face `code` (or "back"), centre (x, y) cm, turned `angle` degrees
+    counter-clockwise from upright for player A (0: the card's top edge towards player B),
+    lying `height` cm above the table; higher `z` is drawn on top. `zone`: a pile name or None.
+    `lift` cm: how far it floats above what is under it (casts the shadow; a card held in a
+    hand has a large lift)."""
+
+    code: str
+    x: float
+    y: float
+    angle: float = 0.0
+    z: int = 0
+    height: float = 0.0
+    zone: str | None = None
+    lift: float = 0.04
+
+
+@dataclass(frozen=True)
+class MarkerPlacement:
+    """An ArUco marker (DICT_4X4_50) printed on a white square, centre (x, y) cm, side `size` cm,
+    upright for player A (its top towards player B) and turned `angle` degrees."""
+
+    marker_id: int
+    x: float
+    y: float
+    size: float = 5.0
+    angle: float = 0.0
+
+
+@dataclass(frozen=True)
+class GlareSpot:
+    """A lamp's reflection: where on the table plane it shows, its radius (cm) and strength."""
+
+    x: float
+    y: float
+    radius: float
+    strength: float
+
+
+@dataclass(frozen=True)
+class Lighting:
+    """Room light: the key light's direction, shadow strength, a brightness ramp, glare, colour."""
+
+    azimuth: float = 135.0
+    """Compass direction the light comes from, degrees (0: from player B's side)."""
+    elevation: float = 60.0
+    shadow: float = 0.45
+    ambient_ramp: float = 0.15
+    ramp_angle: float = 0.0
+    brightness: float = 1.0
+    white_balance: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    vignette: float = 0.15
+    glare: tuple[GlareSpot, ...] = ()
+    gloss: float = 0.6
+    """How much glare shows on cards (and a quarter of it on the table)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Deck:
+    """The look of the cards in a scene: a face source and one back image (RGBA, FACE_H x FACE_W)."""
+
+    faces: FaceSource
+    back: np.ndarray
+    back_name: str = "back"
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Everything on and over the table; rendering it with a camera gives an image and its labels."""
+
+    cards: tuple[CardPlacement, ...]
+    table: TableStyle
+    hands: tuple[HandPose, ...] = ()
+    markers: tuple[MarkerPlacement, ...] = ()
+    lighting: Lighting = field(default_factory=Lighting)
+
+
+@dataclass(frozen=True, eq=False)
+class Rendered:
+    """A rendered frame (float32 RGB 0..1, before sensor effects) with its exact annotation."""
+
+    image: np.ndarray
+    annotation: Annotation
+
+
+def card_corners_table(card: CardPlacement) -> np.ndarray:
+    """The card's corners on the table (4 x 3, cm): top-left, top-right, bottom-right, bottom-left as printed."""
+    w, h = CARD_W_CM / 2, CARD_H_CM / 2
+    local = np.array([[-w, h], [w, h], [w, -h], [-w, -h]])
+    return _place(local, card.x, card.y, card.angle, card.height)
+
+
+def _place(local: np.ndarray, x: float, y: float, angle: float, z: float) -> np.ndarray:
+    a = math.radians(angle)
+    c, s = math.cos(a), math.sin(a)
+    xy = local @ np.array([[c, s], [-s, c]]) + (x, y)
+    return np.column_stack([xy, np.full(len(xy), z)])
+
+
+def _face_to_table(angle: float, x: float, y: float, w_cm: float, h_cm: float, cols: int, rows: int) -> np.ndarray:
+    """3x3 map from raster pixel indices (col, row) of a face to table-plane cm."""
+    a = math.radians(angle)
+    c, s = math.cos(a), math.sin(a)
+    to_local = np.array([[w_cm / cols, 0, (0.5 * w_cm / cols) - w_cm / 2],
+                         [0, -h_cm / rows, h_cm / 2 - 0.5 * h_cm / rows], [0, 0, 1]])
+    return np.array([[c, -s, x], [s, c, y], [0, 0, 1]]) @ to_local
+
+
+_MIPS: dict[int, tuple[np.ndarray, list[np.ndarray]]] = {}
+
+
+def _mip(raster: np.ndarray, level: int) -> np.ndarray:
+    """The raster halved `level` times (cached per raster object, for cached faces and backs)."""
+    entry = _MIPS.get(id(raster))
+    if entry is None or entry[0] is not raster:
+        if len(_MIPS) > 600:
+            _MIPS.clear()
+        entry = (raster, [raster])
+        _MIPS[id(raster)] = entry
+    levels = entry[1]
+    while len(levels) <= level:
+        levels.append(cv2.pyrDown(levels[-1]))
+    return levels[level]
+
+
+_TO_INDEX = np.array([[1, 0, -0.5], [0, 1, -0.5], [0, 0, 1.0]])
+"""Continuous image coordinates to OpenCV pixel indices."""
+
+
+class _Canvas:
+    """The frame being drawn: colour, which card owns each pixel, and which pixels are glossy."""
+
+    def __init__(self, camera: Camera, table: TableStyle, lighting: Lighting) -> None:
+        self.camera = camera
+        self.w, self.h = camera.width, camera.height
+        self.image = _table_image(camera, table)
+        self.owner = np.full((self.h, self.w), _OWNER_NONE, np.int16)
+        self.lighting = lighting
+        az, el = math.radians(lighting.azimuth), math.radians(max(lighting.elevation, 10.0))
+        # shadows fall away from the light: a point at height z lands this far along the table per cm
+        self.shadow_dir = -np.array([math.sin(az), math.cos(az)]) / math.tan(el)
+
+    def roi(self, pts: np.ndarray, pad: float) -> tuple[int, int, int, int] | None:
+        if not np.all(np.isfinite(pts)):
+            return None
+        x0, y0 = np.floor(pts.min(axis=0) - pad).astype(int)
+        x1, y1 = np.ceil(pts.max(axis=0) + pad).astype(int)
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, self.w), min(y1, self.h)
+        if x1 <= x0 or y1 <= y0:
+            return None
+        return x0, y0, x1, y1
+
+    def shadow(self, outline: np.ndarray, drop: float, strength: float) -> None:
+        """Darken what lies under an outline (N x 3 cm) lifted `drop` cm above it."""
+        shifted = outline.copy()
+        shifted[:, :2] += self.shadow_dir * drop
+        shifted[:, 2] = np.maximum(outline[:, 2] - drop, 0.0)
+        pts = self.camera.project(shifted)
+        ppc = self.camera.pixels_per_cm(float(outline[:, 0].mean()), float(outline[:, 1].mean()))
+        sigma = max(0.6, (0.07 + 0.22 * drop) * ppc)
+        box = self.roi(pts, 3 * sigma + 2)
+        if box is None:
+            return
+        x0, y0, x1, y1 = box
+        mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+        cv2.fillPoly(mask, [np.round((pts - 0.5 - (x0, y0)) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
+        mask = _blur_small(mask, sigma)
+        self.image[y0:y1, x0:x1] *= (1 - strength * mask)[..., None]
+
+    def paste(self, rgba: np.ndarray, face_to_table: np.ndarray, z_cm: float, owner: int | None) -> None:
+        """Warp an RGBA raster whose pixels map to the table by `face_to_table` (at height z_cm)."""
+        rows, cols = rgba.shape[:2]
+        H = _TO_INDEX @ self.camera.homography(z_cm) @ face_to_table
+        corners = np.array([[-0.5, -0.5, 1], [cols - 0.5, -0.5, 1], [cols - 0.5, rows - 0.5, 1], [-0.5, rows - 0.5, 1]])
+        img_pts = corners @ H.T
+        if np.any(img_pts[:, 2] <= 0):
+            return
+        pts = img_pts[:, :2] / img_pts[:, 2:]
+        box = self.roi(pts + 0.5, 2)
+        if box is None:
+            return
+        # shrink the raster first when the card is small in the frame, so it does not alias
+        scale = math.sqrt(abs(cv2.contourArea(pts.astype(np.float32))) / (rows * cols))
+        level = 0
+        while scale < 0.6 ** (level + 1) and level < 3:
+            level += 1
+        if level:
+            small = _mip(rgba, level)
+            sx, sy = cols / small.shape[1], rows / small.shape[0]
+            H = H @ np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5], [0, 0, 1]])
+            rgba = small
+        x0, y0, x1, y1 = box
+        M = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]]) @ H
+        warped = cv2.warpPerspective(rgba, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+        alpha = warped[..., 3:4].astype(np.float32) / 255
+        region = self.image[y0:y1, x0:x1]
+        region *= 1 - alpha
+        region += warped[..., :3].astype(np.float32) * (alpha / 255)
+        if owner is not None:
+            self.owner[y0:y1, x0:x1][alpha[..., 0] >= 0.5] = owner
+
+    def draw_hand(self, pose: HandPose) -> np.ndarray:
+        """Draw a hand with its shadow; returns its outline in the image (N x 2, clipped to the frame)."""
+        parts = hand_parts(pose)
+        outlines = [self.camera.project(p.points) for p in parts]
+        for part in parts:
+            self.shadow(part.points, drop=float(part.points[:, 2].mean()), strength=self.lighting.shadow * 0.9)
+        everything = np.concatenate([o for o in outlines if np.all(np.isfinite(o))] or [np.zeros((1, 2))])
+        box = self.roi(everything, 3)
+        if box is None:
+            return np.zeros((0, 2))
+        x0, y0, x1, y1 = box
+        hand_mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+        for part, pts in zip(parts, outlines):
+            part_box = self.roi(pts, 2) if np.all(np.isfinite(pts)) else None
+            if part_box is None:
+                continue
+            px0, py0, px1, py1 = part_box
+            region = self.image[py0:py1, px0:px1]
+            poly = np.round((pts - 0.5 - (px0, py0)) * 16).astype(np.int32)
+            mask = np.zeros(region.shape[:2], np.float32)
+            cv2.fillPoly(mask, [poly], 1.0, cv2.LINE_AA, shift=4)
+            size = max(1.0, math.sqrt(max(cv2.contourArea(pts.astype(np.float32)), 1.0)))
+            # rounded shading: darker towards the part's edges, a soft highlight along its middle
+            shade = _blur_small(mask, max(0.8, size * 0.12))
+            color = np.array(part.color, np.float32) / 255
+            tone = (0.62 + 0.45 * shade)[..., None] * color
+            region *= 1 - mask[..., None]
+            region += mask[..., None] * tone
+            if part.kind.startswith("finger") or part.kind == "thumb":
+                cv2.polylines(region, [poly], True, tuple(float(v) * 0.55 for v in color), 1, cv2.LINE_AA, shift=4)
+            sub = hand_mask[py0 - y0:py1 - y0, px0 - x0:px1 - x0]
+            np.maximum(sub, mask, out=sub)
+        inside = hand_mask >= 0.5
+        self.owner[y0:y1, x0:x1][inside] = _OWNER_HAND
+        contours, _ = cv2.findContours(inside.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not contours:
+            return np.zeros((0, 2))
+        outline = cv2.approxPolyDP(max(contours, key=cv2.contourArea), 1.0, True)[:, 0, :]
+        return outline.astype(np.float64) + (x0 + 0.5, y0 + 0.5)
+
+    def finish(self) -> np.ndarray:
+        """Apply glare, the light ramp, vignetting and white balance; the frame as float32 RGB."""
+        L = self.lighting
+        step = 8
+        ys, xs = np.mgrid[0:self.h + step:step, 0:self.w + step:step].astype(np.float32)
+        if L.glare:
+            glare = np.zeros(xs.shape, np.float32)
+            for spot in L.glare:
+                c = self.camera.project(np.array([[spot.x, spot.y, 0.0]]))[0]
+                if not np.all(np.isfinite(c)):
+                    continue
+                r = spot.radius * self.camera.pixels_per_cm(spot.x, spot.y)
+                glare += spot.strength * np.exp(-((xs - c[0]) ** 2 + (ys - c[1]) ** 2) / (2 * r * r))
+            glare_full = _upsample(glare, step, self.w, self.h)
+            gloss = np.where(self.owner >= 0, L.gloss, L.gloss * 0.25).astype(np.float32)
+            self.image += (glare_full * gloss)[..., None]
+        a = math.radians(L.ramp_angle)
+        u = ((xs / self.w - 0.5) * math.cos(a) + (ys / self.h - 0.5) * math.sin(a))
+        r2 = ((xs / self.w - 0.5) ** 2 + (ys / self.h - 0.5) ** 2) * 2
+        light = L.brightness * (1 + L.ambient_ramp * 2 * u) * (1 - L.vignette * r2)
+        light_rgb = light[..., None] * np.array(L.white_balance, np.float32)
+        self.image *= _upsample(light_rgb.astype(np.float32), step, self.w, self.h)
+        return np.clip(self.image, 0, 1)
+
+
+def _upsample(field: np.ndarray, step: int, w: int, h: int) -> np.ndarray:
+    """A smooth field sampled every `step` pixels (from pixel 0), resized to the full frame."""
+    big = cv2.resize(field, (field.shape[1] * step, field.shape[0] * step), interpolation=cv2.INTER_LINEAR)
+    off = step // 2
+    return big[off:off + h, off:off + w] if big.ndim == 2 else big[off:off + h, off:off + w, :]
+
+
+def _blur_small(mask: np.ndarray, sigma: float) -> np.ndarray:
+    """A Gaussian blur of a mask, done at a lower resolution when the blur is wide."""
+    f = int(sigma // 3)
+    if f < 2:
+        return cv2.GaussianBlur(mask, (0, 0), sigma)
+    h, w = mask.shape
+    small = cv2.resize(mask, (max(1, w // f), max(1, h // f)), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), sigma / f)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _table_image(camera: Camera, table: TableStyle) -> np.ndarray:
+    """The table surface seen by the camera (float32 RGB)."""
+    Hinv = np.linalg.inv(camera.homography(0.0))
+    w, h = camera.width, camera.height
+    border = np.array([[x, y, 1.0] for x in np.linspace(0, w, 5) for y in np.linspace(0, h, 5)])
+    pts = border @ Hinv.T
+    pts = pts[:, :2] / np.where(pts[:, 2:] > 1e-9, pts[:, 2:], np.nan)
+    pts = np.nan_to_num(pts, nan=0.0)
+    cx, cy = camera.centre[:2]
+    pts = np.clip(pts, (cx - 250, cy - 250), (cx + 250, cy + 250))
+    x0, y0 = np.floor(pts.min(axis=0))
+    x1, y1 = np.ceil(pts.max(axis=0))
+    ppc_max = max(camera.pixels_per_cm(float(x), float(y)) for x, y in pts[::3])
+    ppc = min(ppc_max * 0.6, 720.0 / max(x1 - x0, y1 - y0, 1.0))
+    ppc = max(ppc, 0.5)
+    size = (max(2, int((y1 - y0) * ppc)), max(2, int((x1 - x0) * ppc)))
+    texture = render_table(table, float(x0), float(y0), ppc, size)
+    to_table = np.array([[1 / ppc, 0, x0 + 0.5 / ppc], [0, 1 / ppc, y0 + 0.5 / ppc], [0, 0, 1]])
+    M = _TO_INDEX @ camera.homography(0.0) @ to_table
+    return cv2.warpPerspective(texture, M, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
+
+
+def _marker_raster(marker: MarkerPlacement) -> tuple[np.ndarray, float]:
+    """The printed marker on its white paper square (RGBA) and the paper's side in cm."""
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    cells = 6  # 4x4 bits and a one-cell black border
+    px = 16 * cells
+    code = cv2.aruco.generateImageMarker(dictionary, marker.marker_id, px)
+    pad = px // 3
+    paper = np.full((px + 2 * pad, px + 2 * pad), 242, np.uint8)
+    paper[pad:pad + px, pad:pad + px] = np.where(code > 127, 242, 20)
+    rgba = np.dstack([paper, paper, paper, np.full_like(paper, 255)])
+    return rgba, marker.size * (px + 2 * pad) / px
+
+
+def marker_corners_table(marker: MarkerPlacement) -> np.ndarray:
+    """The black square's corners (4 x 3 cm) in ArUco order: top-left, top-right, bottom-right, bottom-left."""
+    s = marker.size / 2
+    return _place(np.array([[-s, s], [s, s], [s, -s], [-s, -s]]), marker.x, marker.y, marker.angle, 0.0)
+
+
+def _index_points(card: CardPlacement, bottom_right: bool) -> np.ndarray:
+    """Sample points (12 x 3 cm) over one index corner of a card."""
+    l, t, r, b = INDEX_REGION
+    us, vs = np.meshgrid(np.linspace(l, r, 3), np.linspace(t, b, 4))
+    u, v = us.ravel(), vs.ravel()
+    if bottom_right:
+        u, v = 1 - u, 1 - v
+    local = np.column_stack([(u - 0.5) * CARD_W_CM, (0.5 - v) * CARD_H_CM])
+    return _place(local, card.x, card.y, card.angle, card.height)
+
+
+def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
+    """Draw a scene as the camera sees it; the annotation is exact (see `referee.synth`)."""
+    canvas = _Canvas(camera, scene.table, scene.lighting)
+    markers: list[MarkerLabel] = []
+    for marker in scene.markers:
+        rgba, paper_cm = _marker_raster(marker)
+        to_table = _face_to_table(marker.angle, marker.x, marker.y, paper_cm, paper_cm, rgba.shape[1], rgba.shape[0])
+        canvas.shadow(_place(np.array([[-1, 1], [1, 1], [1, -1], [-1, -1]]) * paper_cm / 2,
+                             marker.x, marker.y, marker.angle, 0.01), 0.02, scene.lighting.shadow * 0.5)
+        canvas.paste(rgba, to_table, 0.0, None)
+        corners = camera.project(marker_corners_table(marker))
+        if np.all(np.isfinite(corners)):
+            markers.append(MarkerLabel(marker.marker_id, _points(corners)))
+    order = sorted(range(len(scene.cards)), key=lambda k: (scene.cards[k].z, k))
+    for k in order:
+        card = scene.cards[k]
+        raster = deck.back if card.code == BACK else deck.faces.face(card.code)
+        outline = card_corners_table(card)
+        drop = max(card.lift, 0.02)
+        canvas.shadow(outline, drop, scene.lighting.shadow * (0.7 if drop < 0.3 else 1.0))
+        to_table = _face_to_table(card.angle, card.x, card.y, CARD_W_CM, CARD_H_CM, FACE_W, FACE_H)
+        canvas.paste(raster, to_table, card.height, k)
+    outlines = [(pose.side, canvas.draw_hand(pose)) for pose in scene.hands]
+    hands = [HandLabel(side, _points(outline)) for side, outline in outlines if len(outline) >= 3]
+    image = canvas.finish()
+    owner = canvas.owner
+    seen_counts = np.bincount(owner.ravel().astype(np.int64) + 2, minlength=len(scene.cards) + 2)[2:]
+    labels = []
+    for k, card in enumerate(scene.cards):
+        corners = camera.project(card_corners_table(card))
+        if not np.all(np.isfinite(corners)):
+            continue  # partly behind the camera: never in the frame
+        area = abs(cv2.contourArea(corners.astype(np.float32)))
+        visible = min(1.0, int(seen_counts[k]) / area) if area > 0 else 0.0
+        index = [False, False]
+        if card.code != BACK:
+            for side in (0, 1):
+                pts = camera.project(_index_points(card, side == 1))
+                cols, rows = np.floor(pts[:, 0]).astype(int), np.floor(pts[:, 1]).astype(int)
+                inside = (cols >= 0) & (cols < camera.width) & (rows >= 0) & (rows < camera.height)
+                hits = np.count_nonzero(owner[rows[inside], cols[inside]] == k)
+                index[side] = bool(hits >= 0.75 * len(pts))
+        labels.append(CardLabel(card.code, _points(corners), round(visible, 4), (index[0], index[1]),
+                                card.z, card.zone))
+    return Rendered(image, Annotation(camera.width, camera.height, tuple(labels), tuple(hands), tuple(markers),
+                                      tuple(tuple(round(float(v), 8) for v in row) for row in camera.homography(0.0)),
+                                      round(camera.tilt_deg, 3)))
+
+
+def _points(pts: np.ndarray) -> tuple[tuple[float, float], ...]:
+    return tuple((round(float(x), 2), round(float(y), 2)) for x, y in pts)

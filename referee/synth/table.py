@@ -1,0 +1,104 @@
+"""Procedural table surfaces (wood, felt, cloth, laminate; dark and light) drawn on the table plane."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+
+from referee.synth.faces import RGB
+
+KINDS: Final = ("wood", "felt", "cloth", "laminate", "check")
+
+
+@dataclass(frozen=True)
+class TableStyle:
+    """One tabletop: its kind, main and second colour, and the seed of its grain."""
+
+    kind: str
+    color: RGB
+    color2: RGB
+    seed: int
+    scale: float = 1.0
+    """Size of the pattern (planks, weave, checks) relative to the default."""
+
+
+def random_table(rng: np.random.Generator) -> TableStyle:
+    kind = KINDS[int(rng.choice(len(KINDS), p=[0.35, 0.2, 0.15, 0.2, 0.1]))]
+    dark = rng.random() < 0.4
+    if kind == "wood":
+        base = np.array([150, 100, 60]) * (rng.uniform(0.35, 0.7) if dark else rng.uniform(0.9, 1.5))
+        second = base * rng.uniform(0.6, 0.85)
+    elif kind == "felt":
+        base = np.array([(30, 110, 60), (30, 60, 120), (120, 30, 40), (60, 60, 60), (20, 20, 22)][rng.integers(5)])
+        second = base * 0.8
+    elif kind == "cloth":
+        base = rng.uniform(30, 230, 3) if not dark else rng.uniform(15, 90, 3)
+        second = base * rng.uniform(0.75, 0.95)
+    elif kind == "laminate":
+        grey = rng.uniform(25, 70) if dark else rng.uniform(170, 240)
+        base = grey + rng.uniform(-12, 12, 3)
+        second = base * rng.uniform(0.9, 1.0)
+    else:
+        base = rng.uniform(120, 240, 3)
+        second = rng.uniform(20, 200, 3)
+    return TableStyle(kind, _rgb(base), _rgb(second), int(rng.integers(2**31)), float(rng.uniform(0.7, 1.5)))
+
+
+def _rgb(value: np.ndarray) -> RGB:
+    r, g, b = np.clip(value, 0, 255).astype(int)
+    return int(r), int(g), int(b)
+
+
+def _smooth_noise(rng: np.random.Generator, shape: tuple[int, int], cells: tuple[int, int]) -> np.ndarray:
+    small = rng.standard_normal((max(2, cells[0]), max(2, cells[1]))).astype(np.float32)
+    return cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
+
+
+def render_table(style: TableStyle, x0: float, y0: float, px_per_cm: float,
+                 size: tuple[int, int]) -> np.ndarray:
+    """The surface (float32 RGB in 0..1, rows x cols = size) of the region starting at (x0, y0) cm.
+
+    Row r, column c shows table point (x0 + (c + 0.5) / px_per_cm, y0 + (r + 0.5) / px_per_cm).
+    The pattern depends on the style and the region, so a fixed camera always sees the same table.
+    """
+    rows, cols = size
+    rng = np.random.default_rng([style.seed, int(x0 * 10) & 0xFFFF, int(y0 * 10) & 0xFFFF])
+    w_cm, h_cm = cols / px_per_cm, rows / px_per_cm
+    xs = (x0 + (np.arange(cols, dtype=np.float32) + 0.5) / px_per_cm)[None, :]
+    ys = (y0 + (np.arange(rows, dtype=np.float32) + 0.5) / px_per_cm)[:, None]
+    base, second = np.array(style.color, np.float32) / 255, np.array(style.color2, np.float32) / 255
+    s = style.scale
+    fine = rng.standard_normal((rows, cols), dtype=np.float32)
+    if style.kind == "wood":
+        plank_w = 12.0 * s
+        plank = np.floor(xs / plank_w)
+        offset = (np.sin(plank * 12.9898) * 43758.5453) % 1.0 * 40
+        warp = _smooth_noise(rng, (rows, cols), (int(h_cm / 8) + 2, int(w_cm / 30) + 2))
+        grain = np.sin((xs * 2.3 + warp * 3.0 + offset) * (1.7 / s)) * 0.5 + 0.5
+        streak = _smooth_noise(rng, (rows, cols), (int(h_cm / 40) + 2, int(w_cm * 1.2) + 2))
+        t = np.clip(0.5 * grain ** 3 + 0.25 * streak + 0.1 * fine * 0.3 + (offset / 200), 0, 1)
+        img = base * (1 - t[..., None]) + second * t[..., None]
+        seam = np.abs(xs / plank_w - np.round(xs / plank_w)) * plank_w < 0.08
+        img *= np.where(seam, 0.55, 1.0).astype(np.float32)[..., None]
+    elif style.kind == "felt":
+        blotch = _smooth_noise(rng, (rows, cols), (int(h_cm / 10) + 2, int(w_cm / 10) + 2))
+        img = base * (1 + 0.06 * blotch[..., None] + 0.07 * fine[..., None])
+    elif style.kind == "cloth":
+        weave = (np.sin(xs * 2 * np.pi * 5 / s) * np.sin(ys * 2 * np.pi * 5 / s))
+        folds = _smooth_noise(rng, (rows, cols), (int(h_cm / 15) + 2, int(w_cm / 15) + 2))
+        img = base * (1 + 0.05 * weave[..., None] + 0.08 * folds[..., None] + 0.04 * fine[..., None])
+    elif style.kind == "laminate":
+        blotch = _smooth_noise(rng, (rows, cols), (int(h_cm / 20) + 2, int(w_cm / 20) + 2))
+        speck = (fine > 2.3).astype(np.float32)
+        img = base * (1 + 0.025 * blotch[..., None] - 0.15 * speck[..., None] + 0.015 * fine[..., None])
+    else:
+        period = 5.0 * s
+        check = ((np.floor(xs / period) + np.floor(ys / period)) % 2).astype(np.float32)
+        check = cv2.GaussianBlur(check, (0, 0), 0.6)
+        folds = _smooth_noise(rng, (rows, cols), (int(h_cm / 15) + 2, int(w_cm / 15) + 2))
+        img = base * (1 - check[..., None]) + second * check[..., None]
+        img = img * (1 + 0.06 * folds[..., None] + 0.03 * fine[..., None])
+    return np.clip(img, 0, 1).astype(np.float32)

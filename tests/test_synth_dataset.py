@@ -1,0 +1,91 @@
+"""Seeded samples and the `referee synth-data` command: layout, determinism, resuming, errors."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from referee.cli import main
+from referee.synth.annotation import Annotation
+from referee.synth.dataset import SynthConfig, generate_sample, split_of
+from referee.synth.labels import yolo_text
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_same_seed_same_sample():
+    config = SynthConfig(seed=7)
+    a, b = generate_sample(3, config), generate_sample(3, config)
+    assert a.jpeg == b.jpeg and a.annotation == b.annotation
+    other = generate_sample(4, config)
+    assert other.jpeg != a.jpeg
+
+
+def test_split_is_even():
+    splits = [split_of(i, 0.2) for i in range(50)]
+    assert splits.count("val") == 10
+    assert all(split_of(i, 0.0) == "train" for i in range(50))
+
+
+def test_cli_writes_the_layout_and_resumes(tmp_path: Path, capsys):
+    out = tmp_path / "ds"
+    args = ["synth-data", "--out", str(out), "--images", "3", "--seed", "11", "--val-fraction", "0.34",
+            "--no-progress"]
+    assert main(args) == 0
+    yaml = (out / "data.yaml").read_text()
+    assert f"path: {out.resolve()}" in yaml and "train: images/train" in yaml and "1: back" in yaml
+    first = _files(out)
+    for i in range(3):
+        split = split_of(i, 0.34)
+        ann = json.loads(first[f"annotations/{split}/{i:06d}.json"])
+        assert ann["image"]["file"] == f"images/{split}/{i:06d}.jpg"
+        label = first[f"labels/{split}/{i:06d}.txt"].decode()
+        assert label == yolo_text(Annotation.from_dict(ann), "cards")
+        assert all(len(line.split()) == 5 for line in label.splitlines())
+    assert any(k.startswith("images/val/") for k in first) and any(k.startswith("images/train/") for k in first)
+    # resuming writes only the new images; the old ones stay byte for byte
+    stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*.jpg")}
+    assert main(args[:4] + ["4"] + args[5:]) == 0
+    assert all(p.stat().st_mtime_ns == t for p, t in stamps.items())
+    resumed = _files(out)
+    assert {k: v for k, v in resumed.items() if k in first and k != "synth.json"} == \
+        {k: v for k, v in first.items() if k != "synth.json"}
+    fresh = tmp_path / "fresh"
+    assert main(["synth-data", "--out", str(fresh), "--images", "4", "--seed", "11", "--val-fraction", "0.34",
+                 "--no-progress"]) == 0
+    fresh_files = _files(fresh)
+    assert {k for k in fresh_files} == {k for k in resumed}
+    assert all(fresh_files[k] == resumed[k] for k in fresh_files if k.endswith((".jpg", ".json", ".txt")))
+    # another label scheme relabels from the annotations without drawing again
+    assert main(args + ["--labels", "cards-obb"]) == 0
+    label = next((out / "labels").glob("*/000000.txt")).read_text()
+    assert all(len(line.split()) == 9 for line in label.splitlines())
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--faces", "EMPTY"], "no card images"),
+    (["--faces", "MISSING"], "does not exist"),
+    (["--backs", "EMPTY"], "no SVG, PNG or JPG"),
+    (["--val-fraction", "1.5"], "validation fraction"),
+    (["--images", "-1"], "--images"),
+])
+def test_bad_arguments_exit_2_with_one_line(tmp_path: Path, capsys, extra, message):
+    (tmp_path / "empty").mkdir()
+    extra = [str(tmp_path / "empty") if e == "EMPTY" else str(tmp_path / "missing") if e == "MISSING" else e
+             for e in extra]
+    args = ["synth-data", "--out", str(tmp_path / "ds"), "--images", "2", "--no-progress"]
+    if "--images" in extra:
+        args = args[:3] + args[5:]
+    assert main(args + extra) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err and err.startswith("referee synth-data: error:")
+
+
+def test_other_seed_in_the_same_folder_is_refused(tmp_path: Path, capsys):
+    out = str(tmp_path / "ds")
+    assert main(["synth-data", "--out", out, "--images", "0", "--seed", "1", "--no-progress"]) == 0
+    assert main(["synth-data", "--out", out, "--images", "1", "--seed", "2", "--no-progress"]) == 2
+    assert "seed" in capsys.readouterr().err

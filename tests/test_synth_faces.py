@@ -1,0 +1,75 @@
+"""Card faces and backs: every code in every built-in style, folders of images, clear errors."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from referee.synth.backs import BUILTIN_BACKS, builtin_back, folder_back, folder_back_files
+from referee.synth.faces import (BUILTIN_STYLES, FACE_CODES, FACE_H, FACE_W, BuiltinFaces, FolderFaces,
+                                 SynthAssetError, render_builtin_face)
+
+
+@pytest.mark.parametrize("style", BUILTIN_STYLES, ids=lambda s: s.name)
+def test_every_code_renders_in_every_style(style):
+    seen = set()
+    for code in FACE_CODES:
+        face = render_builtin_face(code, style)
+        assert face.shape == (FACE_H, FACE_W, 4) and face.dtype == np.uint8
+        assert face[0, 0, 3] < 128 and face[FACE_H // 2, FACE_W // 2, 3] == 255  # round corners
+        ink = np.abs(face[..., :3].astype(int) - np.array(style.stock)).sum(axis=2) > 120
+        assert ink.mean() > 0.01, code
+        seen.add(face.tobytes())
+    assert len(seen) == len(FACE_CODES)  # no two cards look the same
+
+
+def test_red_and_black_ink():
+    style = BUILTIN_STYLES[0]
+    heart, spade = render_builtin_face("7H", style), render_builtin_face("7S", style)
+    assert (heart[..., 0].astype(int) - heart[..., 2] > 100).mean() > 0.01
+    assert (spade[..., 0].astype(int) - spade[..., 2] > 100).mean() == 0
+
+
+def test_builtin_backs_render():
+    for style in BUILTIN_BACKS:
+        back = builtin_back(style)
+        assert back.shape == (FACE_H, FACE_W, 4)
+        assert back[..., :3].std() > 5 or style.pattern == "plain"
+
+
+def test_folder_of_png_faces(tmp_path: Path):
+    Image.new("RGB", (63, 88), (10, 200, 30)).save(tmp_path / "QS.png")
+    Image.new("RGB", (63, 88), (200, 10, 30)).save(tmp_path / "10h.jpg")
+    (tmp_path / "notes.txt").write_text("not a card")
+    faces = FolderFaces(tmp_path)
+    assert faces.codes() == ("10H", "QS")
+    face = faces.face("QS")
+    assert face.shape == (FACE_H, FACE_W, 4)
+    assert tuple(face[FACE_H // 2, FACE_W // 2, :3]) == (10, 200, 30)
+    with pytest.raises(SynthAssetError):
+        faces.face("AS")
+
+
+def test_empty_or_missing_folders_are_refused(tmp_path: Path):
+    (tmp_path / "readme.txt").write_text("nothing here")
+    with pytest.raises(SynthAssetError, match="no card images"):
+        FolderFaces(tmp_path)
+    with pytest.raises(SynthAssetError, match="does not exist"):
+        FolderFaces(tmp_path / "missing")
+    with pytest.raises(SynthAssetError, match="no SVG, PNG or JPG"):
+        folder_back_files(tmp_path)
+
+
+def test_shared_svg_faces_and_backs(shared_dir: Path):
+    pytest.importorskip("cairosvg")
+    faces = FolderFaces(shared_dir / "data/card-art/knoll-public-domain/cards-svg")
+    assert len(faces.codes()) == 53
+    assert faces.face("QS").shape == (FACE_H, FACE_W, 4)
+    back = folder_back(folder_back_files(shared_dir / "data/card-art/backs")[0])
+    assert back.shape == (FACE_H, FACE_W, 4)
+
+
+def test_builtin_faces_are_cached():
+    faces = BuiltinFaces(BUILTIN_STYLES[1])
+    assert faces.face("AS") is faces.face("as")

@@ -1,0 +1,93 @@
+"""Rendered scenes agree with their annotations: corners, visibility, index corners, markers."""
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.synth import (BUILTIN_BACKS, BUILTIN_STYLES, Annotation, BuiltinFaces, Camera, CardPlacement, Deck,
+                           HandPose, Lighting, PlayArea, Scene, TableStyle, builtin_back, render_scene,
+                           yolo_boxes, yolo_obb)
+
+TABLE = TableStyle("felt", (30, 110, 60), (25, 90, 50), seed=5)
+DECK = Deck(BuiltinFaces(BUILTIN_STYLES[0]), builtin_back(BUILTIN_BACKS[0]))
+FLAT = Lighting(shadow=0.0, ambient_ramp=0.0, vignette=0.0)
+
+
+def _render(cards, camera=None, hands=(), markers=()):
+    camera = camera or Camera.look_at(640, 480, (0, 0), 60, 0, 0)
+    return render_scene(Scene(tuple(cards), TABLE, tuple(hands), tuple(markers), FLAT), camera, DECK)
+
+
+def test_corners_project_where_the_card_is():
+    camera = Camera.look_at(800, 600, (2, 1), 70, 35, 20)
+    out = _render([CardPlacement("2C", 3, 2, 25, 0)], camera)
+    card = out.annotation.cards[0]
+    corners = np.array(card.corners, np.float32)
+    inside = np.zeros((600, 800), np.uint8)
+    cv2.fillConvexPoly(inside, np.round(corners - 0.5).astype(np.int32), 1)
+    white = out.image.min(axis=2) > 0.6  # card stock; the felt is dark
+    assert white[inside.astype(bool)].mean() > 0.75
+    ring = cv2.dilate(inside, np.ones((9, 9), np.uint8)) - cv2.dilate(inside, np.ones((5, 5), np.uint8))
+    assert white[ring.astype(bool)].mean() < 0.02
+    assert card.visible == pytest.approx(1.0, abs=0.03)
+    assert card.index_visible == (True, True)
+
+
+def test_printed_corner_order_follows_the_face():
+    # a card turned 180 degrees (upright for player B) seen from player A's side
+    out = _render([CardPlacement("AS", 0, 0, 180, 0)])
+    tl, tr, br, bl = out.annotation.cards[0].corners
+    assert tl[1] > bl[1] and tl[0] > tr[0]  # its printed top is at the bottom of the image
+
+
+def test_card_under_another_is_not_visible():
+    out = _render([CardPlacement("2C", 0, 0, 0, 0), CardPlacement("back", 0.05, 0, 0, 1, 0.03)])
+    under, top = out.annotation.cards
+    assert under.visible < 0.03 and under.index_visible == (False, False)
+    assert top.visible > 0.97
+    assert [b[0] for b in yolo_boxes(out.annotation)] == [1]
+
+
+def test_shifted_card_shows_its_index():
+    out = _render([CardPlacement("9D", 0, 0, 0, 0), CardPlacement("9S", 2.5, -2.5, 0, 1, 0.03)])
+    under = out.annotation.cards[0]
+    assert under.index_visible == (True, False)
+    assert 0.2 < under.visible < 0.6
+
+
+def test_hand_covers_cards():
+    hand = HandPose("A", 0, 0, 0, height=1.0, skin=(120, 74, 46))
+    out = _render([CardPlacement("5H", 0, 0, 0, 0)], hands=[hand])
+    assert out.annotation.cards[0].visible < 0.5
+    assert out.annotation.hands[0].side == "A" and len(out.annotation.hands[0].polygon) >= 3
+
+
+def test_markers_are_found_where_annotated():
+    camera = Camera.look_at(1280, 720, (0, 0), 95, 20, 0)
+    out = _render([], camera, markers=PlayArea().markers())
+    gray = cv2.cvtColor((out.image * 255).astype(np.uint8), cv2.COLOR_RGB2GRAY)
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
+    corners, ids, _ = detector.detectMarkers(gray)
+    assert ids is not None and sorted(ids.ravel().tolist()) == [0, 1, 2, 3]
+    truth = {m.marker_id: np.array(m.corners) for m in out.annotation.markers}
+    for found, marker_id in zip(corners, ids.ravel()):
+        # OpenCV gives pixel-centre coordinates; the annotation's are continuous (+0.5)
+        assert np.abs(found[0] + 0.5 - truth[marker_id]).max() < 1.5
+    # INTERFACES.md: id 0 far left, 1 far right, 2 near right, 3 near left (seen from player A)
+    centres = {i: c.mean(axis=0) for i, c in truth.items()}
+    assert centres[0][0] < centres[1][0] and centres[0][1] < centres[3][1] and centres[2][1] > centres[1][1]
+
+
+def test_annotation_round_trips_and_labels_are_clipped():
+    camera = Camera.look_at(640, 480, (0, 0), 50, 0, 0)
+    out = _render([CardPlacement("QD", 31, 0, 30, 0)], camera)  # partly out of the frame
+    ann = out.annotation
+    assert Annotation.from_dict(ann.to_dict()) == ann
+    card = ann.cards[0]
+    assert 0.1 < card.visible < 0.9
+    boxes = yolo_boxes(ann, min_visible=0.0)
+    (cls, xc, yc, w, h), = boxes
+    assert cls == 0 and xc + w / 2 <= 1.0 and 0 < w < 1
+    (cls, pts), = yolo_obb(ann, min_visible=0.0)
+    assert len(pts) == 8 and all(0.0 <= v <= 1.0 for v in pts)
+    assert yolo_boxes(ann, min_visible=0.95) == []

@@ -139,10 +139,10 @@ def judge_lay(
             return Verdict("only a 2 names a suit")
         return Verdict(None, Effect.GIVE, discarded=laid, given=pile, certain=not unseen)
     if terminator:
-        if not terminator_allowed:
-            return Verdict("four jacks are a Terminator only in a game without jokers")
         if len(laid) != 4 or {c.rank for c in laid} != {JACK} or len({c.suit for c in laid}) != 4:
             return Verdict("only a joker or a Terminator (four jacks of different suits) gives the pile away")
+        if not terminator_allowed:
+            return Verdict("four jacks are a Terminator only in a game without jokers")
         if new_suit is not None:
             return Verdict("only a 2 names a suit")
         return Verdict(None, Effect.GIVE, discarded=laid, given=pile, certain=not unseen)

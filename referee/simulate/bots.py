@@ -9,18 +9,23 @@ from dataclasses import dataclass
 
 from referee.rules.base import GameState, Move
 
-PRIORITY: tuple[str, ...] = ("play", "play_drawn", "turn_up", "refill", "place_drawn", "draw")
+PLAY_KINDS = frozenset({"play", "play_drawn", "hand_play"})
+"""Event types of moves that put a card onto a centre pile (where cards race)."""
+
+PRIORITY: tuple[str, ...] = ("play", "play_drawn", "hand_play", "turn_up", "refill", "place_drawn", "draw")
 """Event types of moves always worth making, best first: a card onto a centre pile, turning a
-card face up, refilling a layout place, placing or drawing a card (the own-deck games)."""
+card face up, refilling a stock place, placing or drawing a card."""
 
 
 @dataclass(frozen=True)
 class Bot:
     """A player's policy: among the moves of the best kind in `priority`, one at random (a human
     takes the first one they notice); else a move of another kind (a card into an empty space,
-    stacking equal ranks) that makes a new move of those kinds possible; otherwise wait."""
+    stacking equal ranks), with `lookahead` only one that makes a new move of those kinds possible
+    (without it the moves offered must already be the useful ones); otherwise wait."""
 
     priority: tuple[str, ...] = PRIORITY
+    lookahead: bool = True
 
     def choose(self, state: GameState, player: str, moves: Sequence[Move], rng: random.Random) -> Move | None:
         """The move `player` makes now out of their legal `moves`, or None to wait."""
@@ -41,7 +46,7 @@ class Bot:
                 best.append(move)
         if best:
             return rng.choice(best)
-        useful = [m for m in others if self._opens(state, player, m)]
+        useful = [m for m in others if self._opens(state, player, m)] if self.lookahead else others
         return rng.choice(useful) if useful else None
 
     def _opens(self, state: GameState, player: str, move: Move) -> bool:

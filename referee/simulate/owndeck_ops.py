@@ -2,22 +2,50 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Mapping
 from typing import Any
 
-from referee.cards import is_adjacent
-from referee.rules.owndeck import HAND, PILES, OwnDeckState, Play, Spit
+from referee.cards import full_deck, is_adjacent
+from referee.rules.owndeck import HAND, PILES, OwnDeckRules, OwnDeckState, Play, Spit
+from referee.rules.base import Move
+from referee.simulate.bots import Bot
 from referee.simulate.spit_table import TableSim
+
+_BOT = Bot()
 
 
 class OwnDeckOps:
     """The `TableOps` of the own-deck games (`referee.rules.owndeck`)."""
 
+    turn_based = False
+
     def hands(self, state: OwnDeckState) -> int:
         return 1
 
-    def open(self, sim: TableSim) -> None:
-        state: OwnDeckState = sim.state  # type: ignore[assignment]
-        sim.recorder.add(0, "deal", **deal_fields(state))
+    def start(self, rules: OwnDeckRules, rng: random.Random) -> tuple[OwnDeckState, dict[str, Any]]:
+        decks = []
+        for _ in rules.state_class(rules, (), ()).players:
+            deck = list(full_deck())
+            rng.shuffle(deck)
+            decks.append(deck)
+        state = rules.deal(*decks)
+        fields = layout_fields(state)
+        fields["packets"] = {p: [c.code for c in deck] for p, deck in zip(state.players, decks)}
+        return state, fields
+
+    def restart(self, rules: OwnDeckRules, layout: Mapping[str, Any]) -> OwnDeckState:
+        packets = layout["packets"]
+        return rules.deal(*(packets[p] for p in sorted(packets)))
+
+    def move_from_event(self, state: OwnDeckState, kind: str, fields: Mapping[str, Any]) -> None:
+        return None  # every move of these games is one the engine lists
+
+    def moves(self, state: OwnDeckState, player: str) -> list[Move]:
+        return list(state.legal_moves(player))
+
+    def choose(self, state: OwnDeckState, player: str, moves: list[Move], rng: random.Random) -> Move | None:
+        return _BOT.choose(state, player, moves, rng)
 
     def table_turn(self, sim: TableSim) -> bool:
         state: OwnDeckState = sim.state  # type: ignore[assignment]
@@ -69,12 +97,11 @@ class OwnDeckOps:
         return Spit(((player, PILES[i], held if held is not None else state.decks[i][0]),))
 
 
-def deal_fields(state: OwnDeckState) -> dict[str, Any]:
-    """The `deal` event of a dealt own-deck position: layout places, decks (top card first), counts."""
+def layout_fields(state: OwnDeckState) -> dict[str, Any]:
+    """What a renderer needs of a dealt own-deck position: layout places, play piles, counts."""
     stock = {place: [card.code] if card is not None else [] for p in state.players for place, card in state.layout(p).items()}
     return {
         "stock": stock,
         "piles": {pile: [c.code for c, _ in state.piles[k] if c is not None] for k, pile in enumerate(PILES)},
         "counts": OwnDeckOps().counts(state),
-        "decks": {p: [c.code for c in state.decks[i] if c is not None] for i, p in enumerate(state.players)},
     }

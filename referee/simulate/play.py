@@ -7,12 +7,12 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 from referee.events import Event
 from referee.rules import get_rules
 from referee.rules.base import GameState
-from referee.simulate.engines import table_ops, turn_ops
+from referee.simulate.engines import adapter
 from referee.simulate.record import Recorder
 from referee.simulate.spit_table import TableOps, TableSim
 from referee.simulate.summary import GameTotals, Summary
@@ -49,19 +49,17 @@ def simulate_game(rules: Any, rng: random.Random, config: SimConfig = SimConfig(
     timing and choice from `rng`. Raises `UnknownRuleSet` for an unknown name."""
     if isinstance(rules, str):
         rules = get_rules(rules)
-    state = rules.new_game(rng)
+    ops = adapter(rules)
+    state, layout = ops.start(rules, rng)
     timings = {p: config.timing.player(rng) for p in state.players}
     recorder = Recorder(keep_log)
-    turns = turn_ops(state)
-    ops: TurnOps | TableOps
-    if turns is not None:
-        ops = turns
-        sim_turns = TurnSim(state, turns, rng, timings, config.mistakes, recorder)
-        final, end = sim_turns.run(), sim_turns.now
+    recorder.add(0, "layout", **layout)
+    sim: TurnSim | TableSim
+    if ops.turn_based:
+        sim = TurnSim(state, cast(TurnOps, ops), rng, timings, config.mistakes, recorder)
     else:
-        ops = table_ops(state)
-        sim = TableSim(state, ops, rng, timings, config.mistakes, recorder)
-        final, end = sim.run(), sim.now
+        sim = TableSim(state, cast(TableOps, ops), rng, timings, config.mistakes, recorder)
+    final, end = sim.run(), sim.now
     winner = final.winner()
     if not recorder.counts["game_end"]:  # unless the engine's last move was the game's end
         recorder.add(end, "game_end", winner=winner, counts=ops.counts(final))

@@ -7,8 +7,10 @@ from typing import Any
 
 from referee.events import Event, register_event_type
 
-register_event_type("deal", ("stock", "piles", "counts"))
-"""A new layout on the table (the first of a game and after every deal end); see docs/event-log.md."""
+register_event_type("layout", ("counts",))
+"""A new layout on the table (the first of a game and after every deal end), with what a renderer
+needs to lay it out (`stock`, `piles`, each game's own hidden cards); see docs/event-log.md. Spit's
+engine registers the same type with the same required fields for its `Layout` move."""
 
 
 class Recorder:

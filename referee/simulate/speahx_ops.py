@@ -3,27 +3,45 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any
 
-from referee.rules.speahx import Play, SpeahxState
-from referee.rules.speahx_judge import TEN, TWO
+from referee.cards import parse_card
+from referee.rules.speahx import TABLE_CARDS, Play, SpeahxRules, SpeahxState
+from referee.rules.speahx_judge import TEN, TWO, parse_cards
 
 
 class SpeahxOps:
     """The `TurnOps` of Speahx."""
 
-    def deal_fields(self, state: SpeahxState) -> dict[str, Any]:
+    turn_based = True
+
+    def start(self, rules: SpeahxRules, rng: random.Random) -> tuple[SpeahxState, dict[str, Any]]:
+        state = rules.new_game(rng)
         stock = {
             f"{p}{k}": [card.code] for i, p in enumerate(state.players)
             for k, card in enumerate(state.table[i], 1) if card is not None
         }
-        return {
+        return state, {
             "stock": stock,
-            "piles": {"P": [c.code for c in state.pile]},
+            "piles": {"P": []},
             "counts": self.counts(state),
             "hands": {p: [c.code for c in state.hands[i]] for i, p in enumerate(state.players)},
             "draw_pile": [c.code for c in state.stock],
         }
+
+    def restart(self, rules: SpeahxRules, layout: Mapping[str, Any]) -> SpeahxState:
+        seats = rules.seats
+        stock = layout["stock"]
+        return SpeahxState(
+            rules,
+            tuple(tuple(parse_cards(" ".join(layout["hands"][p]))) for p in seats),
+            tuple(tuple(parse_card(stock[f"{p}{k}"][0]) for k in range(1, TABLE_CARDS + 1)) for p in seats),
+            parse_cards(" ".join(layout["draw_pile"])),
+        )
+
+    def move_from_event(self, state: SpeahxState, kind: str, fields: Mapping[str, Any]) -> None:
+        return None  # every Speahx move is one the engine lists
 
     def counts(self, state: SpeahxState) -> dict[str, int]:
         return {p: state.holds(p) for p in state.players}

@@ -8,9 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from referee.errors import RefereeError
+from referee.errors import IllegalMove, RefereeError
 from referee.rules.base import GameState, Move
-from referee.simulate.bots import Bot
+from referee.simulate.adapter import Adapter
+from referee.simulate.bots import PLAY_KINDS
 from referee.simulate.record import Recorder, seconds
 from referee.simulate.timing import Mistakes, PlayerTiming
 
@@ -62,29 +63,32 @@ class _Touch:
     hand: int
 
 
-class TableOps(Protocol):
-    """What the table loop needs from a game beyond the `GameState` protocol: the table's own
-    moves (start, spits, deal ends, new layouts) and the cards a careless player may misplay."""
+class TableOps(Adapter, Protocol):
+    """What the table loop needs from a simultaneous-play game: the table's own moves (spits, deal
+    ends with slaps, new layouts, the count) and the cards a careless player may misplay."""
 
     def hands(self, state: GameState) -> int:
         """Hands each player may use at once (2 with the two-hands option)."""
         ...
 
-    def open(self, sim: "TableSim") -> None:
-        """Record the first layout and make the table's opening moves (e.g. the first spit)."""
+    def moves(self, state: GameState, player: str) -> list[Move]:
+        """The moves `player` considers now (legal, and worth making where the engine says so)."""
+        ...
+
+    def choose(self, state: GameState, player: str, moves: list[Move], rng: random.Random) -> Move | None:
+        """The bot's pick out of `moves`, or None to wait for the table to change."""
         ...
 
     def table_turn(self, sim: "TableSim") -> bool:
-        """Nobody sees a move: make the table's move (spit, deal end with slaps, new layout, game
-        end) and return True, or return False when the engine offers none."""
-        ...
-
-    def counts(self, state: GameState) -> dict[str, int]:
-        """Cards each player still holds."""
+        """Nobody sees a move, or the deal or game has ended: make the table's move (the opening
+        spit, a spit, a deal end with slaps or choices, a new layout, the count), recording its
+        events, and return True; False when there is nothing left to do (then the game must be
+        over, else the simulation is stuck)."""
         ...
 
     def deal_over(self, state: GameState) -> bool:
-        """The deal (or game) has ended: cards still in the air are taken back."""
+        """The table acts next (the deal or game has ended): cards still in the air are taken
+        back and the hands rest until the table has made its moves."""
         ...
 
     def misplays(self, state: GameState, player: str) -> list[Move]:
@@ -108,7 +112,6 @@ class TableSim:
     timings: Mapping[str, PlayerTiming]
     mistakes: Mistakes
     recorder: Recorder
-    bot: Bot = field(default_factory=Bot)
     now: int = 0
     last_change: int = 0
     max_ms: int = 6 * 3600 * 1000
@@ -121,13 +124,13 @@ class TableSim:
         """Play the game to its end; the final state."""
         per_player = self.ops.hands(self.state)
         self._hands = [_Hand(p, i) for p in self.state.players for i in range(per_player)]
-        self.ops.open(self)
-        self.wake_all(self.now)
-        while not self.state.is_over():
+        while True:
             if not self._queue:
                 if not self.ops.table_turn(self):
+                    if self.state.is_over():
+                        break
                     raise StuckGame(f"nobody can move and there is no table move at t={seconds(self.now)}s")
-                if not self.state.is_over():
+                if not self.ops.deal_over(self.state):
                     self.wake_all(self.now)
                 continue
             t, _, kind, payload = heapq.heappop(self._queue)
@@ -200,14 +203,14 @@ class TableSim:
     def _decide(self, hand: _Hand) -> None:
         player, state = hand.player, self.state
         busy = self._busy_piles(hand)
-        moves = [m for m in state.legal_moves(player) if not _uses(m, busy)]
+        moves = [m for m in self.ops.moves(state, player) if not _uses(m, busy)]
         move = None
         if self.rng.random() < self.mistakes.illegal:
             misplays = [m for m in self.ops.misplays(state, player) if not _uses(m, busy)]
             if misplays:
                 move = self.rng.choice(misplays)
         if move is None:
-            move = self.bot.choose(state, player, moves, self.rng)
+            move = self.ops.choose(state, player, moves, self.rng)
         if move is None:
             if self.rng.random() < self.mistakes.premature:
                 self._push(self.now + self.reaction(player), _PREMATURE, player)
@@ -226,7 +229,7 @@ class TableSim:
     def _touch(self, hand: _Hand, motion: Motion) -> None:
         hand.motion = None
         t, pile, player = motion.touch, motion.target, motion.player
-        shared = bool(pile) and pile[:1] not in self.state.players  # a centre pile, not a player's own place
+        shared = motion.kind in PLAY_KINDS  # a card onto a centre pile
         race = None
         last = self._last_touch.get(pile) if shared else None
         if last is not None and last.t > motion.start and (last.player, last.hand) != (player, motion.hand):
@@ -257,14 +260,15 @@ class TableSim:
         self._push(back, _BACK, hand)
 
     def _premature(self, player: str) -> None:
-        existing = next((m for m in self.state.legal_moves() if m.player is not None), None)
-        if existing is None:
-            return  # by now nobody can move: the table's spit follows
-        attempt = self.ops.spit_attempt(self.state, player)
+        existing = next((m for p in self.state.players for m in self.ops.moves(self.state, p) if m.player is not None), None)
+        attempt = self.ops.spit_attempt(self.state, player) if existing is not None else None
         if attempt is None:
-            return
-        if self.state.check(attempt) is not None:
-            self.recorder.add(self.now, "premature_spit", player=player, move=existing.describe())
+            return  # by now nobody can move (the table's spit follows), or the player cannot spit
+        try:
+            self.state.apply(attempt)
+        except IllegalMove as exc:
+            existing = getattr(exc, "move", None) or existing  # the engine may name the move it saw
+            self.recorder.add(self.now, "premature_spit", player=player, move=existing.describe(), reason=str(exc))
 
 
 def _uses(move: Move, piles: set[str]) -> bool:

@@ -53,7 +53,7 @@ class Summary:
     @property
     def deals(self) -> int:
         """Deals played: every layout dealt (the first of each game included)."""
-        return self.count("deal")
+        return self.count("layout")
 
     @property
     def mean_game_s(self) -> float:
@@ -69,7 +69,7 @@ class Summary:
         lines = [
             f"rules               {self.rules}",
             f"games               {g}",
-            f"deals per game      {self.per_game('deal'):.2f}",
+            f"deals per game      {self.per_game('layout'):.2f}",
             f"plays               {self.count('play')} ({self.per_game('play'):.1f} per game)",
             f"turn-ups            {self.count('turn_up')} ({self.per_game('turn_up'):.1f} per game)",
             f"moves to a space    {self.count('move_to_space')} ({self.per_game('move_to_space'):.1f} per game)",
@@ -81,7 +81,7 @@ class Summary:
             f"winner share        {share}",
             f"mean game length    {int(minutes)} min {secs:04.1f} s (simulated)",
         ]
-        shown = {"deal", "play", "turn_up", "move_to_space", "spit_call", "illegal_play", "premature_spit",
+        shown = {"layout", "play", "turn_up", "move_to_space", "spit_call", "illegal_play", "premature_spit",
                  "race", "slap", "spit", "deal_end", "game_end"}
         others = sorted(t for t in self.counts if t not in shown)
         if others:

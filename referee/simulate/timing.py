@@ -12,7 +12,8 @@ class TimingProfile:
     """The table's pace: medians (ms) and lognormal spreads of reaction and hand travel.
 
     With the defaults a reaction lies mostly within 250-600 ms and a hand's travel from a stock
-    pile to a spit pile within 200-500 ms. `speed` divides every time (2.0 plays twice as fast).
+    pile to a spit pile within 200-500 ms; gathering, shuffling and dealing a new layout takes
+    about `layout_ms`. `speed` divides every time (2.0 plays twice as fast).
     `player_spread` is how much one player's own medians differ from the table's (lognormal sigma).
     """
 
@@ -22,6 +23,8 @@ class TimingProfile:
     travel_sigma: float = 0.25
     speed: float = 1.0
     player_spread: float = 0.12
+    layout_ms: float = 12000.0
+    layout_sigma: float = 0.2
 
     def __post_init__(self) -> None:
         if not (self.speed > 0 and self.reaction_ms > 0 and self.travel_ms > 0):
@@ -34,6 +37,8 @@ class TimingProfile:
             reaction_sigma=self.reaction_sigma,
             travel_ms=self.travel_ms * math.exp(rng.gauss(0.0, self.player_spread)) / self.speed,
             travel_sigma=self.travel_sigma,
+            layout_ms=self.layout_ms / self.speed,
+            layout_sigma=self.layout_sigma,
         )
 
 
@@ -45,6 +50,8 @@ class PlayerTiming:
     reaction_sigma: float
     travel_ms: float
     travel_sigma: float
+    layout_ms: float
+    layout_sigma: float
 
     def reaction(self, rng: random.Random) -> int:
         """Time from seeing something to starting to act on it."""
@@ -53,6 +60,10 @@ class PlayerTiming:
     def travel(self, rng: random.Random) -> int:
         """Time for the hand to carry a card from where it lies to where it goes."""
         return max(1, round(rng.lognormvariate(math.log(self.travel_ms), self.travel_sigma)))
+
+    def layout(self, rng: random.Random) -> int:
+        """Time to gather, shuffle and lay out a new deal."""
+        return max(1, round(rng.lognormvariate(math.log(self.layout_ms), self.layout_sigma)))
 
 
 @dataclass(frozen=True)

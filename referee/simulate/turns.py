@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from referee.rules.base import GameState, Move
+from referee.simulate.adapter import Adapter
 from referee.simulate.record import Recorder, seconds
 from referee.simulate.spit_table import StuckGame
 from referee.simulate.timing import Mistakes, PlayerTiming
@@ -16,16 +17,8 @@ THINK_FACTOR = 2.5
 """A turn's decision takes this many reaction times (weighing a hand is slower than spotting a card)."""
 
 
-class TurnOps(Protocol):
-    """What the turn loop needs from a turn-based game beyond the `GameState` protocol."""
-
-    def deal_fields(self, state: GameState) -> dict[str, Any]:
-        """The fields of the `deal` event of the dealt position."""
-        ...
-
-    def counts(self, state: GameState) -> dict[str, int]:
-        """Cards each player still holds."""
-        ...
+class TurnOps(Adapter, Protocol):
+    """What the turn loop needs from a turn-based game."""
 
     def to_move(self, state: GameState) -> str:
         ...
@@ -60,7 +53,6 @@ class TurnSim:
 
     def run(self) -> GameState:
         """Play the game to its end; the final state."""
-        self.recorder.add(0, "deal", **self.ops.deal_fields(self.state))
         while not self.state.is_over():
             if self.now > self.max_ms:
                 raise StuckGame(f"the game has not ended after {seconds(self.max_ms)}s of play")

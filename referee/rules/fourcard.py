@@ -34,7 +34,7 @@ B: deck 48, layout 3♣ 3♦ 3♥ 3♠
 >>> state.apply(Refill("A", "QH", "A1")).layout("A")["A1"]
 Card('QH')
 >>> Refill("A", "QH", "A1").event()
-('refill', {'player': 'A', 'card': 'QH', 'to': 'A1'})
+('refill', {'player': 'A', 'pile': 'A1', 'card': 'QH'})
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ class Refill(_CardField):
         return f"{self.player} fills {self.place} with {self.card} from the deck"
 
     def event(self) -> tuple[str, dict[str, Any]]:
-        return "refill", {"player": self.player, "card": self.card.code, "to": self.place}
+        return "refill", {"player": self.player, "pile": self.place, "card": self.card.code}
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from typing import Any, ClassVar, Final, TypeVar
 from referee.cards import Card, full_deck, is_adjacent, parse_card, rank_adjacent
 from referee.errors import ContradictoryOptions, IllegalMove
 from referee.events import register_event_type
+from referee.rules.base import Move
 
 PLAYERS: Final = ("A", "B")
 PILES: Final = ("L", "R")
@@ -54,12 +55,13 @@ DECK_SIZE: Final = 52
 MAX_PLACES: Final = 9
 
 EVENT_TYPES: Final[Mapping[str, tuple[str, ...]]] = {
-    "draw": ("player", "card"),
+    "draw": ("player",),
     "play_drawn": ("player", "card", "to"),
     "place_drawn": ("player", "card", "to"),
-    "refill": ("player", "card", "to"),
+    "refill": ("player", "pile", "card"),
 }
-"""The event types these games add to INTERFACES.md's, with their required fields."""
+"""The event types these games add to INTERFACES.md's, with their required fields (`draw` and
+`refill` as classic Spit's variants register them; a draw here carries the `card` too)."""
 for _name, _fields in EVENT_TYPES.items():
     register_event_type(_name, _fields)
 
@@ -170,7 +172,7 @@ class Outcome:
     goes back; `race` says who got there first when another player's card was involved."""
 
     t: float
-    move: Any
+    move: Move
     reason: str | None
     race: Race | None = None
 
@@ -179,7 +181,7 @@ class Outcome:
         return self.reason is None
 
 
-def resolve(state: S, timed: Iterable[tuple[float, Any]]) -> tuple[S, list[Outcome]]:
+def resolve(state: S, timed: Iterable[tuple[float, Move]]) -> tuple[S, list[Outcome]]:
     """Apply moves made at nearly the same time in the order their cards touched the table.
 
     Each move is judged against the position its predecessors left: a second card on the same
@@ -247,7 +249,7 @@ class OwnDeckState:
     def _can_move(self, i: int) -> bool:
         raise NotImplementedError
 
-    def _player_moves(self, i: int) -> Iterator[Any]:
+    def _player_moves(self, i: int) -> Iterator[Move]:
         raise NotImplementedError
 
     def _check_own(self, move: Any, i: int) -> str | None:
@@ -293,8 +295,8 @@ class OwnDeckState:
 
     @property
     def _mobility(self) -> tuple[bool, ...]:
-        """Whether each player can move; computed once per state (a plain dict cache: cheaper
-        than `functools.cached_property`, which locks in Python 3.11)."""
+        """Whether each player can move, computed once per state (a dict cache: cheaper than
+        `functools.cached_property`, which takes a lock in Python 3.11)."""
         cache = self.__dict__
         mobility = cache.get("_mobility_cache")
         if mobility is None:
@@ -337,11 +339,15 @@ class OwnDeckState:
 
     @property
     def _out(self) -> str | None:
-        """The player who has no cards left, if any."""
-        for i, p in enumerate(PLAYERS):
-            if not self.decks[i] and self._held(i) is None and not any(self.layouts[i]):
-                return p
-        return None
+        """The player who has no cards left, if any (computed once per state)."""
+        cache = self.__dict__
+        if "_out_cache" not in cache:
+            cache["_out_cache"] = next(
+                (p for i, p in enumerate(PLAYERS)
+                 if not self.decks[i] and self._held(i) is None and not any(self.layouts[i])),
+                None,
+            )
+        return cache["_out_cache"]  # type: ignore[no-any-return]
 
     def is_over(self) -> bool:
         return self.ended or self._out is not None
@@ -396,7 +402,7 @@ class OwnDeckState:
 
     # ---- moves ------------------------------------------------------------------------------
 
-    def legal_moves(self, player: str | None = None) -> Iterator[Any]:
+    def legal_moves(self, player: str | None = None) -> Iterator[Move]:
         """Lazily, every legal move: of `player` only when given, else both players' moves and
         the table's (a spit or the count, only at a stalemate)."""
         if player is not None:
@@ -410,7 +416,7 @@ class OwnDeckState:
         if self.is_stalemate():
             yield from self._table_moves()
 
-    def available_move(self, player: str | None = None) -> Any | None:
+    def available_move(self, player: str | None = None) -> Move | None:
         """One move `player` (or, when None, either player) could still make, else None: the
         move a premature spit overlooked."""
         for i, p in enumerate(PLAYERS):
@@ -426,7 +432,7 @@ class OwnDeckState:
         top = self.decks[i][0]
         return (top,) if top is not None else sorted(self._unseen(i))
 
-    def _table_moves(self) -> Iterator[Any]:
+    def _table_moves(self) -> Iterator[Move]:
         spitters = [i for i, p in enumerate(PLAYERS) if self.can_spit(p)]
         if not spitters:
             winner, counts = self._count()
@@ -468,7 +474,7 @@ class OwnDeckState:
             return f"the game is over: {self._out} went out"
         return "the game is over"
 
-    def check(self, move: Any) -> str | None:
+    def check(self, move: Move) -> str | None:
         """None when `move` is legal here, else the broken rule in a player's words."""
         if isinstance(move, Spit):
             return self._check_spit(move)
@@ -551,7 +557,7 @@ class OwnDeckState:
             return "the count is wrong: " + EndGame(winner, counts).describe()
         return None
 
-    def apply(self: S, move: Any) -> S:
+    def apply(self: S, move: Move) -> S:
         """The state after `move`; raises `IllegalMove` naming the broken rule."""
         reason = self.check(move)
         if reason is not None:
@@ -664,11 +670,13 @@ class OwnDeckRules:
             heights = [rest - rest // 2, rest // 2]
         else:
             heights = [pile_sizes.get(p, 0) for p in PILES]
-        if sum(heights) != rest or (top_cards and min(heights) < 1) or (not top_cards and rest):
-            raise IllegalMove(f"the table must hold {len(PLAYERS) * DECK_SIZE} cards in all")
         for i, player in enumerate(PLAYERS):
+            if sizes[i] + len(seen[i]) > DECK_SIZE:
+                raise IllegalMove(f"{player} shows more than the {DECK_SIZE} cards of one deck")
             if len(set(seen[i])) < len(seen[i]):
                 raise IllegalMove(f"{player}'s deck has each card once, but {player} shows one twice")
+        if sum(heights) != rest or (top_cards and min(heights) < 1) or (not top_cards and rest):
+            raise IllegalMove(f"the table must hold {len(PLAYERS) * DECK_SIZE} cards in all")
         counts = Counter(itertools.chain(top_cards, *seen))
         if counts and max(counts.values()) > 2:
             card = counts.most_common(1)[0][0]

@@ -69,6 +69,7 @@ import random
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from itertools import product
 from typing import Any, Final
 
@@ -99,7 +100,7 @@ register_event_type("name_suit", ("player", "suit"))
 register_event_type("burn", ("player", "pile", "by"))
 register_event_type("pick_up", ("player", "pile"))
 register_event_type("draw_chance", ("player", "card"))
-register_event_type("draw", ("player", "count"))
+register_event_type("draw", ("player",))  # as Spit's variants register it; Speahx adds `count`
 register_event_type("give_pile", ("player", "receiver"))
 register_event_type("out", ("player", "place"))
 
@@ -327,6 +328,7 @@ class PickUp:
 
 
 SpeahxMove = Play | PlayChance | PlayTable | DrawChance | PickUp
+_FOURS: Final = (Effect.BURN_FOUR, Effect.BURN_PART)
 
 
 # --- the state ---------------------------------------------------------------------------------
@@ -347,6 +349,11 @@ def _missing(held: Sequence[Card], cards: Sequence[Card]) -> Card:
     return min(card for card, n in rest.items() if n < 0)
 
 
+def _suits(rank: int) -> tuple[str | None, ...]:
+    """The suits a lay of `rank` may name: each suit for 2s, none for the rest."""
+    return SUITS if rank == TWO else (None,)
+
+
 def _submultisets(cards: Sequence[Card]) -> Iterator[tuple[Card, ...]]:
     """Every sub-multiset of `cards` (the empty one first), each once, sorted."""
     counts = Counter(cards)
@@ -355,9 +362,10 @@ def _submultisets(cards: Sequence[Card]) -> Iterator[tuple[Card, ...]]:
         yield tuple(k for k, n in zip(kinds, take) for _ in range(n))
 
 
-def _orders(cards: tuple[Card, ...]) -> Iterator[tuple[Card, ...]]:
-    """`cards` once per choice of first and of last card; the rest in between, sorted."""
-    for first in sorted(set(cards)):
+def _orders(cards: tuple[Card, ...], leaders: set[Card]) -> Iterator[tuple[Card, ...]]:
+    """`cards` once per choice of first card (one of `leaders`) and of last card; the rest in
+    between, sorted."""
+    for first in sorted(set(cards) & leaders):
         rest = list(cards)
         rest.remove(first)
         if not rest:
@@ -405,9 +413,13 @@ class SpeahxState:
         chance = len(self.chance) if i == self.turn else 0
         return len(self.hands[i]) + sum(c is not None for c in self.table[i]) + chance
 
+    @cached_property
+    def _in_play(self) -> tuple[str, ...]:
+        return tuple(p for p in self.players if self.holds(p))
+
     def in_play(self) -> tuple[str, ...]:
         """The players who still hold cards."""
-        return tuple(p for p in self.players if self.holds(p))
+        return self._in_play
 
     def is_over(self) -> bool:
         return len(self.in_play()) <= 1
@@ -470,13 +482,14 @@ class SpeahxState:
 
     # -- reading the pile
 
-    def _judge(self, laid: Sequence[Card], named_suit: str | None, terminator: bool = False) -> Verdict:
+    def _judge(self, laid: Sequence[Card], named_suit: str | None, receiver: str | None = None) -> Verdict:
+        """The pile judge on `laid`; a receiver named for anything but a joker declares a Terminator."""
         return judge_lay(
             tuple(reversed(self.pile)),
             laid,
             self.named_suit,
             new_suit=named_suit,
-            terminator=terminator,
+            terminator=receiver is not None and not any(c.is_joker for c in laid),
             terminator_allowed=self.rules.terminator,
         )
 
@@ -500,8 +513,10 @@ class SpeahxState:
             return
         if receiver == self.players[i]:
             raise IllegalMove("the pile must go to another player")
+        if receiver not in self.players:
+            raise IllegalMove(f"{receiver!r} is not playing; the players are {', '.join(self.players)}")
         if receiver not in self.in_play():
-            raise IllegalMove(f"{receiver} holds no cards in this game, so cannot be given the pile")
+            raise IllegalMove(f"{receiver} has no cards left and is out of the game: the pile cannot go there")
 
     def _play(self, i: int, move: Play) -> "SpeahxState":
         if self.chance:
@@ -512,8 +527,7 @@ class SpeahxState:
         if hand is None:
             raise IllegalMove(f"{move.player} does not hold {_missing(self.hands[i], move.cards)}")
         self._check_receiver(i, move.cards, move.receiver)
-        verdict = self._judge(move.cards, move.named_suit, move.receiver is not None and not any(
-            c.is_joker for c in move.cards))
+        verdict = self._judge(move.cards, move.named_suit, move.receiver)
         if verdict.reason is not None:
             raise IllegalMove(verdict.reason)
         return self._lay(i, move.event(), verdict, move.receiver, hand=hand, table=self.table[i], chance=())
@@ -533,11 +547,10 @@ class SpeahxState:
         if hand is None:
             raise IllegalMove(f"{move.player} does not hold {_missing(self.hands[i], move.from_hand)}")
         self._check_receiver(i, move.cards, move.receiver)
-        verdict = self._judge(move.cards, move.named_suit, move.receiver is not None and not any(
-            c.is_joker for c in move.cards))
+        verdict = self._judge(move.cards, move.named_suit, move.receiver)
         if verdict.reason is not None:
             raise IllegalMove(verdict.reason)
-        if move.from_hand and verdict.effect not in (Effect.BURN_FOUR, Effect.BURN_PART):
+        if move.from_hand and verdict.effect not in _FOURS:
             raise IllegalMove(
                 "after drawing a chance card you may not play from your hand, except to lay four of a kind"
             )
@@ -566,9 +579,7 @@ class SpeahxState:
             return self._end_turn(i, events, hands=self._with_hand(i, hand), table=self._with_table(i, table),
                                   pile=(), named_suit=None, chance=())
         self._check_receiver(i, (move.card,), move.receiver)
-        if move.receiver is not None and not move.card.is_joker:
-            raise IllegalMove("only a joker or a Terminator (four jacks of different suits) gives the pile away")
-        verdict = self._judge((move.card,), move.named_suit)
+        verdict = self._judge((move.card,), move.named_suit, move.receiver)
         if verdict.reason is not None:
             raise IllegalMove(verdict.reason)
         play = _play_event(move.player, "table", move.place, (move.card,), suit=move.named_suit,
@@ -687,12 +698,11 @@ class SpeahxState:
     def _receivers(self, p: str) -> tuple[str, ...]:
         return tuple(q for q in self.in_play() if q != p)
 
-    def _lays(self, cards: tuple[Card, ...]) -> Iterator[tuple[tuple[Card, ...], str | None]]:
-        """Each order of `cards` (one rank) that the judge accepts, with each suit a 2 may name."""
-        for order in _orders(cards):
-            for suit in SUITS if order[0].rank == TWO else (None,):
-                if self._judge(order, suit).legal:
-                    yield order, suit
+    def _leaders(self, cards: Sequence[Card]) -> set[Card]:
+        """The cards that may lead a lay of one rank: for such a lay (its 2s naming a suit) the
+        judge asks nothing more than `mismatch`."""
+        top = self.pile[-1] if self.pile else None
+        return {c for c in cards if mismatch(top, self.named_suit, c) is None}
 
     def _hand_plays(self, p: str, hand: tuple[Card, ...]) -> Iterator[SpeahxMove]:
         if JOKER in hand:
@@ -700,9 +710,12 @@ class SpeahxState:
                 yield Play(p, (JOKER,), receiver=receiver)
         for rank in sorted({c.rank for c in hand} - {0}):
             group = tuple(c for c in hand if c.rank == rank)
+            leaders = self._leaders(group)
+            if not leaders:
+                continue
             for chosen in _submultisets(group):
-                if chosen:
-                    for order, suit in self._lays(chosen):
+                for order in _orders(chosen, leaders):
+                    for suit in _suits(rank):
                         yield Play(p, order, suit)
         jacks = tuple(sorted({c for c in hand if c.rank == JACK}))
         if self.rules.terminator and len(jacks) == 4:
@@ -715,13 +728,15 @@ class SpeahxState:
                 yield PlayChance(p, (JOKER,), receiver=receiver)
         for rank in sorted({c.rank for c in self.chance} - {0}):
             own = tuple(c for c in hand if c.rank == rank)
-            for drawn in _submultisets(tuple(c for c in self.chance if c.rank == rank)):
-                if not drawn:
-                    continue
-                for joined in _submultisets(own):
-                    for order, suit in self._lays(tuple(sorted(drawn + joined))):
-                        verdict = self._judge(order, suit)
-                        if not joined or verdict.effect in (Effect.BURN_FOUR, Effect.BURN_PART):
+            drawn_group = tuple(c for c in self.chance if c.rank == rank)
+            leaders = self._leaders(drawn_group + own)
+            for drawn in _submultisets(drawn_group):
+                for joined in _submultisets(own) if drawn else ():
+                    orders = list(_orders(tuple(sorted(drawn + joined)), leaders))
+                    if joined and orders and self._judge(orders[0], _suits(rank)[0]).effect not in _FOURS:
+                        continue
+                    for order in orders:
+                        for suit in _suits(rank):
                             yield PlayChance(p, order, joined, suit)
 
     def _table_plays(self, p: str, i: int) -> Iterator[SpeahxMove]:

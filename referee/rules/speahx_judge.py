@@ -52,9 +52,9 @@ class Verdict:
     For a legal lay: `effect`; `pile`, the pile after it (top first, as far as known); `named_suit`,
     the suit the next card must follow (a 2 on top); `discarded`, the cards that leave the game
     (burnt pile and laid cards, or the joker / Terminator jacks); `given`, the pile handed to the
-    chosen player. `certain` is False when unseen cards under the visible ones could change the
-    outcome (the judge then assumes they do not continue the run of equal ranks on top).
-    """
+    chosen player; unseen cards under the pile go along with `discarded` or `given`. `certain` is
+    False when unseen cards could change the outcome (the judge then assumes they do not continue
+    the run of equal ranks on top)."""
 
     reason: str | None
     effect: Effect | None = None
@@ -137,7 +137,7 @@ def judge_lay(
             return Verdict("a joker is played on its own")
         if new_suit is not None:
             return Verdict("only a 2 names a suit")
-        return Verdict(None, Effect.GIVE, discarded=laid, given=pile, certain=not unseen)
+        return Verdict(None, Effect.GIVE, discarded=laid, given=pile)
     if terminator:
         if len(laid) != 4 or {c.rank for c in laid} != {JACK} or len({c.suit for c in laid}) != 4:
             return Verdict("only a joker or a Terminator (four jacks of different suits) gives the pile away")
@@ -145,7 +145,7 @@ def judge_lay(
             return Verdict("four jacks are a Terminator only in a game without jokers")
         if new_suit is not None:
             return Verdict("only a 2 names a suit")
-        return Verdict(None, Effect.GIVE, discarded=laid, given=pile, certain=not unseen)
+        return Verdict(None, Effect.GIVE, discarded=laid, given=pile)
 
     rank = laid[0].rank
     if any(card.rank != rank for card in laid):

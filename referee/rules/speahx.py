@@ -7,7 +7,8 @@ rank; 2s, 10s and jokers go on anything), or draws up to three chance cards one 
 (`DrawChance`, then `PlayChance` or `PickUp`), or picks up the pile (`PickUp`). With hand and stock
 empty, a face-down table card is turned and played blind (`PlayTable`). Whether a lay is legal and
 what it does is decided by the pile judge `referee.rules.speahx_judge.judge_lay`, the same one the
-camera-side referee uses.
+camera-side referee uses. Registered rule sets: `speahx` (3 players, one pack, no jokers, so the
+Terminator counts) and `speahx-jokers` (3 players, two jokers); `SpeahxRules` takes 2-14 players.
 
 Choices where RULES.md and the seed are silent (what a fair human referee would do):
 
@@ -31,7 +32,8 @@ Choices where RULES.md and the seed are silent (what a fair human referee would 
   holding cards; the turn passes to the seat after the giver.
 - Chance cards: any of the chance cards drawn this turn may be played (the pile has not changed
   since they were drawn), several of one rank together; hand cards may join them only when the lay
-  leaves at least four equal cards on top (four of a kind). A Terminator needs hand cards only.
+  leaves at least four equal cards on top (four of a kind); the first card laid may then be a hand
+  card, as long as it matches. A Terminator cannot be made with chance cards.
 - A playable blind table card must be played (the player then names a suit for a 2 or a receiver
   for a joker); an unplayable one goes to the hand with the whole pile and the turn passes. A
   player with an empty hand may still pick up the pile instead of turning a table card.
@@ -42,7 +44,10 @@ Events: each state keeps `last_events`, the `(type, fields)` of what the move th
 at the table, ready for `referee.events.Event.make`. `play` carries `source` ("hand", "table",
 "chance"), `cards` (every code laid, in order) and `to` = `P`; its required `from` names the
 player's places, as INTERFACES.md numbers stock places: `A1`-`A5` are A's table-card places,
-`A6` A's hand and `A7` A's chance cards.
+`A6` A's hand and `A7` A's chance cards. Types this module registers (required fields; extras):
+`name_suit` (player, suit), `burn` (player, pile, by: "ten" | "four of a kind"; count, rest),
+`pick_up` (player, pile; count, cards), `draw_chance` (player, card), `draw` (player; count),
+`give_pile` (player, receiver; count), `out` (player, place); `game_end` gains `loser`.
 
 >>> import random
 >>> from referee.rules.speahx import SpeahxRules, Play, PickUp, DrawChance, parse_cards

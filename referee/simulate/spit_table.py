@@ -16,6 +16,11 @@ from referee.simulate.record import Recorder, seconds
 from referee.simulate.timing import Mistakes, PlayerTiming
 
 _DECIDE, _TOUCH, _BACK, _PREMATURE = range(4)
+RACE_WINDOW_MS = 500
+"""Two players' cards touching one centre pile less than this apart make a `race` (the window of
+`referee.rules.spit_timing.resolve_simultaneous`); the second is judged against the new top."""
+HAND_NAMES = ("right", "left")
+"""A two-handed player's hands, the first one the hand used alone."""
 QUICK_KINDS = frozenset({"turn_up", "draw"})
 """Moves made where the card lies (turning it, taking a deck's top card): no travel after the reach."""
 
@@ -26,15 +31,14 @@ class StuckGame(RefereeError):
 
 @dataclass(frozen=True)
 class Motion:
-    """One hand carrying one card (or turning one up): chosen at `decided`, leaving its place at
-    `start`, touching its target at `touch`. `kind` and `fields` are the move's log event."""
+    """One hand carrying one card (or turning one up): leaving its place at `start`, touching its
+    target at `touch`. `kind` and `fields` are the move's log event."""
 
     player: str
     hand: int
     move: Move
     kind: str
     fields: Mapping[str, Any]
-    decided: int
     start: int
     touch: int
 
@@ -53,6 +57,7 @@ class _Hand:
     index: int
     motion: Motion | None = None
     token: int = 0
+    wake: int | None = None
     busy_until: int = 0
 
 
@@ -60,7 +65,6 @@ class _Hand:
 class _Touch:
     t: int
     player: str
-    hand: int
 
 
 class TableOps(Adapter, Protocol):
@@ -119,10 +123,12 @@ class TableSim:
     _seq: int = 0
     _hands: list[_Hand] = field(default_factory=list)
     _last_touch: dict[str, _Touch] = field(default_factory=dict)
+    _two_hands: bool = False
 
     def run(self) -> GameState:
         """Play the game to its end; the final state."""
         per_player = self.ops.hands(self.state)
+        self._two_hands = per_player > 1
         self._hands = [_Hand(p, i) for p in self.state.players for i in range(per_player)]
         while True:
             if not self._queue:
@@ -140,6 +146,7 @@ class TableSim:
             if kind == _DECIDE:
                 hand, token = payload
                 if token == hand.token and hand.motion is None:
+                    hand.wake = None
                     self._decide(hand)
             elif kind == _TOUCH:
                 hand, motion = payload
@@ -170,15 +177,19 @@ class TableSim:
         self.last_change = t
 
     def wake_all(self, t: int) -> None:
-        """Every idle hand looks at the table again after its player's reaction to a change at `t`."""
+        """Every idle hand looks at the table again after its player's reaction to a change at `t`
+        (or sooner, if it was about to look anyway)."""
         for hand in self._hands:
             if hand.motion is None:
-                self._schedule_decision(hand, max(t, hand.busy_until) + self.reaction(hand.player))
+                when = max(t, hand.busy_until) + self.reaction(hand.player)
+                if hand.wake is None or hand.wake < self.now or when < hand.wake:
+                    self._schedule_decision(hand, when)
 
     def drop_motions(self) -> None:
         """Cards in the air are taken back without touching (the deal ended under them)."""
         for hand in self._hands:
             hand.motion = None
+            hand.wake = None
             hand.token += 1
         self._queue.clear()
         self._last_touch.clear()
@@ -191,6 +202,7 @@ class TableSim:
 
     def _schedule_decision(self, hand: _Hand, t: int) -> None:
         hand.token += 1
+        hand.wake = t
         self._push(t, _DECIDE, (hand, hand.token))
 
     def _busy_piles(self, hand: _Hand) -> set[str]:
@@ -222,7 +234,7 @@ class TableSim:
             touch = start
         else:
             touch = start + timing.travel(self.rng)
-        motion = Motion(player, hand.index, move, kind, fields, self.now, start, touch)
+        motion = Motion(player, hand.index, move, kind, fields, start, touch)
         hand.motion = motion
         self._push(touch, _TOUCH, (hand, motion))
 
@@ -230,34 +242,39 @@ class TableSim:
         hand.motion = None
         t, pile, player = motion.touch, motion.target, motion.player
         shared = motion.kind in PLAY_KINDS  # a card onto a centre pile
-        race = None
         last = self._last_touch.get(pile) if shared else None
-        if last is not None and last.t > motion.start and (last.player, last.hand) != (player, motion.hand):
-            race = last
+        if last is not None and t - last.t < RACE_WINDOW_MS and last.player != player:
             self.recorder.add(
                 t, "race", pile=pile, first=last.player, second=player, margin_ms=t - last.t,
                 first_t=seconds(last.t), second_t=seconds(t),
             )
-        reason = self.state.check(motion.move)
-        if reason is None:
-            self.recorder.add(t, motion.kind, **motion.fields, start=seconds(motion.start))
+        try:
+            after = self.state.apply(motion.move)
+        except IllegalMove as exc:
+            reason = str(exc)
+        else:
+            self.recorder.add(t, motion.kind, **motion.fields, start=seconds(motion.start), **self._which(hand))
             if shared:
-                self._last_touch[pile] = _Touch(t, player, motion.hand)
-            self.changed(t, self.state.apply(motion.move))
-            if self.ops.deal_over(self.state):
+                self._last_touch[pile] = _Touch(t, player)
+            self.changed(t, after)
+            if self.ops.deal_over(after):
                 self.drop_motions()
-                return
-            if not self.state.is_over():
+            else:
                 self.wake_all(t)
             return
         back = t + self.travel(player)
-        where = {"from": motion.source} if motion.source else {}  # a drawn card comes from the hand
-        self.recorder.add(
-            t, "illegal_play", player=player, card=motion.fields["card"], to=pile, reason=reason,
-            start=seconds(motion.start), back=seconds(back), **where,
-        )
+        if "card" in motion.fields:  # else a spit pile chosen a moment after another player took it
+            where = {"from": motion.source} if motion.source else {}  # a drawn card comes from the hand
+            self.recorder.add(
+                t, "illegal_play", player=player, card=motion.fields["card"], to=pile, reason=reason,
+                start=seconds(motion.start), back=seconds(back), **where, **self._which(hand),
+            )
         hand.busy_until = back
         self._push(back, _BACK, hand)
+
+    def _which(self, hand: _Hand) -> dict[str, str]:
+        """The `hand` field of a two-handed player's card motion."""
+        return {"hand": HAND_NAMES[hand.index]} if self._two_hands else {}
 
     def _premature(self, player: str) -> None:
         existing = next((m for p in self.state.players for m in self.ops.moves(self.state, p) if m.player is not None), None)

@@ -55,15 +55,20 @@ class PlayerTiming:
 
     def reaction(self, rng: random.Random) -> int:
         """Time from seeing something to starting to act on it."""
-        return max(1, round(rng.lognormvariate(math.log(self.reaction_ms), self.reaction_sigma)))
+        return _draw(rng, self.reaction_ms, self.reaction_sigma)
 
     def travel(self, rng: random.Random) -> int:
         """Time for the hand to carry a card from where it lies to where it goes."""
-        return max(1, round(rng.lognormvariate(math.log(self.travel_ms), self.travel_sigma)))
+        return _draw(rng, self.travel_ms, self.travel_sigma)
 
     def layout(self, rng: random.Random) -> int:
         """Time to gather, shuffle and lay out a new deal."""
-        return max(1, round(rng.lognormvariate(math.log(self.layout_ms), self.layout_sigma)))
+        return _draw(rng, self.layout_ms, self.layout_sigma)
+
+
+def _draw(rng: random.Random, median: float, sigma: float) -> int:
+    """A lognormal draw in whole milliseconds (at least 1)."""
+    return max(1, round(median * math.exp(rng.gauss(0.0, sigma))))
 
 
 @dataclass(frozen=True)

@@ -49,11 +49,14 @@ def register_event_type(name: str, required: tuple[str, ...]) -> None:
         raise ValueError(f"event type {name!r} is already registered with other fields")
     _REQUIRED[name] = tuple(required)
 
-_PLAYER = re.compile(r"^[A-H]$")
-_PILE = re.compile(r"^(L|R|P|S[1-9]|[A-H][1-9][0-9]?)$")
+_PLAYER = re.compile(r"^[A-N]$")
+"""Players A and B; games of more players go on to N (Speahx takes up to 14)."""
+_PILE = re.compile(r"^(L|R|P|S[1-9][0-9]?|[A-N][1-9][0-9]?)$")
 """Spit piles L and R (S1.. with more than two players), a single play pile P, stock places A1.."""
-_PLAYER_FIELDS: Final = ("player", "first", "second")
-_PILE_FIELDS: Final = ("to", "from", "pile")
+_SOURCE = re.compile(r"^(hand|chance|L|R|P|S[1-9][0-9]?|[A-N][1-9][0-9]?)$")
+"""Where a card came from: a pile or place, or (Speahx) the player's hand or chance cards."""
+_PLAYER_FIELDS: Final = ("player", "first", "second", "receiver", "loser")
+_PILE_FIELDS: Final = ("to", "pile")
 _CARD_FIELDS: Final = ("card",)
 
 
@@ -134,6 +137,8 @@ def _validate(event: Event) -> None:
     for name in _PILE_FIELDS:
         if name in f and not (isinstance(f[name], str) and _PILE.match(f[name])):
             raise BadEvent(f"{event.type}: {name} must be a pile name such as 'L' or 'A3', not {f[name]!r}")
+    if "from" in f and not (isinstance(f["from"], str) and _SOURCE.match(f["from"])):
+        raise BadEvent(f"{event.type}: from must be a pile name such as 'A3' (or hand, chance), not {f['from']!r}")
     for name in _CARD_FIELDS:
         if name in f:
             _check_code(event.type, f[name])
@@ -151,7 +156,10 @@ def _validate(event: Event) -> None:
             raise BadEvent(f"{event.type}: margin_ms must be a number of milliseconds or null")
     if event.type == "slap":
         contact = f["contact"]
-        if not isinstance(contact, Mapping) or not all(_PLAYER.match(str(p)) for p in contact):
+        if not isinstance(contact, Mapping) or not all(
+            _PLAYER.match(str(p)) and isinstance(v, (int, float)) and not isinstance(v, bool)
+            for p, v in contact.items()
+        ):
             raise BadEvent("slap: contact must be an object of player → time in s")
     if event.type == "deal_end":
         counts = f["counts"]

@@ -467,9 +467,9 @@ def test_moves_describe_themselves_and_give_valid_events() -> None:
         kind, fields = move.event()
         Event.make(kind, 1.0, **fields)
     assert moves[1].event()[1] == {
-        "player": "A", "card": "2S", "cards": ["2S"], "source": "hand", "from": "A6", "to": "P", "suit": "C",
+        "player": "A", "card": "2S", "cards": ["2S"], "source": "hand", "from": "hand", "to": "P", "suit": "C",
     }
-    assert moves[3].event()[1]["from"] == "A7" and moves[3].event()[1]["from_hand"] == ["5H"]
+    assert moves[3].event()[1]["from"] == "chance" and moves[3].event()[1]["from_hand"] == ["5H"]
     assert Play("A", C("2S"), named_suit="X").describe() == "A plays 2♠, naming 'X'"
 
 

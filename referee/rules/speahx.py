@@ -42,9 +42,8 @@ Choices where RULES.md and the seed are silent (what a fair human referee would 
 
 Events: each state keeps `last_events`, the `(type, fields)` of what the move that produced it did
 at the table, ready for `referee.events.Event.make`. `play` carries `source` ("hand", "table",
-"chance"), `cards` (every code laid, in order) and `to` = `P`; its required `from` names the
-player's places, as INTERFACES.md numbers stock places: `A1`-`A5` are A's table-card places,
-`A6` A's hand and `A7` A's chance cards. Types this module registers (required fields; extras):
+"chance"), `cards` (every code laid, in order) and `to` = `P`; its required `from` is `hand`,
+`chance`, or the table-card place as INTERFACES.md numbers places (`A1`-`A5` for A's five). Types this module registers (required fields; extras):
 `name_suit` (player, suit), `burn` (player, pile, by: "ten" | "four of a kind"; count, rest),
 `pick_up` (player, pile; count, cards), `draw_chance` (player, card), `draw` (player; count),
 `give_pile` (player, receiver; count), `out` (player, place); `game_end` gains `loser`.
@@ -98,8 +97,6 @@ HAND_SIZE: Final = 5
 TABLE_CARDS: Final = 5
 MAX_CHANCE: Final = 3
 SEATS: Final = "ABCDEFGHIJKLMN"
-HAND_PLACE: Final = 6
-CHANCE_PLACE: Final = 7
 
 register_event_type("name_suit", ("player", "suit"))
 register_event_type("burn", ("player", "pile", "by"))
@@ -220,13 +217,13 @@ class SpeahxRules:
 # --- moves -------------------------------------------------------------------------------------
 
 
-def _play_event(player: str, source: str, place: int, cards: Sequence[Card], **extra: Any) -> EventData:
+def _play_event(player: str, source: str, origin: str, cards: Sequence[Card], **extra: Any) -> EventData:
     fields: dict[str, Any] = {
         "player": player,
         "card": cards[0].code,
         "cards": [c.code for c in cards],
         "source": source,
-        "from": f"{player}{place}",
+        "from": origin,
         "to": "P",
     }
     fields.update({k: v for k, v in extra.items() if v is not None})
@@ -255,7 +252,7 @@ class Play:
         return f"{self.player} plays {cards_text(self.cards)}{_naming(self.named_suit, self.receiver)}"
 
     def event(self) -> EventData:
-        return _play_event(self.player, "hand", HAND_PLACE, self.cards, suit=self.named_suit, receiver=self.receiver)
+        return _play_event(self.player, "hand", "hand", self.cards, suit=self.named_suit, receiver=self.receiver)
 
 
 @dataclass(frozen=True)
@@ -280,7 +277,7 @@ class PlayChance:
         return _play_event(
             self.player,
             "chance",
-            CHANCE_PLACE,
+            "chance",
             self.cards,
             suit=self.named_suit,
             receiver=self.receiver,
@@ -587,7 +584,7 @@ class SpeahxState:
         verdict = self._judge((move.card,), move.named_suit, move.receiver)
         if verdict.reason is not None:
             raise IllegalMove(verdict.reason)
-        play = _play_event(move.player, "table", move.place, (move.card,), suit=move.named_suit,
+        play = _play_event(move.player, "table", f"{move.player}{move.place}", (move.card,), suit=move.named_suit,
                            receiver=move.receiver)
         return self._lay(i, play, verdict, move.receiver, hand=(), table=table, chance=(), before=(turned,))
 

@@ -38,7 +38,7 @@ def random_effects(rng: np.random.Generator) -> SensorEffects:
 
 
 def apply_effects(image: np.ndarray, fx: SensorEffects, rng: np.random.Generator) -> np.ndarray:
-    """The frame (float32 RGB 0..1) as the sensor records it, uint8 RGB (before JPEG)."""
+    """The frame (float32 RGB 0..1) as the sensor records it: uint8 RGB, before JPEG."""
     img = image
     if fx.downscale < 1.0:
         h, w = img.shape[:2]
@@ -55,16 +55,26 @@ def apply_effects(image: np.ndarray, fx: SensorEffects, rng: np.random.Generator
         kernel = cv2.warpAffine(kernel, rot, (n, n))
         img = cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
     if fx.saturation != 1.0:
-        grey = img.mean(axis=2, keepdims=True)
-        img = grey + (img - grey) * fx.saturation
-    img = np.clip(img, 0, 1)
+        grey = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
+        img = cv2.addWeighted(img, fx.saturation, cv2.merge([grey, grey, grey]), 1.0 - fx.saturation, 0.0)
+    out = cv2.convertScaleAbs(img, alpha=255.0)
     if fx.gamma != 1.0:
-        img = img ** (1.0 / fx.gamma)
+        lut = (np.power(np.arange(256) / 255.0, 1.0 / fx.gamma) * 255 + 0.5).astype(np.uint8)
+        out = cv2.LUT(out, lut)
     if fx.noise > 0:
-        shot = rng.standard_normal(img.shape[:2] + (1,), dtype=np.float32) * 0.6
-        colour = rng.standard_normal(img.shape, dtype=np.float32) * 0.4
-        img = img + (shot + colour) * fx.noise * np.sqrt(np.clip(img, 0.02, 1) * 2)
-    return (np.clip(img, 0, 1) * 255 + 0.5).astype(np.uint8)
+        h, w = out.shape[:2]
+        # luminance noise per pixel, growing with the square root of brightness; blotchy chroma noise
+        cv2.setRNGSeed(int(rng.integers(2**31)))
+        shot = np.empty((h, w), np.float32)
+        cv2.randn(shot, 0.0, 1.0)
+        scale = (np.sqrt(np.maximum(np.arange(256), 5.0) * (2 / 255.0)) * 0.8 * fx.noise * 255).astype(np.float32)
+        shot *= scale[cv2.cvtColor(out, cv2.COLOR_RGB2GRAY)]
+        chroma = np.empty((h // 2 + 1, w // 2 + 1, 3), np.float32)
+        cv2.randn(chroma, (0.0, 0.0, 0.0), (0.5 * fx.noise * 255,) * 3)
+        noise = cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR)
+        noise += shot[..., None]
+        out = cv2.add(out, noise, dtype=cv2.CV_8U)
+    return out
 
 
 def encode_jpeg(rgb: np.ndarray, quality: int) -> bytes:

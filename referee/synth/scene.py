@@ -175,6 +175,13 @@ class _Canvas:
             return None
         return x0, y0, x1, y1
 
+    def _shadow_shift(self, centre: np.ndarray, z_cm: float, drop: float) -> np.ndarray:
+        """Where (in whole pixels) the shadow of a point lands relative to the point itself."""
+        x, y = centre[0] / centre[2], centre[1] / centre[2]
+        dx, dy = self.shadow_dir * drop
+        p = self.camera.project(np.array([[x, y, z_cm], [x + dx, y + dy, max(z_cm - drop, 0.0)]]))
+        return np.nan_to_num(np.round(p[1] - p[0])).astype(int)
+
     def shadow(self, outline: np.ndarray, drop: float, strength: float) -> None:
         """Darken what lies under an outline (N x 3 cm) lifted `drop` cm above it."""
         shifted = outline.copy()
@@ -192,8 +199,11 @@ class _Canvas:
         mask = _blur_small(mask, sigma)
         self.image[y0:y1, x0:x1] *= (1 - strength * mask)[..., None]
 
-    def paste(self, rgba: np.ndarray, face_to_table: np.ndarray, z_cm: float, owner: int | None) -> None:
-        """Warp an RGBA raster whose pixels map to the table by `face_to_table` (at height z_cm)."""
+    def paste(self, rgba: np.ndarray, face_to_table: np.ndarray, z_cm: float, owner: int | None,
+              contact_shadow: float = 0.0, drop: float = 0.04) -> None:
+        """Warp an RGBA raster whose pixels map to the table by `face_to_table` (at height z_cm),
+        first darkening what is under it with a soft contact shadow of strength `contact_shadow`
+        (for things lying `drop` cm above what is under them)."""
         rows, cols = rgba.shape[:2]
         H = _TO_INDEX @ self.camera.homography(z_cm) @ face_to_table
         corners = np.array([[-0.5, -0.5, 1], [cols - 0.5, -0.5, 1], [cols - 0.5, rows - 0.5, 1], [-0.5, rows - 0.5, 1]])
@@ -201,11 +211,16 @@ class _Canvas:
         if np.any(img_pts[:, 2] <= 0):
             return
         pts = img_pts[:, :2] / img_pts[:, 2:]
-        box = self.roi(pts + 0.5, 2)
+        area = abs(cv2.contourArea(pts.astype(np.float32)))
+        ppc = math.sqrt(area / max(abs(np.linalg.det(face_to_table[:2, :2])) * rows * cols, 1e-9))
+        sigma = max(0.6, (0.07 + 0.22 * drop) * ppc)
+        shift = self._shadow_shift(face_to_table @ np.array([(cols - 1) / 2, (rows - 1) / 2, 1.0]), z_cm, drop)
+        pad = int(3 * sigma + 2 + np.abs(shift).max()) if contact_shadow > 0 else 2
+        box = self.roi(pts + 0.5, pad)
         if box is None:
             return
         # shrink the raster first when the card is small in the frame, so it does not alias
-        scale = math.sqrt(abs(cv2.contourArea(pts.astype(np.float32))) / (rows * cols))
+        scale = math.sqrt(area / (rows * cols))
         level = 0
         while scale < 0.6 ** (level + 1) and level < 3:
             level += 1
@@ -218,12 +233,15 @@ class _Canvas:
         M = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]]) @ H
         warped = cv2.warpPerspective(rgba, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                                      borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
-        alpha = warped[..., 3:4].astype(np.float32) / 255
+        alpha = warped[..., 3].astype(np.float32) * (1 / 255)
         region = self.image[y0:y1, x0:x1]
-        region *= 1 - alpha
-        region += warped[..., :3].astype(np.float32) * (alpha / 255)
+        if contact_shadow > 0:
+            mask = _blur_small(_shifted(alpha, int(shift[0]), int(shift[1])), sigma)
+            region *= cv2.merge([1 - contact_shadow * mask] * 3)
+        rgb = warped[..., :3].astype(np.float32) * (1 / 255)
+        self.image[y0:y1, x0:x1] = cv2.blendLinear(region, rgb, 1 - alpha, alpha)
         if owner is not None:
-            self.owner[y0:y1, x0:x1][alpha[..., 0] >= 0.5] = owner
+            self.owner[y0:y1, x0:x1][alpha >= 0.5] = owner
 
     def draw_hand(self, pose: HandPose) -> np.ndarray:
         """Draw a hand with its shadow; returns its outline in the image (N x 2, clipped to the frame)."""
@@ -297,6 +315,16 @@ def _upsample(field: np.ndarray, step: int, w: int, h: int) -> np.ndarray:
     return big[off:off + h, off:off + w] if big.ndim == 2 else big[off:off + h, off:off + w, :]
 
 
+def _shifted(mask: np.ndarray, dx: int, dy: int) -> np.ndarray:
+    """The mask moved by whole pixels, zeros coming in."""
+    out = np.zeros_like(mask)
+    h, w = mask.shape
+    if abs(dx) >= w or abs(dy) >= h:
+        return out
+    out[max(dy, 0):h + min(dy, 0), max(dx, 0):w + min(dx, 0)] = mask[max(-dy, 0):h + min(-dy, 0), max(-dx, 0):w + min(-dx, 0)]
+    return out
+
+
 def _blur_small(mask: np.ndarray, sigma: float) -> np.ndarray:
     """A Gaussian blur of a mask, done at a lower resolution when the blur is wide."""
     f = int(sigma // 3)
@@ -321,7 +349,7 @@ def _table_image(camera: Camera, table: TableStyle) -> np.ndarray:
     x0, y0 = np.floor(pts.min(axis=0))
     x1, y1 = np.ceil(pts.max(axis=0))
     ppc_max = max(camera.pixels_per_cm(float(x), float(y)) for x, y in pts[::3])
-    ppc = min(ppc_max * 0.6, 720.0 / max(x1 - x0, y1 - y0, 1.0))
+    ppc = min(ppc_max * 0.6, 560.0 / max(x1 - x0, y1 - y0, 1.0))
     ppc = max(ppc, 0.5)
     size = (max(2, int((y1 - y0) * ppc)), max(2, int((x1 - x0) * ppc)))
     texture = render_table(table, float(x0), float(y0), ppc, size)
@@ -367,9 +395,7 @@ def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
     for marker in scene.markers:
         rgba, paper_cm = _marker_raster(marker)
         to_table = _face_to_table(marker.angle, marker.x, marker.y, paper_cm, paper_cm, rgba.shape[1], rgba.shape[0])
-        canvas.shadow(_place(np.array([[-1, 1], [1, 1], [1, -1], [-1, -1]]) * paper_cm / 2,
-                             marker.x, marker.y, marker.angle, 0.01), 0.02, scene.lighting.shadow * 0.5)
-        canvas.paste(rgba, to_table, 0.0, None)
+        canvas.paste(rgba, to_table, 0.0, None, scene.lighting.shadow * 0.5, 0.02)
         corners = camera.project(marker_corners_table(marker))
         if np.all(np.isfinite(corners)):
             markers.append(MarkerLabel(marker.marker_id, _points(corners)))
@@ -377,11 +403,13 @@ def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
     for k in order:
         card = scene.cards[k]
         raster = deck.back if card.code == BACK else deck.faces.face(card.code)
-        outline = card_corners_table(card)
         drop = max(card.lift, 0.02)
-        canvas.shadow(outline, drop, scene.lighting.shadow * (0.7 if drop < 0.3 else 1.0))
         to_table = _face_to_table(card.angle, card.x, card.y, CARD_W_CM, CARD_H_CM, FACE_W, FACE_H)
-        canvas.paste(raster, to_table, card.height, k)
+        if drop < 0.3:
+            canvas.paste(raster, to_table, card.height, k, scene.lighting.shadow * 0.7, drop)
+        else:
+            canvas.shadow(card_corners_table(card), drop, scene.lighting.shadow)
+            canvas.paste(raster, to_table, card.height, k)
     outlines = [(pose.side, canvas.draw_hand(pose)) for pose in scene.hands]
     hands = [HandLabel(side, _points(outline)) for side, outline in outlines if len(outline) >= 3]
     image = canvas.finish()

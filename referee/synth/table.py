@@ -41,9 +41,9 @@ def random_table(rng: np.random.Generator) -> TableStyle:
         grey = rng.uniform(25, 70) if dark else rng.uniform(170, 240)
         base = grey + rng.uniform(-12, 12, 3)
         second = base * rng.uniform(0.9, 1.0)
-    else:
-        base = rng.uniform(120, 240, 3)
-        second = rng.uniform(20, 200, 3)
+    else:  # gingham tablecloth: white and one colour
+        base = np.array([245, 243, 238]) * rng.uniform(0.85, 1.0)
+        second = np.array([(190, 30, 40), (40, 70, 160), (30, 120, 60), (40, 40, 40), (220, 160, 40)][rng.integers(5)])
     return TableStyle(kind, _rgb(base), _rgb(second), int(rng.integers(2**31)), float(rng.uniform(0.7, 1.5)))
 
 
@@ -73,16 +73,20 @@ def render_table(style: TableStyle, x0: float, y0: float, px_per_cm: float,
     s = style.scale
     fine = rng.standard_normal((rows, cols), dtype=np.float32)
     if style.kind == "wood":
-        plank_w = 12.0 * s
+        plank_w = 11.0 * s
         plank = np.floor(xs / plank_w)
-        offset = (np.sin(plank * 12.9898) * 43758.5453) % 1.0 * 40
-        warp = _smooth_noise(rng, (rows, cols), (int(h_cm / 8) + 2, int(w_cm / 30) + 2))
-        grain = np.sin((xs * 2.3 + warp * 3.0 + offset) * (1.7 / s)) * 0.5 + 0.5
-        streak = _smooth_noise(rng, (rows, cols), (int(h_cm / 40) + 2, int(w_cm * 1.2) + 2))
-        t = np.clip(0.5 * grain ** 3 + 0.25 * streak + 0.1 * fine * 0.3 + (offset / 200), 0, 1)
+        phase = (np.sin(plank * 12.9898 + style.seed % 97) * 43758.5453) % 1.0
+        # growth rings: bands across the plank that drift slowly along it
+        drift = _smooth_noise(rng, (rows, cols), (int(h_cm / 60) + 2, int(w_cm / 6) + 2))
+        rings = ((xs - plank * plank_w) * (0.9 / s) + drift * 1.5 + phase * 7.0) % 1.0
+        band = np.clip(np.abs(rings - 0.5) * 2.0, 0, 1) ** 3
+        # fibres: fine across the plank, long along it
+        fibre = _smooth_noise(rng, (rows, cols), (int(h_cm / 12) + 2, int(w_cm * 3 * px_per_cm / max(px_per_cm, 3))))
+        t = np.clip(0.55 * band + 0.18 * fibre + 0.35 * (phase - 0.5), 0, 1)
         img = base * (1 - t[..., None]) + second * t[..., None]
-        seam = np.abs(xs / plank_w - np.round(xs / plank_w)) * plank_w < 0.08
-        img *= np.where(seam, 0.55, 1.0).astype(np.float32)[..., None]
+        seam = (np.abs(xs / plank_w - np.round(xs / plank_w)) * plank_w < 0.07).astype(np.float32)
+        img *= (1 - 0.4 * seam)[..., None]
+        img *= (1 + 0.03 * fine)[..., None]
     elif style.kind == "felt":
         blotch = _smooth_noise(rng, (rows, cols), (int(h_cm / 10) + 2, int(w_cm / 10) + 2))
         img = base * (1 + 0.06 * blotch[..., None] + 0.07 * fine[..., None])
@@ -95,10 +99,11 @@ def render_table(style: TableStyle, x0: float, y0: float, px_per_cm: float,
         speck = (fine > 2.3).astype(np.float32)
         img = base * (1 + 0.025 * blotch[..., None] - 0.15 * speck[..., None] + 0.015 * fine[..., None])
     else:
-        period = 5.0 * s
-        check = ((np.floor(xs / period) + np.floor(ys / period)) % 2).astype(np.float32)
-        check = cv2.GaussianBlur(check, (0, 0), 0.6)
+        period = 2.5 * s
+        stripes_x = (np.floor(xs / period) % 2).astype(np.float32)
+        stripes_y = (np.floor(ys / period) % 2).astype(np.float32)
+        gingham = 0.5 * (stripes_x + stripes_y)  # 0 white, 0.5 mixed, 1 full colour
         folds = _smooth_noise(rng, (rows, cols), (int(h_cm / 15) + 2, int(w_cm / 15) + 2))
-        img = base * (1 - check[..., None]) + second * check[..., None]
+        img = base * (1 - gingham[..., None]) + second * gingham[..., None]
         img = img * (1 + 0.06 * folds[..., None] + 0.03 * fine[..., None])
     return np.clip(img, 0, 1).astype(np.float32)

@@ -112,7 +112,7 @@ def _dashed_rect(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], dash
 
 def _tiles(sheet: _Sheet, size_cm: float) -> None:
     side = _px(size_cm * 10, sheet.dpi)
-    quiet = max(side // _CELLS, _px(5, sheet.dpi))
+    quiet = max(round(side * 1.25 / _CELLS), _px(6, sheet.dpi))
     label_h = int(sheet.font.size * 1.35) * 2 + quiet // 2
     tile_w, tile_h = side + 2 * quiet, side + 2 * quiet + label_h
     gap = _px(4, sheet.dpi)
@@ -226,10 +226,9 @@ def detector_parameters(min_perimeter_rate: float = 0.02) -> cv2.aruco.DetectorP
     `min_perimeter_rate`: the smallest marker outline looked at, as a share of the image's longer
     side (0.02: a 6 px square in a 1280 px frame); the lower, the more candidates and time."""
     params = cv2.aruco.DetectorParameters()
-    params.adaptiveThreshWinSizeMin = 5
-    params.adaptiveThreshWinSizeMax = 35
-    params.adaptiveThreshWinSizeStep = 10
     params.minMarkerPerimeterRate = min_perimeter_rate
+    params.minMarkerDistanceRate = 0.05  # the default merges a marker with the outline of its own quiet zone
+    params.errorCorrectionRate = 1.0  # one wrong bit of 16 is corrected: only ids 0-3 are kept anyway
     params.polygonalApproxAccuracyRate = 0.05  # perspective and blur bend the outline
     params.perspectiveRemovePixelPerCell = 8
     params.perspectiveRemoveIgnoredMarginPerCell = 0.2
@@ -252,10 +251,10 @@ def _gray(image: np.ndarray) -> np.ndarray:
 def refine_corners(gray: np.ndarray, quad: np.ndarray, passes: int = 2) -> np.ndarray:
     """Corners of a marker as the crossings of lines fitted along its four outer edges: on
     profiles across each edge, where the image crosses halfway between the black border (sampled
-    mid-cell) and the white quiet zone (a cell out). Unbiased under blur, unlike corner-window
-    refinement. A side too faint to fit keeps its corners."""
+    mid-cell) and the white quiet zone (sampled 3/4 of a cell out, so one cell of it is enough).
+    Unbiased under blur, unlike corner-window refinement. A side too faint to fit keeps its corners."""
     gray = gray if gray.dtype == np.float32 else gray.astype(np.float32)
-    across_cells = np.linspace(-0.5, 1.0, 31)
+    across_cells = np.linspace(-0.5, 0.75, 26)
     within = across_cells <= 0.5  # the crossing is looked for within half a cell of the edge
     for _ in range(passes):
         edge = np.roll(quad, -1, 0) - quad

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -216,7 +217,7 @@ def resolve(state: S, timed: Iterable[tuple[float, Move]]) -> tuple[S, list[Outc
 
 
 @dataclass(frozen=True)
-class OwnDeckState:
+class OwnDeckState(ABC):
     """A position of an own-deck Spit game; immutable, `apply` returns a new one.
 
     `decks[i]` is player i's face-down deck, top card first (`None` for a card not known until
@@ -246,23 +247,26 @@ class OwnDeckState:
         """This state without the card player i turns at a spit (their top card)."""
         return replace(self, decks=_put(self.decks, i, self.decks[i][1:]))
 
+    @abstractmethod
     def _can_move(self, i: int) -> bool:
-        raise NotImplementedError
+        """Whether player i has a legal move (the game is started and not over)."""
 
+    @abstractmethod
     def _player_moves(self, i: int) -> Iterator[Move]:
-        raise NotImplementedError
+        """Lazily, player i's legal moves (the game is started and not over)."""
 
     def _check_own(self, move: Any, i: int) -> str | None:
         """Why a move that is neither a layout `Play` nor a table move is illegal (a game's own
         moves); None when it is legal."""
         return f"{type(move).__name__} is not a move of {self.game}"
 
+    @abstractmethod
     def _layout_play_block(self, i: int) -> str | None:
         """Why player i may not play a layout card just now, if they may not."""
-        return None
 
+    @abstractmethod
     def _after_own(self: S, move: Any, i: int) -> S:
-        raise NotImplementedError
+        """The state after a legal move of the game's own (a draw, a placing, a refill)."""
 
     # ---- queries ----------------------------------------------------------------------------
 
@@ -605,7 +609,7 @@ class OwnDeckRules:
     name: str
     places: int = 4
 
-    state_class: ClassVar[type[OwnDeckState]] = OwnDeckState
+    state_class: ClassVar[type[OwnDeckState]]
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import sys
+import os
 from pathlib import Path
 
 from referee.events import EventLog
@@ -20,20 +20,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mistakes", type=_rate, default=Mistakes().rate,
                         help="chance per decision of misplaying a card; premature spits and wrong slaps scale "
                              f"with it (default {Mistakes().rate})")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="processes playing the games (0: one per CPU core; default 1); the games are the same")
     parser.add_argument("--log", type=Path, metavar="FILE",
                         help="write the first game's ground-truth event log (JSON Lines) to FILE")
 
 
 def run(args: argparse.Namespace) -> int:
     config = SimConfig(timing=TimingProfile(speed=args.speed), mistakes=Mistakes(rate=args.mistakes))
-    summary, first = simulate_games(args.rules, args.games, args.seed, config, log_first=args.log is not None)
+    jobs = args.jobs if args.jobs > 0 else os.cpu_count() or 1
+    summary, first = simulate_games(args.rules, args.games, args.seed, config, log_first=args.log is not None, jobs=jobs)
     if args.log is not None:
         args.log.unlink(missing_ok=True)
         with EventLog(args.log, fsync=False) as log:
             log.extend(first.events if first is not None else ())
     print(summary.text())
     if args.log is not None:
-        print(f"event log           {args.log} (game 1, {len(first.events) if first else 0} events)", file=sys.stdout)
+        print(f"event log           {args.log} (game 1, {len(first.events) if first else 0} events)")
     return 0
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 import time
+from concurrent.futures import ProcessPoolExecutor
+from itertools import repeat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -41,7 +43,7 @@ class GameResult:
     state: GameState
 
     def totals(self) -> GameTotals:
-        return GameTotals(self.counts, self.winner, self.duration_ms, tuple(self.state.players))
+        return GameTotals(dict(self.counts), self.winner, self.duration_ms, tuple(self.state.players))
 
 
 def simulate_game(rules: Any, rng: random.Random, config: SimConfig = SimConfig(), *, keep_log: bool = True) -> GameResult:
@@ -71,18 +73,36 @@ def simulate_game(rules: Any, rng: random.Random, config: SimConfig = SimConfig(
 
 
 def simulate_games(
-    rules_name: str, games: int, seed: int, config: SimConfig = SimConfig(), *, log_first: bool = False
+    rules_name: str,
+    games: int,
+    seed: int,
+    config: SimConfig = SimConfig(),
+    *,
+    log_first: bool = False,
+    jobs: int = 1,
 ) -> tuple[Summary, GameResult | None]:
-    """`games` games of one rule set from `seed` (game i's own seed is drawn from it); the summary
-    and, with `log_first`, the first game with its log."""
+    """`games` games of one rule set from `seed` (game i's own seed is the i-th number drawn from
+    it, so the games do not depend on `jobs`, the number of processes playing them); the summary
+    and, with `log_first`, the first game with its log. Raises `UnknownRuleSet` for a bad name."""
     rules = get_rules(rules_name)
     master = random.Random(seed)
-    first: GameResult | None = None
-    totals = []
+    seeds = [master.getrandbits(64) for _ in range(games)]
     began = time.perf_counter()
-    for i in range(games):
-        result = simulate_game(rules, random.Random(master.getrandbits(64)), config, keep_log=log_first and i == 0)
-        if i == 0 and log_first:
-            first = result
-        totals.append(result.totals())
-    return Summary.of(rules_name, totals, time.perf_counter() - began), first
+    first = simulate_game(rules, random.Random(seeds[0]), config, keep_log=log_first) if seeds else None
+    totals = [first.totals()] if first is not None else []
+    rest = seeds[1:]
+    if jobs > 1 and len(rest) >= 2 * jobs:
+        size = -(-len(rest) // (4 * jobs))
+        chunks = [rest[i : i + size] for i in range(0, len(rest), size)]
+        with ProcessPoolExecutor(jobs) as pool:
+            for part in pool.map(_play_seeds, repeat(rules_name), chunks, repeat(config)):
+                totals.extend(part)
+    else:
+        totals.extend(_play_seeds(rules_name, rest, config))
+    return Summary.of(rules_name, totals, time.perf_counter() - began), (first if log_first else None)
+
+
+def _play_seeds(rules_name: str, seeds: list[int], config: SimConfig) -> list[GameTotals]:
+    """The totals of one game per seed (run in a worker process when there are several)."""
+    rules = get_rules(rules_name)
+    return [simulate_game(rules, random.Random(s), config, keep_log=False).totals() for s in seeds]

@@ -8,14 +8,27 @@ from typing import Any
 
 from referee.cards import full_deck, parse_card
 from referee.rules.base import Move
-from referee.rules.spit_moves import ChoosePile, Deal, HandPlay, Layout, Play, Reshuffle, Slap, Spit
+from referee.rules.spit_moves import (
+    ChoosePile,
+    Deal,
+    Draw,
+    HandPlay,
+    Layout,
+    Play,
+    Refill,
+    Reshuffle,
+    Slap,
+    Spit,
+    TurnUp,
+)
 from referee.rules.spit_options import SpitRules
 from referee.rules.spit_state import SpitState
-from referee.simulate.bots import Bot
 from referee.simulate.record import seconds
 from referee.simulate.spit_table import TableSim
 
-_BOT = Bot(lookahead=False)  # the engine's `useful_moves` already leaves out pointless rearrangements
+_RANK = {Play: 0, HandPlay: 0, TurnUp: 1, Refill: 2, Draw: 3}
+"""The bot's preference by move class, as `referee.simulate.bots.PRIORITY` (lower first); other
+moves the engine calls useful (into a space, stacking equal ranks) come last."""
 
 
 class SpitOps:
@@ -77,10 +90,20 @@ class SpitOps:
         return list(state.useful_moves(player))
 
     def choose(self, state: SpitState, player: str, moves: list[Move], rng: random.Random) -> Move | None:
+        """A pile choice when one is due, else a move of the most preferred class at random (the
+        engine's `useful_moves` already leaves out pointless rearrangements)."""
         choices = [m for m in moves if isinstance(m, ChoosePile)]
         if choices:
             return _pick_pile(state, choices, rng, 0.0)
-        return _BOT.choose(state, player, moves, rng)
+        best: list[Move] = []
+        best_rank = len(_RANK)
+        for move in moves:
+            rank = _RANK.get(type(move), len(_RANK))
+            if rank < best_rank:
+                best, best_rank = [move], rank
+            elif rank == best_rank:
+                best.append(move)
+        return rng.choice(best) if best else None
 
     def misplays(self, state: SpitState, player: str) -> list[Move]:
         """A face-up stock top (five-card hand: a hand card) put onto a spit pile it does not fit."""

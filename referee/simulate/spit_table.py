@@ -19,6 +19,9 @@ _DECIDE, _TOUCH, _BACK, _PREMATURE = range(4)
 RACE_WINDOW_MS = 500
 """Two players' cards touching one centre pile less than this apart make a `race` (the window of
 `referee.rules.spit_timing.resolve_simultaneous`); the second is judged against the new top."""
+SEEN_MS = 200
+"""An opponent's hand that has been moving for this long is seen heading for its pile: a player
+then plays elsewhere when they can (a card already in the air is not dodged: a race)."""
 HAND_NAMES = ("right", "left")
 """A two-handed player's hands, the first one the hand used alone."""
 QUICK_KINDS = frozenset({"turn_up", "draw"})
@@ -205,6 +208,14 @@ class TableSim:
         hand.wake = t
         self._push(t, _DECIDE, (hand, hand.token))
 
+    def _contested(self, player: str) -> set[str]:
+        """Centre piles that another player's hand is seen heading for."""
+        return {
+            h.motion.target for h in self._hands
+            if h.motion is not None and h.player != player and h.motion.kind in PLAY_KINDS
+            and h.motion.start <= self.now - SEEN_MS
+        }
+
     def _busy_piles(self, hand: _Hand) -> set[str]:
         piles: set[str] = set()
         for other in self._hands:
@@ -214,11 +225,16 @@ class TableSim:
 
     def _decide(self, hand: _Hand) -> None:
         player, state = hand.player, self.state
-        busy = self._busy_piles(hand)
-        moves = [m for m in self.ops.moves(state, player) if not _uses(m, busy)]
+        busy = self._busy_piles(hand) if self._two_hands else None
+        moves = self.ops.moves(state, player)
+        if busy:
+            moves = [m for m in moves if not _uses(m, busy)]
+        contested = self._contested(player)
+        if contested:
+            moves = [m for m in moves if not _uses(m, contested)] or moves
         move = None
         if self.rng.random() < self.mistakes.illegal:
-            misplays = [m for m in self.ops.misplays(state, player) if not _uses(m, busy)]
+            misplays = [m for m in self.ops.misplays(state, player) if not busy or not _uses(m, busy)]
             if misplays:
                 move = self.rng.choice(misplays)
         if move is None:
@@ -289,7 +305,6 @@ class TableSim:
 
 
 def _uses(move: Move, piles: set[str]) -> bool:
-    if not piles:
-        return False
+    """The move takes a card from, or puts one onto, one of `piles`."""
     fields = move.event()[1]
     return any(fields.get(name) in piles for name in ("from", "to", "pile"))

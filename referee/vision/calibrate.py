@@ -25,7 +25,7 @@ from referee.vision.calibrate_fit import (
     table_frame,
 )
 from referee.vision.markers import DEFAULT_SIZE_CM, MARKER_IDS, find_markers
-from referee.vision.zones import Layout, LayoutError, Polygon, default_layout
+from referee.vision.zones import Layout, LayoutError, Polygon, default_layout, dumps
 
 __all__ = [
     "BadCalibrationFile",
@@ -249,7 +249,7 @@ class Calibration:
     def save(self, path: str | Path) -> None:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        path.write_text(dumps(self.to_dict()))
 
 
 def _marker_id(key: str) -> int:

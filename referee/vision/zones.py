@@ -46,7 +46,15 @@ def _polygon(points: Any, what: str) -> Polygon:
         raise LayoutError(f"{what}: a polygon needs at least 3 [x, y] points, got shape {array.shape}")
     if not np.isfinite(array).all():
         raise LayoutError(f"{what}: a polygon's points must be finite")
-    return tuple((float(x), float(y)) for x, y in array)
+    return tuple((round(float(x), 4), round(float(y), 4)) for x, y in array)  # to 1/100 mm
+
+
+_PAIR = re.compile(r"\[\s+([^\s\[\],]+),\s+([^\s\[\],]+)\s+\]")
+
+
+def dumps(data: Any) -> str:
+    """JSON for a person to read: indented, with each [x, y] pair on one line."""
+    return _PAIR.sub(r"[\1, \2]", json.dumps(data, indent=1)) + "\n"
 
 
 def _inside(polygon: Polygon, point: Sequence[float]) -> bool:
@@ -170,7 +178,7 @@ class Layout:
         )
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        Path(path).write_text(dumps(self.to_dict()))
 
     @classmethod
     def load(cls, path: str | Path) -> "Layout":

@@ -1,6 +1,6 @@
 """Benchmark of `referee.vision`: ms per 1280x720 frame on 2 CPU threads, peak memory, real-photo accuracy.
 
-    python bench/detect.py [--real ../shared/data/real-pinochle/train] [--frames 60] [--json]
+    python bench/detect.py [--real ../shared/data/real-pinochle/train] [--synth data/synth] [--frames 60] [--json]
 
 Frames are the real photos stretched to 1280x720 (decoded beforehand: a camera hands over
 decoded frames); the time is the whole `detect()` call, pre- and post-processing included.
@@ -23,13 +23,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from referee.vision.detector import CardDetector, DetectorSettings, read_image  # noqa: E402
-from referee.vision.evaluate import score_photos  # noqa: E402
+from referee.vision.evaluate import score_photos, score_synth  # noqa: E402
 from referee.vision.realset import load_photos  # noqa: E402
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--real", type=Path, default=ROOT.parent / "shared" / "data" / "real-pinochle" / "train")
+    parser.add_argument("--synth", type=Path, help="also score a `referee synth-data` folder's val split (whole pipeline)")
     parser.add_argument("--frames", type=int, default=60, help="timed frames (after 5 warm-up calls)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -49,6 +50,7 @@ def main() -> int:
         times.append((time.perf_counter() - start) * 1000)
     holdout = score_photos(detector, load_photos(args.real, "holdout"))
     everything = score_photos(detector, photos)
+    synth = score_synth(detector, args.synth) if args.synth else None
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     result = {
         "frame": "1280x720",
@@ -59,6 +61,8 @@ def main() -> int:
         "real_holdout": holdout.summary(),
         "real_all": everything.summary(),
     }
+    if synth is not None:
+        result["synth_val"] = synth.summary()
     if args.json:
         print(json.dumps(result))
     else:
@@ -69,6 +73,13 @@ def main() -> int:
             print(
                 f"{name}: {s['photos']} photos, {s['cards']} cards, recall@IoU0.5 {s['recall_iou50']:.4f}, "
                 f"rank accuracy {s['rank_accuracy']:.4f}, extra detections {s['extra_detections']}"
+            )
+        if synth is not None:
+            s = result["synth_val"]
+            print(
+                f"synth_val: {s['images']} images, {s['cards']} cards, recall@IoU0.5 {s['recall_iou50']:.4f}, "
+                f"code accuracy {s['code_accuracy']:.4f}, rank accuracy {s['rank_accuracy']:.4f}, "
+                f"extra detections {s['extra_detections']}"
             )
     if args.misses:
         print("\n".join(holdout.misses))

@@ -89,7 +89,7 @@ def _corner_labels(quad: np.ndarray, printed: np.ndarray, code: str, index_visib
 
 
 def synth_samples(synth_dir: Path, split: str, config: IndexConfig) -> Samples:
-    """Index crops of every card of a synthetic split, cut as inference cuts them and from jittered truth."""
+    """Index crops of every card of a synthetic split: from its true outline, its oriented box and jittered boxes."""
     folder = synth_dir / "annotations" / split
     if not folder.is_dir():
         raise BadTrainingSetup(f"{synth_dir}: no annotations/{split} folder (make one with `referee synth-data`)")
@@ -108,11 +108,11 @@ def synth_samples(synth_dir: Path, split: str, config: IndexConfig) -> Samples:
                 continue
             x1, y1 = printed.min(axis=0)
             x2, y2 = printed.max(axis=0)
-            box = (max(0.0, x1), max(0.0, y1), min(float(width), x2), min(float(height), y2))
-            if box[2] - box[0] < 8 or box[3] - box[1] < 8:
+            if min(x2, width) - max(x1, 0) < 8 or min(y2, height) - max(y1, 0) < 8:
                 continue
-            quads = [refine_quad(image, box)[0], order_quad(printed)]
-            quads += [order_quad(_jitter(printed, rng, 0.02)) for _ in range(config.jitter_copies)]
+            rectangle = cv2.boxPoints(cv2.minAreaRect(printed))  # what the oriented-box detector gives
+            quads = [order_quad(printed), order_quad(rectangle)]
+            quads += [order_quad(_jitter(rectangle, rng, 0.025)) for _ in range(config.jitter_copies)]
             visible = (bool(card["index_visible"][0]), bool(card["index_visible"][1]))
             for quad in quads:
                 pair = index_crops(image, quad)

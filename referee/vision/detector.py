@@ -1,4 +1,4 @@
-"""Card reading on onnxruntime: a YOLO finds whole cards, a tiny CNN reads both index corners of each."""
+"""Card reading on onnxruntime: an oriented-box YOLO finds whole cards, a tiny CNN reads both index corners of each."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 
 from referee.cards import FACE_DOWN, RANKS, SUITS
 from referee.errors import RefereeError
-from referee.vision.corners import index_crops, refine_quad
+from referee.vision.corners import index_crops, order_quad
 from referee.vision.detections import DetectedCard, Detections
 
 MODELS_DIR: Final = Path(__file__).resolve().parents[2] / "models"
@@ -77,19 +77,36 @@ def _session(path: Path, threads: int) -> "onnxruntime.InferenceSession":  # noq
         raise ModelMissing(f"model {path} cannot be loaded: {exc}") from exc
 
 
-def _nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
-    """Indices kept by greedy non-maximum suppression, best first."""
+def _covariance(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Second moments (a, b, c) of rotated boxes (N, 5: cx, cy, w, h, angle) seen as uniform rectangles."""
+    a0, b0 = boxes[:, 2] ** 2 / 12, boxes[:, 3] ** 2 / 12
+    cos, sin = np.cos(boxes[:, 4]), np.sin(boxes[:, 4])
+    return a0 * cos**2 + b0 * sin**2, a0 * sin**2 + b0 * cos**2, (a0 - b0) * cos * sin
+
+
+def probiou(box: np.ndarray, others: np.ndarray, eps: float = 1e-7) -> np.ndarray:
+    """Probabilistic IoU (1 - Hellinger distance of Gaussians) of one rotated box with many; as ultralytics' NMS."""
+    a1, b1, c1 = _covariance(box[None])
+    a2, b2, c2 = _covariance(others)
+    dx, dy = box[0] - others[:, 0], box[1] - others[:, 1]
+    a, b, c = a1 + a2, b1 + b2, c1 + c2
+    det = a * b - c**2
+    t1 = (a * dy**2 + b * dx**2) / (det + eps) * 0.25
+    t2 = (c * -dx * dy) / (det + eps) * 0.5
+    t3 = 0.5 * np.log(det / (4 * np.sqrt(np.clip(a1 * b1 - c1**2, 0, None) * np.clip(a2 * b2 - c2**2, 0, None)) + eps) + eps)
+    distance = np.clip(t1 + t2 + t3, eps, 100.0)
+    return 1.0 - np.sqrt(1.0 - np.exp(-distance) + eps)
+
+
+def rotated_nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
+    """Indices of rotated boxes (N, 5) kept by greedy NMS on probabilistic IoU, best first."""
     order = np.argsort(-scores)
     keep = []
-    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
     while order.size:
         i = order[0]
         keep.append(i)
         rest = order[1:]
-        lt = np.maximum(boxes[i, :2], boxes[rest, :2])
-        rb = np.minimum(boxes[i, 2:], boxes[rest, 2:])
-        inter = np.prod(np.clip(rb - lt, 0, None), axis=1)
-        order = rest[inter / (areas[i] + areas[rest] - inter + 1e-9) <= iou]
+        order = rest[probiou(boxes[i], boxes[rest]) <= iou]
     return np.array(keep, dtype=np.int64)
 
 
@@ -103,10 +120,13 @@ class CardDetector:
         shape = self._boxes.get_inputs()[0].shape
         self.input_size = int(shape[2]) if isinstance(shape[2], int) else 320
         self._box_input = self._boxes.get_inputs()[0].name
+        rows = self._boxes.get_outputs()[0].shape[1]
+        if rows != 4 + len(DETECTOR_CLASSES) + 1:
+            raise ModelMissing(f"{DETECTOR_MODEL} is not an oriented-box model of {len(DETECTOR_CLASSES)} classes")
         self._index_input = self._index.get_inputs()[0].name
 
     def _find_boxes(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Boxes (N, 4) in image pixels, scores (N,) and classes (N,) after NMS."""
+        """Rotated boxes (N, 5: cx, cy, w, h, angle in radians) in image pixels, scores (N,), classes (N,)."""
         height, width = image.shape[:2]
         size = self.input_size
         scale = min(size / width, size / height)
@@ -117,19 +137,16 @@ class CardDetector:
             image, (new_w, new_h), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
         )
         blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-        output = self._boxes.run(None, {self._box_input: blob})[0][0]  # (4 + classes, anchors)
-        class_scores = output[4:]
+        output = self._boxes.run(None, {self._box_input: blob})[0][0]  # (4 + classes + 1, anchors)
+        class_scores = output[4 : 4 + len(DETECTOR_CLASSES)]
         classes = class_scores.argmax(axis=0)
         scores = class_scores[classes, np.arange(class_scores.shape[1])]
         keep = scores >= self.settings.min_box_score
-        if not keep.any():
-            return np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64)
-        cx, cy, w, h = output[:4, keep]
-        boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
-        boxes = (boxes - np.array([pad_x, pad_y, pad_x, pad_y], np.float32)) / scale
-        boxes = np.clip(boxes, 0, np.array([width, height, width, height], np.float32))
+        boxes = output[[0, 1, 2, 3, -1]][:, keep].T.astype(np.float64)
+        boxes[:, :2] = (boxes[:, :2] - (pad_x, pad_y)) / scale
+        boxes[:, 2:4] /= scale
         scores, classes = scores[keep], classes[keep]
-        kept = _nms(boxes, scores, self.settings.nms_iou)
+        kept = rotated_nms(boxes, scores, self.settings.nms_iou)
         return boxes[kept], scores[kept], classes[kept]
 
     def _read_indices(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -145,12 +162,8 @@ class CardDetector:
         height, width = image.shape[:2]
         scale = min(1.0, MAX_SIDE / max(height, width))
         work = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        boxes, scores, classes = self._find_boxes(work)
-        quads, found = [], []
-        for box in boxes:
-            quad, ok = refine_quad(work, box)
-            quads.append(quad)
-            found.append(ok)
+        rotated, scores, classes = self._find_boxes(work)
+        quads = [order_quad(cv2.boxPoints(((b[0], b[1]), (b[2], b[3]), float(np.degrees(b[4]))))) for b in rotated]
         face_up = [i for i, c in enumerate(classes) if DETECTOR_CLASSES[c] == "card"]
         codes: dict[int, tuple[str, float]] = {}
         if face_up:
@@ -158,11 +171,16 @@ class CardDetector:
             rank, suit = self._read_indices(crops)
             for k, i in enumerate(face_up):
                 codes[i] = merge_corners(rank[2 * k : 2 * k + 2], suit[2 * k : 2 * k + 2])
+        limit = np.array([work.shape[1], work.shape[0]], dtype=np.float64)
         cards = []
-        for i, box in enumerate(boxes):
+        for i, quad in enumerate(quads):
             code, reading = codes.get(i, (FACE_DOWN, 1.0))
-            corners = tuple(map(tuple, quads[i].astype(float))) if found[i] else None
-            card = DetectedCard(code, float(scores[i]) * reading, tuple(float(v) for v in box), corners)
+            x1, y1 = np.clip(quad.min(axis=0), 0, limit)
+            x2, y2 = np.clip(quad.max(axis=0), 0, limit)
+            if x2 - x1 < 1 or y2 - y1 < 1:
+                continue
+            corners = tuple((float(x), float(y)) for x, y in quad)
+            card = DetectedCard(code, float(scores[i]) * reading, (float(x1), float(y1), float(x2), float(y2)), corners)
             cards.append(card if scale == 1.0 else card.shifted(0.0, 0.0, 1.0 / scale))
         return Detections(tuple(cards), width, height)
 

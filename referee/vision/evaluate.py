@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -25,7 +28,11 @@ def iou(a: tuple[float, float, float, float], b: tuple[float, float, float, floa
     return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
-def match(truth: Iterable[LabelledCard], found: Detections) -> list[tuple[int, int]]:
+class HasBox(Protocol):
+    box: tuple[float, float, float, float]
+
+
+def match(truth: Iterable[HasBox], found: Detections) -> list[tuple[int, int]]:
     """Pairs (truth index, detection index): detections by confidence take the best free box at IoU >= 0.5."""
     truth = list(truth)
     used: set[int] = set()
@@ -89,6 +96,70 @@ class RealScore:
             "rank_accuracy": round(self.rank_accuracy, 4),
             "extra_detections": self.extra,
         }
+
+
+def synth_truth(synth_dir: Path, split: str = "val", min_visible: float = 0.5) -> list[tuple[Path, list[tuple[str, tuple[float, float, float, float]]]]]:
+    """Images of a `referee synth-data` split with (code, whole-card box) of each card seen at least half."""
+    out = []
+    for note_path in sorted((synth_dir / "annotations" / split).glob("*.json")):
+        note = json.loads(note_path.read_text())
+        width, height = note["image"]["width"], note["image"]["height"]
+        cards = []
+        for card in note["cards"]:
+            if card["visible"] < min_visible:
+                continue
+            pts = np.array(card["corners"], dtype=np.float64)
+            x1, y1 = np.clip(pts.min(axis=0), 0, (width, height))
+            x2, y2 = np.clip(pts.max(axis=0), 0, (width, height))
+            if x2 > x1 and y2 > y1:
+                cards.append((card["card"], (float(x1), float(y1), float(x2), float(y2))))
+        out.append((synth_dir / "images" / split / (note_path.stem + ".jpg"), cards))
+    return out
+
+
+@dataclass
+class SynthScore:
+    """Whole-pipeline counts on synthetic images: cards found (IoU 0.5) and found cards with the right code."""
+
+    images: int = 0
+    cards: int = 0
+    matched: int = 0
+    code_correct: int = 0
+    rank_correct: int = 0
+    extra: int = 0
+
+    def add(self, truth: list[tuple[str, tuple[float, float, float, float]]], found: Detections) -> None:
+        pairs = match([_Boxed(box) for _, box in truth], found)
+        self.images += 1
+        self.cards += len(truth)
+        self.matched += len(pairs)
+        self.extra += len(found) - len(pairs)
+        for t, d in pairs:
+            self.code_correct += found[d].code == truth[t][0]
+            self.rank_correct += rank_of(found[d].code) == rank_of(truth[t][0])
+
+    def summary(self) -> dict[str, float | int]:
+        return {
+            "images": self.images,
+            "cards": self.cards,
+            "recall_iou50": round(self.matched / max(1, self.cards), 4),
+            "code_accuracy": round(self.code_correct / max(1, self.matched), 4),
+            "rank_accuracy": round(self.rank_correct / max(1, self.matched), 4),
+            "extra_detections": self.extra,
+        }
+
+
+@dataclass(frozen=True)
+class _Boxed:
+    box: tuple[float, float, float, float]
+
+
+def score_synth(detector: CardDetector, synth_dir: Path, split: str = "val", limit: int | None = None) -> SynthScore:
+    """Run the detector on a synthetic split (the first `limit` images) and count."""
+    score = SynthScore()
+    for path, truth in synth_truth(synth_dir, split)[:limit]:
+        score.add(truth, detector.detect(read_image(path)))
+    return score
 
 
 def score_photos(detector: CardDetector, photos: Iterable[LabelledPhoto], min_confidence: float = 0.0) -> RealScore:

@@ -9,6 +9,7 @@ import numpy as np
 
 from referee.cards import ALL_CARDS
 from referee.synth.hands import HandPose, random_hand
+from referee.synth.props import random_props
 from referee.synth.scene import BACK, CARD_THICKNESS_CM, CardPlacement, GlareSpot, Lighting, MarkerPlacement, Scene
 from referee.synth.table import random_table
 
@@ -80,6 +81,11 @@ def fan(rng: np.random.Generator, dealer: _Dealer, x: float, y: float, angle: fl
     return cards
 
 
+def _white_balance(temperature: float, tint: float) -> tuple[float, float, float]:
+    """Channel gains of a camera's white balance: warm (+) to cold (-), with a slight green tint."""
+    return 1.0 + 0.14 * temperature, 1.0 + tint, 1.0 - 0.16 * temperature
+
+
 def random_scene(rng: np.random.Generator, area: PlayArea = PlayArea(), marker_p: float = 0.5,
                  hands_p: float = 0.55) -> Scene:
     """A random moment of a Spit game between players A (near, y < 0) and B (far)."""
@@ -141,11 +147,12 @@ def random_scene(rng: np.random.Generator, area: PlayArea = PlayArea(), marker_p
         azimuth=float(rng.uniform(0, 360)), elevation=float(rng.uniform(35, 85)),
         shadow=float(rng.uniform(0.2, 0.6)), ambient_ramp=float(rng.uniform(0, 0.3)),
         ramp_angle=float(rng.uniform(0, 360)), brightness=float(rng.uniform(0.65, 1.15)),
-        white_balance=tuple(float(v) for v in rng.uniform(0.85, 1.12, 3)),  # type: ignore[arg-type]
+        white_balance=_white_balance(float(rng.uniform(-1, 1)), float(rng.normal(0, 0.03))),
         vignette=float(rng.uniform(0, 0.35)),
         glare=tuple(GlareSpot(float(rng.uniform(-30, 30)), float(rng.uniform(-25, 25)), float(rng.uniform(3, 15)),
                               float(rng.uniform(0.15, 0.6))) for _ in range(int(rng.choice(3, p=[0.5, 0.35, 0.15])))),
         gloss=float(rng.uniform(0.3, 1.0)),
     )
     markers = area.markers() if rng.random() < marker_p else ()
-    return Scene(tuple(cards), random_table(rng), tuple(hands), markers, lighting)
+    props = random_props(rng, area.width / 2, area.depth / 2)
+    return Scene(tuple(cards), random_table(rng), tuple(hands), markers, lighting, props)

@@ -12,6 +12,7 @@ from referee.synth.annotation import Annotation, CardLabel, HandLabel, MarkerLab
 from referee.synth.camera import Camera
 from referee.synth.faces import CARD_H_CM, CARD_W_CM, FACE_H, FACE_W, FaceSource
 from referee.synth.hands import HandPose, hand_parts
+from referee.synth.props import Prop, prop_raster
 from referee.synth.table import TableStyle, render_table
 
 BACK = "back"
@@ -98,6 +99,8 @@ class Scene:
     hands: tuple[HandPose, ...] = ()
     markers: tuple[MarkerPlacement, ...] = ()
     lighting: Lighting = field(default_factory=Lighting)
+    props: tuple[Prop, ...] = ()
+    """Other things on the table, under the cards; not annotated."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -199,6 +202,32 @@ class _Canvas:
         mask = _blur_small(mask, sigma)
         self.image[y0:y1, x0:x1] *= (1 - strength * mask)[..., None]
 
+    def soft_shadow(self, outlines: list[np.ndarray], strength: float) -> None:
+        """The shadow of several raised outlines (N x 3 cm each) on the table, drawn at a quarter
+        of the resolution (it is blurred by several centimetres anyway)."""
+        f = 4
+        mask = np.zeros((self.h // f + 2, self.w // f + 2), np.float32)
+        drops = []
+        for outline in outlines:
+            drop = float(outline[:, 2].mean())
+            shifted = outline.copy()
+            shifted[:, :2] += self.shadow_dir * outline[:, 2:3]
+            shifted[:, 2] = 0.0
+            pts = self.camera.project(shifted)
+            if not np.all(np.isfinite(pts)):
+                continue
+            poly = np.round(np.clip(pts / f, -1e4, 1e4) * 16).astype(np.int32)
+            cv2.fillPoly(mask, [poly], 1.0, cv2.LINE_AA, shift=4)
+            drops.append(drop)
+        if not drops:
+            return
+        centre = np.mean([o[:, :2].mean(axis=0) for o in outlines], axis=0)
+        ppc = self.camera.pixels_per_cm(float(centre[0]), float(centre[1]))
+        sigma = max(0.5, (0.07 + 0.12 * float(np.median(drops))) * ppc / f)
+        mask = cv2.GaussianBlur(mask, (0, 0), sigma)
+        full = cv2.resize(mask, (mask.shape[1] * f, mask.shape[0] * f), interpolation=cv2.INTER_LINEAR)
+        self.image *= cv2.merge([1 - strength * full[:self.h, :self.w]] * 3)
+
     def paste(self, rgba: np.ndarray, face_to_table: np.ndarray, z_cm: float, owner: int | None,
               contact_shadow: float = 0.0, drop: float = 0.04) -> None:
         """Warp an RGBA raster whose pixels map to the table by `face_to_table` (at height z_cm),
@@ -247,35 +276,55 @@ class _Canvas:
         """Draw a hand with its shadow; returns its outline in the image (N x 2, clipped to the frame)."""
         parts = hand_parts(pose)
         outlines = [self.camera.project(p.points) for p in parts]
-        for part in parts:
-            self.shadow(part.points, drop=float(part.points[:, 2].mean()), strength=self.lighting.shadow * 0.9)
-        everything = np.concatenate([o for o in outlines if np.all(np.isfinite(o))] or [np.zeros((1, 2))])
-        box = self.roi(everything, 3)
+        self.soft_shadow([p.points for p in parts], self.lighting.shadow * 0.9)
+        finite = [o for o in outlines if np.all(np.isfinite(o))]
+        blur = np.zeros(2)
+        if pose.motion_cm > 0:
+            a = math.radians(pose.motion_angle)
+            ends = self.camera.project(np.array([[pose.x, pose.y, pose.height],
+                                                 [pose.x + pose.motion_cm * math.sin(a),
+                                                  pose.y + pose.motion_cm * math.cos(a), pose.height]]))
+            blur = np.nan_to_num(ends[1] - ends[0])
+        box = self.roi(np.concatenate(finite), 3 + float(np.abs(blur).max())) if finite else None
         if box is None:
             return np.zeros((0, 2))
         x0, y0, x1, y1 = box
-        hand_mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+        colour = np.zeros((y1 - y0, x1 - x0, 3), np.float32)  # premultiplied layer
+        alpha = np.zeros((y1 - y0, x1 - x0), np.float32)
         for part, pts in zip(parts, outlines):
             part_box = self.roi(pts, 2) if np.all(np.isfinite(pts)) else None
             if part_box is None:
                 continue
             px0, py0, px1, py1 = part_box
-            region = self.image[py0:py1, px0:px1]
             poly = np.round((pts - 0.5 - (px0, py0)) * 16).astype(np.int32)
-            mask = np.zeros(region.shape[:2], np.float32)
+            mask = np.zeros((py1 - py0, px1 - px0), np.float32)
             cv2.fillPoly(mask, [poly], 1.0, cv2.LINE_AA, shift=4)
             size = max(1.0, math.sqrt(max(cv2.contourArea(pts.astype(np.float32)), 1.0)))
-            # rounded shading: darker towards the part's edges, a soft highlight along its middle
-            shade = _blur_small(mask, max(0.8, size * 0.12))
-            color = np.array(part.color, np.float32) / 255
-            tone = (0.62 + 0.45 * shade)[..., None] * color
-            region *= 1 - mask[..., None]
-            region += mask[..., None] * tone
+            # rounded shading: darker towards the part's edges, brighter along its middle
+            shade = _blur_small(mask, max(0.8, size * 0.2))
+            base = np.array(part.color, np.float32) / 255
+            tone = (0.55 + 0.55 * np.minimum(shade * 1.6, 1.0))[..., None] * base
+            for detail in part.details[:-1]:  # finger creases
+                line = np.round((self.camera.project(detail) - 0.5 - (px0, py0)) * 16).astype(np.int32)
+                cv2.polylines(tone, [line], False, tuple(float(v) * 0.45 for v in base), 1, cv2.LINE_AA, shift=4)
+            if part.details:  # the nail: paler and a little glossy
+                nail = np.round((self.camera.project(part.details[-1]) - 0.5 - (px0, py0)) * 16).astype(np.int32)
+                nail_colour = 0.55 * base + 0.45 * np.array((0.93, 0.78, 0.74))
+                cv2.fillPoly(tone, [nail], tuple(float(v) for v in nail_colour), cv2.LINE_AA, shift=4)
             if part.kind.startswith("finger") or part.kind == "thumb":
-                cv2.polylines(region, [poly], True, tuple(float(v) * 0.55 for v in color), 1, cv2.LINE_AA, shift=4)
-            sub = hand_mask[py0 - y0:py1 - y0, px0 - x0:px1 - x0]
-            np.maximum(sub, mask, out=sub)
-        inside = hand_mask >= 0.5
+                cv2.polylines(tone, [poly], True, tuple(float(v) * 0.5 for v in base), 1, cv2.LINE_AA, shift=4)
+            sub_c = colour[py0 - y0:py1 - y0, px0 - x0:px1 - x0]
+            sub_a = alpha[py0 - y0:py1 - y0, px0 - x0:px1 - x0]
+            sub_c *= 1 - mask[..., None]
+            sub_c += tone * mask[..., None]
+            sub_a *= 1 - mask
+            sub_a += mask
+        if np.abs(blur).max() >= 1.0:
+            colour, alpha = _motion_blur(colour, blur), _motion_blur(alpha, blur)
+        region = self.image[y0:y1, x0:x1]
+        region *= 1 - alpha[..., None]
+        region += colour
+        inside = alpha >= 0.5
         self.owner[y0:y1, x0:x1][inside] = _OWNER_HAND
         contours, _ = cv2.findContours(inside.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         if not contours:
@@ -313,6 +362,22 @@ def _upsample(field: np.ndarray, step: int, w: int, h: int) -> np.ndarray:
     big = cv2.resize(field, (field.shape[1] * step, field.shape[0] * step), interpolation=cv2.INTER_LINEAR)
     off = step // 2
     return big[off:off + h, off:off + w] if big.ndim == 2 else big[off:off + h, off:off + w, :]
+
+
+def _motion_blur(layer: np.ndarray, blur: np.ndarray) -> np.ndarray:
+    """Smear a layer along the image vector `blur` (pixels); long smears are done at a lower resolution."""
+    length = float(np.hypot(*blur))
+    f = max(1, int(length / 8))
+    h, w = layer.shape[:2]
+    small = cv2.resize(layer, (max(1, w // f), max(1, h // f)), interpolation=cv2.INTER_AREA) if f > 1 else layer
+    d = blur / f
+    n = int(np.ceil(np.abs(d).max())) * 2 + 1
+    kernel = np.zeros((n, n), np.float32)
+    c = n // 2
+    cv2.line(kernel, (int(round(c - d[0] / 2)), int(round(c - d[1] / 2))),
+             (int(round(c + d[0] / 2)), int(round(c + d[1] / 2))), 1.0, 1)
+    out = cv2.filter2D(small, -1, kernel / kernel.sum())
+    return cv2.resize(out, (w, h), interpolation=cv2.INTER_LINEAR) if f > 1 else out
 
 
 def _shifted(mask: np.ndarray, dx: int, dy: int) -> np.ndarray:
@@ -399,6 +464,11 @@ def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
         corners = camera.project(marker_corners_table(marker))
         if np.all(np.isfinite(corners)):
             markers.append(MarkerLabel(marker.marker_id, _points(corners)))
+    for prop in scene.props:
+        rgba = prop_raster(prop.kind, prop.color, prop.seed)
+        w_cm, h_cm, height = prop.size
+        to_table = _face_to_table(prop.angle, prop.x, prop.y, w_cm, h_cm, rgba.shape[1], rgba.shape[0])
+        canvas.paste(rgba, to_table, height, None, scene.lighting.shadow * 0.8, max(height, 0.02))
     order = sorted(range(len(scene.cards)), key=lambda k: (scene.cards[k].z, k))
     for k in order:
         card = scene.cards[k]

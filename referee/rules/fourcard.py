@@ -20,7 +20,8 @@ Choices the rules leave open (besides those of `referee.rules.owndeck`):
 >>> def deck(*top):  # one whole deck with these cards on top
 ...     first = [parse_card(c) for c in top]
 ...     return first + [c for c in full_deck() if c not in first]
->>> state = FourCardRules().deal(deck("9S", "5H", "KD", "2C", "8D", "QH"), deck("3C", "3D", "3H", "3S", "10C"))
+>>> state = FourCardRules().deal(deck("9S", "5H", "KD", "2C", "8D", "QH"),
+...                             deck("3C", "3D", "3H", "3S", "10C"))
 >>> print(state)
 L: - (0)  R: - (0)
 A: deck 48, layout 9♠ 5♥ K♦ 2♣
@@ -158,7 +159,9 @@ class FourCardRules(OwnDeckRules):
     def __post_init__(self) -> None:
         super().__post_init__()
         if not isinstance(self.refill_at_once, bool):
-            raise ContradictoryOptions(f"{self.name}: refill_at_once is true or false, not {self.refill_at_once!r}")
+            raise ContradictoryOptions(
+                f"{self.name}: refill_at_once is true or false, not {self.refill_at_once!r}"
+            )
 
     def from_table(
         self,
@@ -171,7 +174,8 @@ class FourCardRules(OwnDeckRules):
         """The state a camera sees: deck sizes (cards unknown), the play piles' top cards and the
         layout places; the rest of the 104 cards lie buried in the play piles (split as
         `pile_sizes` says, else evenly)."""
-        return self._from_table(decks, layout or {}, tops or {}, pile_sizes, {})  # type: ignore[no-any-return]
+        state: FourCardState = self._from_table(decks, layout or {}, tops or {}, pile_sizes, {})
+        return state
 
 
 register("four-card", FourCardRules)

@@ -195,7 +195,8 @@ class FullDeckState(OwnDeckState):
 
     def _after_own(self, move: Any, i: int) -> FullDeckState:
         if isinstance(move, Draw):
-            return replace(self, decks=_put(self.decks, i, self.decks[i][1:]), hands=_put(self.hands, i, move.card))
+            decks = _put(self.decks, i, self.decks[i][1:])
+            return replace(self, decks=decks, hands=_put(self.hands, i, move.card))
         state = replace(self, hands=_put(self.hands, i, None))
         if isinstance(move, Play):
             return state._onto(move)
@@ -216,7 +217,9 @@ class FullDeckRules(OwnDeckRules):
     def __post_init__(self) -> None:
         super().__post_init__()
         if not isinstance(self.must_play_drawn, bool):
-            raise ContradictoryOptions(f"{self.name}: must_play_drawn is true or false, not {self.must_play_drawn!r}")
+            raise ContradictoryOptions(
+                f"{self.name}: must_play_drawn is true or false, not {self.must_play_drawn!r}"
+            )
 
     def from_table(
         self,
@@ -230,7 +233,8 @@ class FullDeckRules(OwnDeckRules):
         """The state a camera sees: deck sizes (cards unknown), the play piles' top cards, the
         layout places, the cards players hold drawn; the rest of the 104 cards lie buried in the
         play piles (split as `pile_sizes` says, else evenly)."""
-        return self._from_table(decks, layout or {}, tops or {}, pile_sizes, held or {})  # type: ignore[no-any-return]
+        state: FullDeckState = self._from_table(decks, layout or {}, tops or {}, pile_sizes, held or {})
+        return state
 
 
 register("full-deck", FullDeckRules)

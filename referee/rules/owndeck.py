@@ -31,6 +31,22 @@ Choices the rules leave open, made as a fair referee would:
   nobody can move and nobody has a card to spit, with the table's count (`EndGame`): fewer
   cards left wins, equal counts tie.
 - `resolve` orders moves by touch time; equal times keep the order given.
+
+Two cards reach `L` 15 ms apart: the first keeps the play, the second is judged against it:
+
+>>> from referee.rules.fourcard import FourCardRules
+>>> seen = FourCardRules().from_table(decks={"A": 0, "B": 0}, tops={"L": "8D", "R": "KH"},
+...                                   layout={"A1": "7C", "A2": "5S", "B1": "9S", "B2": "5C"})
+>>> timed = [(3.210, Play("A", "7C", "A1", "L")), (3.195, Play("B", "9S", "B1", "L"))]
+>>> state, outcomes = resolve(seen, timed)
+>>> [(o.move.describe(), o.accepted) for o in outcomes]
+[('B plays 9♠ from B1 onto L', True), ('A plays 7♣ from A1 onto L', False)]
+>>> outcomes[1].race
+Race(pile='L', first='B', second='A', margin_ms=15.0)
+>>> outcomes[1].reason
+'B got there 15 ms earlier: 7♣ is not next to 9♠ on L; take the card back'
+>>> state.top("L"), state.layout("A")["A1"]
+(Card('9S'), Card('7C'))
 """
 
 from __future__ import annotations
@@ -582,8 +598,8 @@ class OwnDeckState(ABC):
             return replace(self, ended=True)
         i = _INDEX[move.player]
         if isinstance(move, Play) and move.source != HAND:
-            state = replace(self, layouts=_put(self.layouts, i, _put(self.layouts[i], self._slot(i, move.source), None)))
-            return state._onto(move)
+            row = _put(self.layouts[i], self._slot(i, move.source), None)
+            return replace(self, layouts=_put(self.layouts, i, row))._onto(move)
         return self._after_own(move, i)
 
     def _onto(self: S, move: Play) -> S:
@@ -648,48 +664,51 @@ class OwnDeckRules:
         held: Mapping[str, Card | str],
     ) -> Any:
         """A state from what a camera sees; deck cards and buried pile cards stay unknown."""
-        layouts = [[None] * self.places for _ in PLAYERS]
-        seen: list[list[Card]] = [[] for _ in PLAYERS]
+        sizes = [decks.get(p, -1) for p in PLAYERS]
+        if any(isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= DECK_SIZE for n in sizes):
+            raise IllegalMove(f"each player's deck holds 0 to {DECK_SIZE} cards, not {dict(decks)}")
+        layouts, hands = self._visible(layout, held)
+        for i, player in enumerate(PLAYERS):
+            shown = [c for c in (*layouts[i], hands[i]) if c is not None]
+            if sizes[i] + len(shown) > DECK_SIZE:
+                raise IllegalMove(f"{player} shows more than the {DECK_SIZE} cards of one deck")
+            if len(set(shown)) < len(shown):
+                raise IllegalMove(f"{player}'s deck has each card once, but {player} shows one twice")
+        if tops and set(tops) != set(PILES):
+            raise IllegalMove("both play piles L and R have a top card, or neither does")
+        top_cards = [_card(tops[p]) for p in PILES] if tops else []
+        counts = Counter(c for c in itertools.chain(top_cards, hands, *layouts) if c is not None)
+        if counts and max(counts.values()) > 2:
+            card, n = counts.most_common(1)[0]
+            raise IllegalMove(f"two decks hold two {card}s, not {n}")
+        rest = len(PLAYERS) * DECK_SIZE - sum(sizes) - sum(counts.values()) + len(top_cards)
+        heights = [rest - rest // 2, rest // 2] if pile_sizes is None else [pile_sizes.get(p, 0) for p in PILES]
+        if sum(heights) != rest or (min(heights) < 1 if top_cards else rest != 0):
+            raise IllegalMove(f"the table must hold {len(PLAYERS) * DECK_SIZE} cards in all")
+        piles = tuple(((None, None),) * (n - 1) + ((top, None),) for n, top in zip(heights, top_cards))
+        return self.state_class(
+            self,
+            tuple((None,) * n for n in sizes),
+            layouts,
+            piles or ((), ()),
+            **({"hands": hands} if held else {}),
+        )
+
+    def _visible(
+        self, layout: Mapping[str, Card | str | None], held: Mapping[str, Card | str]
+    ) -> tuple[tuple[tuple[Card | None, ...], ...], tuple[Card | None, ...]]:
+        """The layouts and drawn cards a camera sees, by place and by player."""
+        rows: list[list[Card | None]] = [[None] * self.places for _ in PLAYERS]
         for place, code in layout.items():
             i = _INDEX.get(place[:1])
             k = int(place[1:]) - 1 if place[1:].isdigit() else -1
             if i is None or not 0 <= k < self.places:
-                raise IllegalMove(f"{place!r} is not a layout place of {self.name} (A1..A{self.places}, B1..)")
-            if code is not None:
-                layouts[i][k] = _card(code)  # type: ignore[call-overload]
-                seen[i].append(_card(code))
+                n = self.places
+                raise IllegalMove(f"{place!r} is not a layout place of {self.name} (A1..A{n}, B1..B{n})")
+            rows[i][k] = None if code is None else _card(code)
         hands: list[Card | None] = [None] * len(PLAYERS)
         for player, code in held.items():
-            i = _INDEX[player]
-            hands[i] = _card(code)
-            seen[i].append(hands[i])  # type: ignore[arg-type]
-        sizes = [decks.get(p, -1) for p in PLAYERS]
-        if any(isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= DECK_SIZE for n in sizes):
-            raise IllegalMove(f"each player's deck holds 0 to {DECK_SIZE} cards, not {dict(decks)}")
-        if tops and set(tops) != set(PILES):
-            raise IllegalMove("both play piles L and R have a top card, or neither does")
-        top_cards = [_card(tops[p]) for p in PILES] if tops else []
-        rest = len(PLAYERS) * DECK_SIZE - sum(sizes) - sum(len(s) for s in seen)
-        if pile_sizes is None:
-            heights = [rest - rest // 2, rest // 2]
-        else:
-            heights = [pile_sizes.get(p, 0) for p in PILES]
-        for i, player in enumerate(PLAYERS):
-            if sizes[i] + len(seen[i]) > DECK_SIZE:
-                raise IllegalMove(f"{player} shows more than the {DECK_SIZE} cards of one deck")
-            if len(set(seen[i])) < len(seen[i]):
-                raise IllegalMove(f"{player}'s deck has each card once, but {player} shows one twice")
-        if sum(heights) != rest or (top_cards and min(heights) < 1) or (not top_cards and rest):
-            raise IllegalMove(f"the table must hold {len(PLAYERS) * DECK_SIZE} cards in all")
-        counts = Counter(itertools.chain(top_cards, *seen))
-        if counts and max(counts.values()) > 2:
-            card = counts.most_common(1)[0][0]
-            raise IllegalMove(f"two decks hold two {card}s, not {counts[card]}")
-        piles = tuple(
-            ((None, None),) * (heights[k] - 1) + ((top_cards[k], None),) if top_cards else ()
-            for k in range(len(PILES))
-        )
-        state_decks = tuple((None,) * n for n in sizes)
-        state_layouts = tuple(tuple(row) for row in layouts)
-        extra = {"hands": tuple(hands)} if held else {}
-        return self.state_class(self, state_decks, state_layouts, piles, **extra)
+            if player not in _INDEX:
+                raise IllegalMove(f"there is no player {player!r}: the players are A and B")
+            hands[_INDEX[player]] = _card(code)
+        return tuple(tuple(row) for row in rows), tuple(hands)

@@ -20,7 +20,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mistakes", type=_rate, default=Mistakes().rate,
                         help="chance per decision of misplaying a card; premature spits and wrong slaps scale "
                              f"with it (default {Mistakes().rate})")
-    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+    parser.add_argument("--jobs", type=_count, default=1, metavar="N",
                         help="processes playing the games (0: one per CPU core; default 1); the games are the same")
     parser.add_argument("--log", type=Path, metavar="FILE",
                         help="write the first game's ground-truth event log (JSON Lines) to FILE")
@@ -28,7 +28,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = SimConfig(timing=TimingProfile(speed=args.speed), mistakes=Mistakes(rate=args.mistakes))
-    jobs = args.jobs if args.jobs > 0 else os.cpu_count() or 1
+    jobs = args.jobs or os.cpu_count() or 1
     summary, first = simulate_games(args.rules, args.games, args.seed, config, log_first=args.log is not None, jobs=jobs)
     if args.log is not None:
         args.log.unlink(missing_ok=True)
@@ -44,6 +44,13 @@ def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
     return value
 
 

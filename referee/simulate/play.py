@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import random
 import time
-from concurrent.futures import ProcessPoolExecutor
-from itertools import repeat
 from collections.abc import Mapping
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import repeat
 from types import MappingProxyType
-from typing import Any, cast
+from typing import cast
 
 from referee.events import Event
 from referee.rules import get_rules
-from referee.rules.base import GameState
+from referee.rules.base import GameState, RuleSet
 from referee.simulate.engines import adapter
 from referee.simulate.record import Recorder
 from referee.simulate.spit_table import TableOps, TableSim
@@ -46,7 +46,9 @@ class GameResult:
         return GameTotals(dict(self.counts), self.winner, self.duration_ms, tuple(self.state.players))
 
 
-def simulate_game(rules: Any, rng: random.Random, config: SimConfig = SimConfig(), *, keep_log: bool = True) -> GameResult:
+def simulate_game(
+    rules: RuleSet | str, rng: random.Random, config: SimConfig = SimConfig(), *, keep_log: bool = True
+) -> GameResult:
     """Bots play one game of `rules` (a rule set or its name) to the end, drawing every shuffle,
     timing and choice from `rng`. Raises `UnknownRuleSet` for an unknown name."""
     if isinstance(rules, str):

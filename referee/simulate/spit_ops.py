@@ -142,7 +142,8 @@ class SpitOps:
         if phase in ("settle", "layout", "over") and not self._end_logged:
             ender = state.deal_ender()
             player, why = ender if ender is not None else (state.players[0], "")
-            sim.recorder.add(sim.last_change, "deal_end", player=player, counts=state.counts(), reason=why)
+            scores = {"scores": state.scores} if state.rules.five_card_hand else {}
+            sim.recorder.add(sim.last_change, "deal_end", player=player, counts=state.counts(), reason=why, **scores)
             self._end_logged = True
             return True
         if phase == "start":

@@ -21,6 +21,7 @@ class TurnOps(Adapter, Protocol):
     """What the turn loop needs from a turn-based game."""
 
     def to_move(self, state: GameState) -> str:
+        """The player whose turn it is."""
         ...
 
     def misplays(self, state: GameState, player: str) -> list[Move]:

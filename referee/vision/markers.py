@@ -30,6 +30,7 @@ PLACES: Final = {
 _CELLS: Final = 6  # 4x4 data bits and a one-bit black border
 _MARGIN_MM: Final = 12.0
 _TEXT_MM: Final = 3.6
+_REACH_PX: Final = 8.0  # how far from an edge its profiles reach on big markers
 _FORMATS: Final = {"pdf": ("pdf",), "png": ("png",), "both": ("pdf", "png")}
 
 
@@ -202,7 +203,7 @@ def write_sheet(out: str | Path, size_cm: float = DEFAULT_SIZE_CM, formats: tupl
     if "png" in formats:
         for number, page in enumerate(pages, start=1):
             path = out.with_suffix(".png") if len(pages) == 1 else out.with_name(f"{out.name}-{number}.png")
-            page.save(path, dpi=(dpi, dpi), optimize=True)
+            page.save(path, dpi=(dpi, dpi))
             written.append(path)
     return written
 
@@ -251,11 +252,11 @@ def _gray(image: np.ndarray) -> np.ndarray:
 def refine_corners(gray: np.ndarray, quad: np.ndarray, passes: int = 2) -> np.ndarray:
     """Corners of a marker as the crossings of lines fitted along its four outer edges: on
     profiles across each edge, where the image crosses halfway between the black border (sampled
-    mid-cell) and the white quiet zone (sampled 3/4 of a cell out, so one cell of it is enough).
+    mid-cell) and the white quiet zone (sampled 3/4 of a cell out, so one cell of it is enough),
+    no further than a few px from the edge on big markers.
     Unbiased under blur, unlike corner-window refinement. A side too faint to fit keeps its corners."""
     gray = gray if gray.dtype == np.float32 else gray.astype(np.float32)
-    across_cells = np.linspace(-0.5, 0.75, 26)
-    within = across_cells <= 0.5  # the crossing is looked for within half a cell of the edge
+    steps = np.linspace(0.0, 1.0, 65)
     for _ in range(passes):
         edge = np.roll(quad, -1, 0) - quad
         lengths = np.linalg.norm(edge, axis=1)
@@ -263,14 +264,16 @@ def refine_corners(gray: np.ndarray, quad: np.ndarray, passes: int = 2) -> np.nd
         outward *= np.sign(np.sum(outward * (quad + edge / 2 - quad.mean(0)), axis=1))[:, None]
         cells = (np.roll(lengths, -1) + np.roll(lengths, 1)) / 2 / _CELLS
         along = np.linspace(0.15, 0.85, int(np.clip(lengths.max() * 0.7, 5, 80)))
+        inner, outer = np.minimum(0.5 * cells, _REACH_PX), np.minimum(0.75 * cells, _REACH_PX)
+        across = -inner[:, None] + steps[None, :] * (inner + outer)[:, None]
         points = (quad[:, None, None] + along[None, :, None, None] * edge[:, None, None]
-                  + (across_cells[None, :] * cells[:, None])[:, None, :, None] * outward[:, None, None])
-        maps = points.reshape(-1, len(across_cells), 2).astype(np.float32)
+                  + across[:, None, :, None] * outward[:, None, None])
+        maps = points.reshape(-1, len(steps), 2).astype(np.float32)
         profiles = cv2.remap(gray, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR,
                              borderMode=cv2.BORDER_REPLICATE).reshape(points.shape[:3])
         dark, light = np.median(profiles[..., 0], axis=1), np.median(profiles[..., -1], axis=1)
         level = ((dark + light) / 2)[:, None, None]
-        above = profiles[..., within] >= level
+        above = profiles >= level
         first = above.argmax(2)
         good = above.any(2) & (first > 0) & ((light - dark) >= 20)[:, None]
         lines: list[tuple[np.ndarray, np.ndarray] | None] = []

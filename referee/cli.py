@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "detect": ("referee.vision.cli", "read the cards in images"),
     "markers": ("referee.vision.markers", "write the printable sheet of the four table markers"),
     "calibrate": ("referee.vision.calibrate", "calibrate the table from markers or four corners"),
+    "judge": ("referee.judge.cli", "referee a game from a per-frame observation stream"),
 }
 
 

@@ -273,13 +273,13 @@ def load_calibration(path: str | Path) -> Calibration:
 
 
 def _residuals(homography: np.ndarray, seen: Mapping[int, np.ndarray],
-               markers_cm: Mapping[int, np.ndarray]) -> tuple[float, float]:
+               markers_cm: Mapping[int, np.ndarray]) -> dict[str, float]:
+    """RMS distances between the seen corners and the markers' places, in the image and on the table."""
     ids = [i for i in seen if i in markers_cm]
     table = np.concatenate([markers_cm[i] for i in ids])
     image = np.concatenate([seen[i] for i in ids])
-    rms_px = float(np.sqrt(np.mean(np.sum((project(homography, table) - image) ** 2, axis=1))))
-    rms_cm = float(np.sqrt(np.mean(np.sum((project(np.linalg.inv(homography), image) - table) ** 2, axis=1))))
-    return rms_px, rms_cm
+    return {"rms_px": float(np.sqrt(np.mean(np.sum((project(homography, table) - image) ** 2, axis=1)))),
+            "rms_cm": float(np.sqrt(np.mean(np.sum((project(np.linalg.inv(homography), image) - table) ** 2, axis=1))))}
 
 
 def _play_size(play_area: np.ndarray) -> tuple[float, float]:
@@ -298,34 +298,37 @@ def calibrate_markers(frame: np.ndarray, marker_size_cm: float = DEFAULT_SIZE_CM
     together from their 16 corners and their known size. With two or three in sight and a
     `previous` calibration from markers, the markers keep their places on the table and only the
     camera is fitted; with three and no previous one, the hidden marker's place completes the
-    parallelogram of the others. The layout is the previous one, else the default for the play
-    area with `players` and `stock_places`.
+    parallelogram of the others. A previous calibration also gives the marker size and the
+    layout; without one, the layout is the default for the play area with `players` and `stock_places`.
     """
-    seen = find_markers(frame)
-    known = previous is not None and previous.source == "markers"
-    if known and len(seen) < 4 and len(seen) >= 2:
-        assert previous is not None
-        homography = fit_homography(seen, previous.markers_cm)
-        markers_cm, play_area = dict(previous.markers_cm), previous.play_area_cm
-        marker_size_cm = previous.marker_size_cm or marker_size_cm
-    elif len(seen) >= 3:
-        plane, on_plane = solve_markers(seen, marker_size_cm)
-        to_plane = table_frame(inner_corners(on_plane))
-        homography = plane @ to_plane
-        homography /= homography[2, 2]
-        to_table = np.linalg.inv(to_plane)
-        markers_cm = {i: project(to_table, corners) for i, corners in on_plane.items()}
-        play_area = project(to_table, inner_corners(on_plane))
-    else:
+    height, width = frame.shape[:2]
+    return _calibrate(find_markers(frame), (width, height), marker_size_cm, previous, players, stock_places)
+
+
+def _calibrate(seen: Mapping[int, np.ndarray], image_size: tuple[int, int], marker_size_cm: float,
+               previous: Calibration | None, players: int = 2, stock_places: int = 5) -> Calibration:
+    if previous is not None and previous.source == "markers":
+        assert previous.marker_size_cm is not None
+        marker_size_cm = previous.marker_size_cm
+        if 2 <= len(seen) < 4:
+            homography = fit_homography(seen, previous.markers_cm)
+            return replace(previous, homography=homography, markers_px={i: seen[i] for i in seen if i in previous.markers_cm},
+                           **_residuals(homography, seen, previous.markers_cm), timestamp=_now())
+    if len(seen) < 3:
         raise MarkersNotFound(f"saw markers {sorted(seen) or 'none'}: calibrating needs three of the markers 0-3 "
                               "(two with a previous calibration)")
+    plane, on_plane = solve_markers(seen, marker_size_cm)
+    to_plane = table_frame(inner_corners(on_plane))
+    homography = plane @ to_plane
+    homography /= homography[2, 2]
+    to_table = np.linalg.inv(to_plane)
+    markers_cm = {i: project(to_table, corners) for i, corners in on_plane.items()}
+    play_area = project(to_table, inner_corners(on_plane))
     layout = previous.layout if previous is not None else default_layout(
         *_play_size(play_area), players=players, stock_places=stock_places)
-    rms_px, rms_cm = _residuals(homography, seen, markers_cm)
-    height, width = frame.shape[:2]
-    return Calibration(image_size=(width, height), homography=homography, play_area_cm=play_area, layout=layout,
+    return Calibration(image_size=image_size, homography=homography, play_area_cm=play_area, layout=layout,
                        source="markers", marker_size_cm=float(marker_size_cm), markers_cm=markers_cm,
-                       markers_px={i: c for i, c in seen.items() if i in markers_cm}, rms_px=rms_px, rms_cm=rms_cm)
+                       markers_px={i: seen[i] for i in markers_cm}, **_residuals(homography, seen, markers_cm))
 
 
 def calibrate_manual(image_size: tuple[int, int], corners_px: Sequence[Sequence[float]], width_cm: float,
@@ -387,7 +390,8 @@ def check_markers(frame: np.ndarray, calibration: Calibration, tolerance_px: flo
     moved = len(seen) >= 2 and sum(s > tolerance_px for s in shifts.values()) >= min(2, len(seen))
     if not moved:
         return MarkerCheck(False, shift, tuple(sorted(seen)), calibration)
-    recalibrated = calibrate_markers(frame, previous=calibration)
+    assert calibration.marker_size_cm is not None
+    recalibrated = _calibrate(seen, calibration.image_size, calibration.marker_size_cm, calibration)
     return MarkerCheck(True, shift, tuple(sorted(seen)), recalibrated)
 
 

@@ -182,9 +182,6 @@ def _validate(r: SpitRules) -> None:
         raise ContradictoryOptions("refilled singles are one card each: no long middle pile")
     if r.refilled_singles and r.stack_equal:
         raise ContradictoryOptions("refilled singles are one card each: equal ranks cannot be stacked")
-    layout = r.stock_piles if r.refilled_singles else (15 if r.long_middle else r.stock_piles * (r.stock_piles + 1) // 2)
-    if r.total_cards <= r.players * layout:
-        raise ContradictoryOptions(f"{r.total_cards} cards cannot give {r.players} players full layouts")
 
 
 def _validate_five_card_hand(r: SpitRules) -> None:

@@ -206,6 +206,7 @@ class SpitState:
         *,
         hands: Mapping[str, str] | None = None,
         reserves: tuple[str, str] | None = None,
+        held: Mapping[str, str] | None = None,
         phase: str | None = None,
     ) -> "SpitState":
         """A position written out (tests, examples); its cards need not make a whole deck.
@@ -215,8 +216,9 @@ class SpitState:
         `"4D |"`: top face down, `""`: an empty space, `back`: an unknown face-down card).
         `spit[player]` the spit cards (refilled singles: the hand), next first; `piles[pile]`
         a spit pile bottom to top; five-card hand: `hands[player]`, `stocks[player]` one pile,
-        `reserves` (left, right) next first. `phase` is "start" or "play" (default: "play" when a
-        spit pile has a card)."""
+        `reserves` (left, right) next first; `held[player]` cards held outside the layout (taken
+        piles; between deals, everything). `phase` is "start", "play" (the default when a spit
+        pile has a card) or "layout" (between deals: only `held` counts)."""
         s = cls._blank(rules)
         n = rules.players
         places = rules.places
@@ -254,10 +256,16 @@ class SpitState:
             left, right = reserves or ("", "")
             s._reserves = (tuple(reversed(_codes(left))), tuple(reversed(_codes(right))))
         playing = phase or ("play" if any(s._piles) else "start")
-        if playing not in ("start", "play"):
-            raise ImpossiblePosition("a written-out position is at the start of a deal or in play")
+        if playing not in ("start", "play", "layout"):
+            raise ImpossiblePosition("a written-out position is at the start of a deal, in play or between deals")
         s._phase = PHASES.index(playing)
-        s._info = s._info._replace(active=(True,) * n)
+        packets = tuple(_codes((held or {}).get(p, "")) for p in rules.player_names)
+        if playing == "layout" and (any(s._stocks) or any(s._spit) or any(s._piles) or any(s._hands)):
+            raise ImpossiblePosition("between deals the players hold every card: give only `held`")
+        s._info = s._info._replace(active=(playing != "layout",) * n, held=packets)
+        if playing == "layout":  # a player holding nothing between deals is out of the game
+            gone = tuple(not packet for packet in packets)
+            s._info = s._info._replace(gone=gone, ranking=tuple(i for i in range(n) if gone[i]))
         s._check_counts()
         return s
 
@@ -1354,9 +1362,11 @@ class SpitState:
         if not info.pending or i not in info.pending[0]:
             if info.took[i]:
                 return IllegalMove(f"{m.player} has already taken a pile")
+            first = " or ".join(self.players[x] for x in info.pending[0]) if info.pending else ""
             if any(i in group for group in info.pending):
-                first = " or ".join(self.players[x] for x in info.pending[0])
                 return IllegalMove(f"{first} chooses first")
+            if self._phase == SETTLE:
+                return IllegalMove(f"{first} chooses; {m.player} takes what is left")
             return IllegalMove(f"{m.player} chooses a pile only once out of stock")
         j = rules.pile_index.get(m.pile)
         if j is None:

@@ -256,14 +256,14 @@ def refine_corners(gray: np.ndarray, quad: np.ndarray, passes: int = 2) -> np.nd
     no further than a few px from the edge on big markers.
     Unbiased under blur, unlike corner-window refinement. A side too faint to fit keeps its corners."""
     gray = gray if gray.dtype == np.float32 else gray.astype(np.float32)
-    steps = np.linspace(0.0, 1.0, 65)
+    steps = np.linspace(0.0, 1.0, 33)
     for _ in range(passes):
         edge = np.roll(quad, -1, 0) - quad
         lengths = np.linalg.norm(edge, axis=1)
         outward = np.stack([edge[:, 1], -edge[:, 0]], 1) / np.maximum(lengths, 1e-9)[:, None]
         outward *= np.sign(np.sum(outward * (quad + edge / 2 - quad.mean(0)), axis=1))[:, None]
         cells = (np.roll(lengths, -1) + np.roll(lengths, 1)) / 2 / _CELLS
-        along = np.linspace(0.15, 0.85, int(np.clip(lengths.max() * 0.7, 5, 80)))
+        along = np.linspace(0.15, 0.85, int(np.clip(lengths.max() * 0.7, 5, 40)))
         inner, outer = np.minimum(0.5 * cells, _REACH_PX), np.minimum(0.75 * cells, _REACH_PX)
         across = -inner[:, None] + steps[None, :] * (inner + outer)[:, None]
         points = (quad[:, None, None] + along[None, :, None, None] * edge[:, None, None]

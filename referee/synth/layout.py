@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -146,7 +146,7 @@ def random_scene(rng: np.random.Generator, area: PlayArea = PlayArea(), marker_p
     lighting = Lighting(
         azimuth=float(rng.uniform(0, 360)), elevation=float(rng.uniform(35, 85)),
         shadow=float(rng.uniform(0.2, 0.6)), ambient_ramp=float(rng.uniform(0, 0.3)),
-        ramp_angle=float(rng.uniform(0, 360)), brightness=float(rng.uniform(0.65, 1.15)),
+        ramp_angle=float(rng.uniform(0, 360)), brightness=float(rng.uniform(0.65, 1.15) if rng.random() < 0.85 else rng.uniform(1.15, 1.4)),
         white_balance=_white_balance(float(rng.uniform(-1, 1)), float(rng.normal(0, 0.03))),
         vignette=float(rng.uniform(0, 0.35)),
         glare=tuple(GlareSpot(float(rng.uniform(-30, 30)), float(rng.uniform(-25, 25)), float(rng.uniform(3, 15)),
@@ -154,5 +154,7 @@ def random_scene(rng: np.random.Generator, area: PlayArea = PlayArea(), marker_p
         gloss=float(rng.uniform(0.3, 1.0)),
     )
     markers = area.markers() if rng.random() < marker_p else ()
+    bends = rng.normal(0, 0.05, len(cards))
+    cards = [replace(c, shade=float(np.clip(b, -0.15, 0.15))) for c, b in zip(cards, bends)]
     props = random_props(rng, area.width / 2, area.depth / 2)
     return Scene(tuple(cards), random_table(rng), tuple(hands), markers, lighting, props)

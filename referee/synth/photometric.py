@@ -22,6 +22,8 @@ class SensorEffects:
     jpeg_quality: int = 90
     downscale: float = 1.0
     """Render at this fraction of the size and scale back up (soft, low-resolution sensors)."""
+    sharpen: float = 0.0
+    """Unsharp-mask amount: webcams sharpen, leaving halos at edges."""
 
 
 def random_effects(rng: np.random.Generator) -> SensorEffects:
@@ -34,6 +36,7 @@ def random_effects(rng: np.random.Generator) -> SensorEffects:
         gamma=float(rng.uniform(0.8, 1.25)),
         jpeg_quality=int(rng.integers(35, 96)),
         downscale=float(rng.uniform(0.5, 0.9)) if rng.random() < 0.2 else 1.0,
+        sharpen=float(rng.uniform(0.3, 1.5)) if rng.random() < 0.4 else 0.0,
     )
 
 
@@ -54,6 +57,8 @@ def apply_effects(image: np.ndarray, fx: SensorEffects, rng: np.random.Generator
         rot = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), fx.motion_angle, 1.0)
         kernel = cv2.warpAffine(kernel, rot, (n, n))
         img = cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
+    if fx.sharpen > 0:
+        img = cv2.addWeighted(img, 1.0 + fx.sharpen, cv2.GaussianBlur(img, (0, 0), 1.2), -fx.sharpen, 0.0)
     if fx.saturation != 1.0:
         grey = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
         img = cv2.addWeighted(img, fx.saturation, cv2.merge([grey, grey, grey]), 1.0 - fx.saturation, 0.0)

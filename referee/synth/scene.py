@@ -39,6 +39,8 @@ class CardPlacement:
     height: float = 0.0
     zone: str | None = None
     lift: float = 0.04
+    shade: float = 0.0
+    """Brightness change from the card's left to its right edge (a slightly bent card), e.g. -0.1..0.1."""
 
 
 @dataclass(frozen=True)
@@ -223,16 +225,17 @@ class _Canvas:
             return
         centre = np.mean([o[:, :2].mean(axis=0) for o in outlines], axis=0)
         ppc = self.camera.pixels_per_cm(float(centre[0]), float(centre[1]))
-        sigma = max(0.5, (0.07 + 0.12 * float(np.median(drops))) * ppc / f)
+        sigma = max(1.2, (0.07 + 0.12 * float(np.median(drops))) * ppc / f)
         mask = cv2.GaussianBlur(mask, (0, 0), sigma)
         full = cv2.resize(mask, (mask.shape[1] * f, mask.shape[0] * f), interpolation=cv2.INTER_LINEAR)
         self.image *= cv2.merge([1 - strength * full[:self.h, :self.w]] * 3)
 
     def paste(self, rgba: np.ndarray, face_to_table: np.ndarray, z_cm: float, owner: int | None,
-              contact_shadow: float = 0.0, drop: float = 0.04) -> None:
+              contact_shadow: float = 0.0, drop: float = 0.04, shade: float = 0.0) -> None:
         """Warp an RGBA raster whose pixels map to the table by `face_to_table` (at height z_cm),
         first darkening what is under it with a soft contact shadow of strength `contact_shadow`
-        (for things lying `drop` cm above what is under them)."""
+        (for things lying `drop` cm above what is under them); `shade` brightens the raster's
+        right edge against its left."""
         rows, cols = rgba.shape[:2]
         H = _TO_INDEX @ self.camera.homography(z_cm) @ face_to_table
         corners = np.array([[-0.5, -0.5, 1], [cols - 0.5, -0.5, 1], [cols - 0.5, rows - 0.5, 1], [-0.5, rows - 0.5, 1]])
@@ -268,6 +271,13 @@ class _Canvas:
             mask = _blur_small(_shifted(alpha, int(shift[0]), int(shift[1])), sigma)
             region *= cv2.merge([1 - contact_shadow * mask] * 3)
         rgb = warped[..., :3].astype(np.float32) * (1 / 255)
+        if shade:
+            mid = (pts[[1, 2]].mean(axis=0) - pts[[0, 3]].mean(axis=0))
+            centre = pts.mean(axis=0) - (x0, y0)
+            gx, gy = shade * mid / max(float(mid @ mid), 1e-6)
+            xs = np.arange(x1 - x0, dtype=np.float32) - np.float32(centre[0])
+            ys = np.arange(y1 - y0, dtype=np.float32) - np.float32(centre[1])
+            rgb *= (1.0 + gx * xs[None, :] + gy * ys[:, None])[..., None]
         self.image[y0:y1, x0:x1] = cv2.blendLinear(region, rgb, 1 - alpha, alpha)
         if owner is not None:
             self.owner[y0:y1, x0:x1][alpha >= 0.5] = owner
@@ -476,10 +486,10 @@ def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
         drop = max(card.lift, 0.02)
         to_table = _face_to_table(card.angle, card.x, card.y, CARD_W_CM, CARD_H_CM, FACE_W, FACE_H)
         if drop < 0.3:
-            canvas.paste(raster, to_table, card.height, k, scene.lighting.shadow * 0.7, drop)
+            canvas.paste(raster, to_table, card.height, k, scene.lighting.shadow * 0.7, drop, card.shade)
         else:
             canvas.shadow(card_corners_table(card), drop, scene.lighting.shadow)
-            canvas.paste(raster, to_table, card.height, k)
+            canvas.paste(raster, to_table, card.height, k, shade=card.shade)
     outlines = [(pose.side, canvas.draw_hand(pose)) for pose in scene.hands]
     hands = [HandLabel(side, _points(outline)) for side, outline in outlines if len(outline) >= 3]
     image = canvas.finish()

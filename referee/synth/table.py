@@ -23,6 +23,10 @@ class TableStyle:
     seed: int
     scale: float = 1.0
     """Size of the pattern (planks, weave, checks) relative to the default."""
+    edges: tuple[float, float, float, float] | None = None
+    """Where the table ends (left, right, near, far in cm on the table frame); None: it fills the view."""
+    beyond: RGB = (40, 36, 34)
+    """The colour of what is seen past the edges (floor, room), drawn out of focus."""
 
 
 def random_table(rng: np.random.Generator) -> TableStyle:
@@ -44,7 +48,13 @@ def random_table(rng: np.random.Generator) -> TableStyle:
     else:  # gingham tablecloth: white and one colour
         base = np.array([245, 243, 238]) * rng.uniform(0.85, 1.0)
         second = np.array([(190, 30, 40), (40, 70, 160), (30, 120, 60), (40, 40, 40), (220, 160, 40)][rng.integers(5)])
-    return TableStyle(kind, _rgb(base), _rgb(second), int(rng.integers(2**31)), float(rng.uniform(0.7, 1.5)))
+    edges = None
+    if rng.random() < 0.5:
+        half_w, half_d = rng.uniform(42, 90), rng.uniform(36, 70)
+        dx, dy = rng.normal(0, 8, 2)
+        edges = (float(dx - half_w), float(dx + half_w), float(dy - half_d), float(dy + half_d))
+    return TableStyle(kind, _rgb(base), _rgb(second), int(rng.integers(2**31)), float(rng.uniform(0.7, 1.5)),
+                      edges, _rgb(rng.uniform(10, 160, 3) * rng.uniform(0.3, 1.0)))
 
 
 def _rgb(value: np.ndarray) -> RGB:
@@ -106,4 +116,22 @@ def render_table(style: TableStyle, x0: float, y0: float, px_per_cm: float,
         folds = _smooth_noise(rng, (rows, cols), (int(h_cm / 15) + 2, int(w_cm / 15) + 2))
         img = base * (1 - gingham[..., None]) + second * gingham[..., None]
         img = img * (1 + 0.06 * folds[..., None] + 0.03 * fine[..., None])
+    if style.edges is not None:
+        img = _with_edges(img, style, xs, ys, px_per_cm, rng)
     return np.clip(img, 0, 1).astype(np.float32)
+
+
+def _with_edges(img: np.ndarray, style: TableStyle, xs: np.ndarray, ys: np.ndarray, px_per_cm: float,
+                rng: np.random.Generator) -> np.ndarray:
+    """Past the table's edges: a blurred, darker room; along them a thin lit rim."""
+    left, right, near, far = style.edges  # type: ignore[misc]
+    # distance inside the table (cm): negative outside
+    inside = np.minimum(np.minimum(xs - left, right - xs), np.minimum(ys - near, far - ys))
+    rows, cols = img.shape[:2]
+    room = np.array(style.beyond, np.float32) / 255
+    blotch = _smooth_noise(rng, (rows, cols), (6, 6))
+    background = room * (1 + 0.25 * blotch[..., None])
+    rim = np.clip(1 - np.abs(inside + 0.6) / 0.6, 0, 1)[..., None]
+    table_part = np.clip(inside * px_per_cm + 0.5, 0, 1)[..., None]
+    out = img * table_part + background * (1 - table_part)
+    return out * (1 - 0.35 * rim) + 0.35 * rim * (img * 0.7)

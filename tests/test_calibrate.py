@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import time
 
 import cv2
 import numpy as np
@@ -299,3 +300,24 @@ def test_calibrate_command_takes_corners_by_hand(above, tmp_path) -> None:
     assert loaded.source == "manual" and loaded.layout.zone("A4") and grid_error_px(loaded, truth) < 0.01
     with pytest.raises(CalibrationError, match="four x,y pairs"):
         _run([str(tmp_path / "frame.png"), "--corners", "1,2 3,4", "--area-cm", "80x60"])
+
+
+def test_accuracy_and_cost_figures_of_docs_calibration_md() -> None:
+    """The figures of docs/calibration.md (run with -s to see them): fit and true errors by tilt, and
+    the cost of one marker check on a 1280x720 frame. The bounds are the documented ones."""
+    print("\ntilt  fit rms px  fit rms cm  worst vs truth px  worst vs truth cm  check ms (cpu)")
+    for tilt in (0, 30, 45, 60):
+        rows = []
+        for seed in (1, 2):
+            truth = camera(tilt, yaw_deg=4 * seed - 6)
+            frame = scene(truth, seed=seed)
+            calibration = calibrate_markers(frame, SIDE)
+            start = time.process_time()
+            for _ in range(5):
+                check_markers(frame, calibration)
+            rows.append((calibration.rms_px, calibration.rms_cm, grid_error_px(calibration, truth),
+                         float(np.abs(calibration.to_table(project(truth, GRID)) - GRID).max()),
+                         (time.process_time() - start) / 5 * 1000))
+        fit_px, fit_cm, true_px, true_cm, check_ms = np.max(rows, axis=0)
+        print(f"{tilt:4}  {fit_px:10.3f}  {fit_cm:10.4f}  {true_px:17.2f}  {true_cm:17.2f}  {check_ms:14.1f}")
+        assert fit_px < 0.1 and true_px < 2.5 and true_cm < 0.5 and check_ms < 200

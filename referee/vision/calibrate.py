@@ -146,6 +146,11 @@ class Calibration:
             raise CalibrationError("timestamp must be a string")
 
     @property
+    def play_size_cm(self) -> tuple[float, float]:
+        """Width and depth of the play area: the mean of its opposite edges (what a layout is made for)."""
+        return _play_size(self.play_area_cm)
+
+    @property
     def inverse(self) -> np.ndarray:
         """Image px -> table cm."""
         return np.linalg.inv(self.homography)
@@ -252,6 +257,14 @@ class Calibration:
         path.write_text(dumps(self.to_dict()))
 
 
+def _play_size(play_area: np.ndarray) -> tuple[float, float]:
+    """Width and depth of the play area: the mean of its opposite edges."""
+    far_left, far_right, near_right, near_left = play_area
+    width = (np.linalg.norm(near_right - near_left) + np.linalg.norm(far_right - far_left)) / 2
+    depth = (np.linalg.norm(far_left - near_left) + np.linalg.norm(far_right - near_right)) / 2
+    return float(width), float(depth)
+
+
 def _marker_id(key: str) -> int:
     if not (isinstance(key, str) and key.isdigit()):
         raise CalibrationError(f"marker ids must be 0-3, got {key!r}")
@@ -280,14 +293,6 @@ def _residuals(homography: np.ndarray, seen: Mapping[int, np.ndarray],
     image = np.concatenate([seen[i] for i in ids])
     return {"rms_px": float(np.sqrt(np.mean(np.sum((project(homography, table) - image) ** 2, axis=1)))),
             "rms_cm": float(np.sqrt(np.mean(np.sum((project(np.linalg.inv(homography), image) - table) ** 2, axis=1))))}
-
-
-def _play_size(play_area: np.ndarray) -> tuple[float, float]:
-    """Width and depth of the play area: the mean of its opposite edges."""
-    far_left, far_right, near_right, near_left = play_area
-    width = (np.linalg.norm(near_right - near_left) + np.linalg.norm(far_right - far_left)) / 2
-    depth = (np.linalg.norm(far_left - near_left) + np.linalg.norm(far_right - near_right)) / 2
-    return float(width), float(depth)
 
 
 def calibrate_markers(frame: np.ndarray, marker_size_cm: float = DEFAULT_SIZE_CM, *,
@@ -484,7 +489,7 @@ def run(args: argparse.Namespace) -> int:
     if args.layout:
         calibration = replace(calibration, layout=Layout.load(args.layout))
     calibration.save(args.out)
-    width_cm, depth_cm = _play_size(calibration.play_area_cm)
+    width_cm, depth_cm = calibration.play_size_cm
     seen = f"{len(calibration.markers_px)} markers" if calibration.source == "markers" else "corners given by hand"
     print(f"calibrated from {seen}: play area {width_cm:.1f} x {depth_cm:.1f} cm, reprojection "
           f"{calibration.rms_px:.2f} px / {calibration.rms_cm:.3f} cm RMS; wrote {args.out}")

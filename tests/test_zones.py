@@ -157,3 +157,11 @@ def test_shipped_layout_file_is_the_default_two_player_layout() -> None:
     shipped = Layout.load(ROOT / "calibration" / "layouts" / "classic-80x60.json")
     standard = default_layout(80, 60)
     assert shipped.piles == standard.piles and shipped.sides == standard.sides
+
+
+def test_a_game_with_one_play_pile_has_it_in_the_middle() -> None:
+    layout = default_layout(80, 60, middle=("P",))
+    assert layout.zone("P").centre == pytest.approx((40, 30)) and layout.zone("P").is_spit
+    assert "L" not in {z.name for z in layout.piles}
+    with pytest.raises(LayoutError, match="middle piles"):
+        default_layout(80, 60, middle=("A1",))

@@ -22,8 +22,9 @@ PLAYERS: Final = "ABCD"
 """Seats: A at the near edge (markers 3–2), B at the far edge (0–1), C at A's left edge (3–0),
 D at A's right edge (2–1)."""
 
-_PILE = re.compile(r"^(L|R|S[1-9]|[A-D][1-9][0-9]?)$")
+_PILE = re.compile(r"^(L|R|P|S[1-9]|[A-D][1-9][0-9]?)$")
 _SIDE = re.compile(r"^[A-D]$")
+_MIDDLE = re.compile(r"^(L|R|P|S[1-9])$")
 _ROW_OFFSET_CM: Final = 3.0  # from a player's edge to the near edge of their stock cards
 _PITCH_GAP_CM: Final = 3.0  # between neighbouring stock cards
 _MERGE_CM: Final = 2.5  # cards whose centres lie closer are one pile
@@ -64,7 +65,8 @@ def _inside(polygon: Polygon, point: Sequence[float]) -> bool:
 
 @dataclass(frozen=True)
 class Zone:
-    """A pile's place (`L`, `R`, `S1`.., `A1`..) or a player's side (`A`, `B`..) as a polygon in table cm."""
+    """A pile's place (`L`, `R`, `S1`.., a single play pile `P`, `A1`..) or a player's side (`A`,
+    `B`..) as a polygon in table cm."""
 
     name: str
     polygon: Polygon
@@ -76,7 +78,8 @@ class Zone:
 
     @property
     def is_spit(self) -> bool:
-        return self.name in ("L", "R") or self.name.startswith("S")
+        """A pile in the middle, played on by everyone."""
+        return bool(_MIDDLE.match(self.name))
 
     @property
     def player(self) -> str | None:
@@ -241,8 +244,8 @@ def _rectangle(centre: np.ndarray, along: np.ndarray, size: tuple[float, float])
     return tuple((float(x), float(y)) for x, y in corners)
 
 
-def _rows(width: float, depth: float, players: int, stock_places: int,
-          card: tuple[float, float]) -> list[_Row]:
+def _rows(width: float, depth: float, players: int, stock_places: int, card: tuple[float, float],
+          middle: Sequence[str] | None) -> list[_Row]:
     if not 2 <= players <= len(PLAYERS):
         raise LayoutError(f"a layout seats 2 to {len(PLAYERS)} players, got {players}")
     if not 1 <= stock_places <= 99:
@@ -258,7 +261,9 @@ def _rows(width: float, depth: float, players: int, stock_places: int,
         centres = origin + offsets[:, None] * right + depth_in * inward
         names = tuple(f"{player}{k + 1}" for k in range(stock_places))
         rows.append(_Row(names, centres, right, (pitch * 0.95, card_h + 2 * _ROW_OFFSET_CM * 0.9)))
-    spit = ("L", "R") if players == 2 else tuple(f"S{k + 1}" for k in range(players))
+    spit = tuple(middle) if middle else ("L", "R") if players == 2 else tuple(f"S{k + 1}" for k in range(players))
+    if not all(_MIDDLE.match(name) for name in spit):
+        raise LayoutError(f"middle piles are named L, R, P or S1.., got {spit}")
     offsets = (np.arange(len(spit)) - (len(spit) - 1) / 2) * pitch * 1.2 + width / 2
     centres = np.stack([offsets, np.full(len(spit), depth / 2)], axis=1)
     rows.append(_Row(spit, centres, np.array([1.0, 0.0]), (pitch * 1.1, card_h * 1.6)))
@@ -282,10 +287,10 @@ def _overlap(a: Polygon, b: Polygon) -> float:
     return float(area)
 
 
-def _standard(width: float, depth: float, players: int, stock_places: int,
-              card: tuple[float, float]) -> tuple[list[_Row], tuple[Zone, ...]]:
+def _standard(width: float, depth: float, players: int, stock_places: int, card: tuple[float, float],
+              middle: Sequence[str] | None) -> tuple[list[_Row], tuple[Zone, ...]]:
     """The rows of default places and their zones, refused when they overlap or leave the play area."""
-    rows = _rows(width, depth, players, stock_places, card)
+    rows = _rows(width, depth, players, stock_places, card, middle)
     piles = tuple(Zone(name, _rectangle(c, row.along, row.size))
                   for row in rows for name, c in zip(row.names, row.centres))
     too_small = f"a play area of {width:g} x {depth:g} cm is too small for {players} players with {stock_places} stock places"
@@ -300,11 +305,12 @@ def _standard(width: float, depth: float, players: int, stock_places: int,
 
 
 def default_layout(width_cm: float, depth_cm: float, *, players: int = 2, stock_places: int = 5,
-                   card_size_cm: tuple[float, float] = CARD_SIZE_CM) -> Layout:
+                   card_size_cm: tuple[float, float] = CARD_SIZE_CM, middle: Sequence[str] | None = None) -> Layout:
     """The standard places on a play area: each player's stock row a few cm in from their edge,
-    centred, from their left to their right; the spit piles side by side in the middle (`L`, `R`
-    for two players, `S1`.. from A's left to right for more)."""
-    _, piles = _standard(width_cm, depth_cm, players, stock_places, card_size_cm)
+    centred, from their left to their right; the middle piles side by side across the middle,
+    from A's left: `middle`, by default `L`, `R` for two players and `S1`.. `Sn` for n players
+    (`("P",)` for a game with one play pile)."""
+    _, piles = _standard(width_cm, depth_cm, players, stock_places, card_size_cm, middle)
     return Layout(width_cm, depth_cm, piles, _sides(width_cm, depth_cm, players))
 
 
@@ -398,12 +404,13 @@ def _fitted_size(row: _Row, card: CardSeen | None, pitch: float) -> tuple[float,
 
 
 def fit_layout(cards: Sequence[CardSeen], width_cm: float, depth_cm: float, *, players: int = 2,
-               stock_places: int = 5, card_size_cm: tuple[float, float] = CARD_SIZE_CM) -> Layout:
+               stock_places: int = 5, card_size_cm: tuple[float, float] = CARD_SIZE_CM,
+               middle: Sequence[str] | None = None) -> Layout:
     """The layout where the dealt cards actually lie (table cm): each card goes to the nearest row
     (a player's stock row or the spit piles in the middle), ordered along the row as its player
     sees it; a missing card's place is predicted from the spacing of the others, and cards beyond
     a row's places are left out as strays."""
-    rows, _ = _standard(width_cm, depth_cm, players, stock_places, card_size_cm)
+    rows, _ = _standard(width_cm, depth_cm, players, stock_places, card_size_cm, middle)
     piles: list[Zone] = []
     predicted: list[str] = []
     for row, group in zip(rows, _assign(_merge(cards), rows)):

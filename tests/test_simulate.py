@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from collections import Counter
 from functools import cache
 
@@ -29,6 +32,22 @@ def test_same_seed_same_log() -> None:
         again = simulate_game(get_rules(name), random.Random(3))
         assert again.events == game(name).events
     assert simulate_game(get_rules("classic"), random.Random(4)).events != game("classic").events
+
+
+@pytest.mark.parametrize("name", ["five-card-hand", "full-deck"])
+def test_another_process_plays_the_same_game(name: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    log = tmp_path / "game.jsonl"
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    command = [sys.executable, "-m", "referee", "simulate", "--rules", name, "--games", "1", "--seed", "3"]
+    subprocess.run([*command, "--log", str(log)], check=True, env=env, capture_output=True)
+    here = simulate_games(name, 1, seed=3, log_first=True)[1]
+    assert here is not None and list(read_events(log)) == list(here.events)
+
+
+def test_processes_play_the_same_games() -> None:
+    one, _ = simulate_games("four-card", 5, seed=5)
+    two, _ = simulate_games("four-card", 5, seed=5, jobs=2)
+    assert (one.counts, one.wins, one.total_ms) == (two.counts, two.wins, two.total_ms)
 
 
 @pytest.mark.parametrize("name", RULE_SETS)
@@ -123,9 +142,9 @@ def test_two_hands_move_at_once() -> None:
 
 @pytest.mark.parametrize("name", RULE_SETS)
 def test_every_game_ends(name: str) -> None:
-    summary, _ = simulate_games(name, 3, seed=11)
-    assert summary.games == 3 and summary.count("game_end") == 3
-    assert sum(summary.wins.values()) == 3
+    summary, _ = simulate_games(name, 2, seed=11)
+    assert summary.games == 2 and summary.count("game_end") == 2
+    assert sum(summary.wins.values()) == 2
 
 
 def test_summary_counts_are_the_log_counts() -> None:

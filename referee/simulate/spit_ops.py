@@ -113,7 +113,8 @@ class SpitOps:
         piles = [name for name in rules.spit_pile_names if state.top(name) is not None]
         moves: list[Move]
         if rules.five_card_hand:
-            moves = [HandPlay(player, card, pile) for card in set(state.hand(player)) if card is not None for pile in piles]
+            hand = dict.fromkeys(c for c in state.hand(player) if c is not None)  # each card once, in order
+            moves = [HandPlay(player, card, pile) for card in hand for pile in piles]
         else:
             tops = [(name, state.top(name)) for name in rules.stock_names[rules.player_index[player]]]
             moves = [Play(player, card, name, pile) for name, card in tops if card is not None for pile in piles]

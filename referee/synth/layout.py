@@ -140,9 +140,10 @@ def random_scene(rng: np.random.Generator, area: PlayArea = PlayArea(), marker_p
     if hands and rng.random() < 0.3:  # a card in a hand, travelling above the table
         hand = hands[0]
         a = math.radians(hand.angle)
-        cards.append(CardPlacement(dealer.next(), hand.x + 4 * math.sin(a), hand.y + 4 * math.cos(a),
-                                   hand.angle + float(rng.normal(0, 15)), z + 1,
-                                   max(0.5, hand.height - 0.8), None, lift=max(0.5, hand.height - 0.8)))
+        lifted = max(0.5, hand.height - 0.8)
+        cards.append(CardPlacement(dealer.next(), hand.x + 5 * math.sin(a), hand.y + 5 * math.cos(a),
+                                   hand.angle + float(rng.normal(0, 15)), z + 1, lifted, None, lift=lifted,
+                                   motion_cm=hand.motion_cm, motion_angle=hand.motion_angle))
     lighting = Lighting(
         azimuth=float(rng.uniform(0, 360)), elevation=float(rng.uniform(35, 85)),
         shadow=float(rng.uniform(0.2, 0.6)), ambient_ramp=float(rng.uniform(0, 0.3)),

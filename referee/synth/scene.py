@@ -41,6 +41,10 @@ class CardPlacement:
     lift: float = 0.04
     shade: float = 0.0
     """Brightness change from the card's left to its right edge (a slightly bent card), e.g. -0.1..0.1."""
+    motion_cm: float = 0.0
+    motion_angle: float = 0.0
+    """How far and which way (degrees, 0 = +y) the card moves while the shutter is open; the
+    annotation gives its place in the middle of that movement."""
 
 
 @dataclass(frozen=True)
@@ -231,11 +235,12 @@ class _Canvas:
         self.image *= cv2.merge([1 - strength * full[:self.h, :self.w]] * 3)
 
     def paste(self, rgba: np.ndarray, face_to_table: np.ndarray, z_cm: float, owner: int | None,
-              contact_shadow: float = 0.0, drop: float = 0.04, shade: float = 0.0) -> None:
+              contact_shadow: float = 0.0, drop: float = 0.04, shade: float = 0.0,
+              blur: np.ndarray | None = None) -> None:
         """Warp an RGBA raster whose pixels map to the table by `face_to_table` (at height z_cm),
         first darkening what is under it with a soft contact shadow of strength `contact_shadow`
         (for things lying `drop` cm above what is under them); `shade` brightens the raster's
-        right edge against its left."""
+        right edge against its left; `blur` smears it along an image vector (pixels)."""
         rows, cols = rgba.shape[:2]
         H = _TO_INDEX @ self.camera.homography(z_cm) @ face_to_table
         corners = np.array([[-0.5, -0.5, 1], [cols - 0.5, -0.5, 1], [cols - 0.5, rows - 0.5, 1], [-0.5, rows - 0.5, 1]])
@@ -247,7 +252,10 @@ class _Canvas:
         ppc = math.sqrt(area / max(abs(np.linalg.det(face_to_table[:2, :2])) * rows * cols, 1e-9))
         sigma = max(0.6, (0.07 + 0.22 * drop) * ppc)
         shift = self._shadow_shift(face_to_table @ np.array([(cols - 1) / 2, (rows - 1) / 2, 1.0]), z_cm, drop)
+        smear = blur if blur is not None and float(np.abs(blur).max()) >= 1.0 else None
         pad = int(3 * sigma + 2 + np.abs(shift).max()) if contact_shadow > 0 else 2
+        if smear is not None:
+            pad += int(np.ceil(np.abs(smear).max() / 2)) + 1
         box = self.roi(pts + 0.5, pad)
         if box is None:
             return
@@ -278,7 +286,13 @@ class _Canvas:
             xs = np.arange(x1 - x0, dtype=np.float32) - np.float32(centre[0])
             ys = np.arange(y1 - y0, dtype=np.float32) - np.float32(centre[1])
             rgb *= (1.0 + gx * xs[None, :] + gy * ys[:, None])[..., None]
-        self.image[y0:y1, x0:x1] = cv2.blendLinear(region, rgb, 1 - alpha, alpha)
+        if smear is not None:
+            premultiplied = _motion_blur(rgb * alpha[..., None], smear)
+            alpha = _motion_blur(alpha, smear)
+            region *= 1 - alpha[..., None]
+            region += premultiplied
+        else:
+            self.image[y0:y1, x0:x1] = cv2.blendLinear(region, rgb, 1 - alpha, alpha)
         if owner is not None:
             self.owner[y0:y1, x0:x1][alpha >= 0.5] = owner
 
@@ -375,25 +389,19 @@ def _upsample(field: np.ndarray, step: int, w: int, h: int) -> np.ndarray:
 
 
 def _motion_blur(layer: np.ndarray, blur: np.ndarray) -> np.ndarray:
-    """Smear a layer along the image vector `blur` (pixels); long smears are done at a lower resolution."""
-    length = float(np.hypot(*blur))
-    f = max(1, int(length / 8))
-    h, w = layer.shape[:2]
-    small = cv2.resize(layer, (max(1, w // f), max(1, h // f)), interpolation=cv2.INTER_AREA) if f > 1 else layer
-    d = blur / f
-    n = int(np.ceil(np.abs(d).max())) * 2 + 1
-    kernel = np.zeros((n, n), np.float32)
-    c = n // 2
-    cv2.line(kernel, (int(round(c - d[0] / 2)), int(round(c - d[1] / 2))),
-             (int(round(c + d[0] / 2)), int(round(c + d[1] / 2))), 1.0, 1)
-    out = cv2.filter2D(small, -1, kernel / kernel.sum())
-    return cv2.resize(out, (w, h), interpolation=cv2.INTER_LINEAR) if f > 1 else out
+    """Smear a layer along the image vector `blur` (pixels): the mean of copies shifted along it."""
+    steps = int(min(32, max(2, np.ceil(float(np.hypot(*blur)) / 1.5))))
+    out = np.zeros_like(layer)
+    for t in np.linspace(-0.5, 0.5, steps):
+        out += _shifted(layer, int(round(t * blur[0])), int(round(t * blur[1])))
+    out *= 1.0 / steps
+    return out
 
 
 def _shifted(mask: np.ndarray, dx: int, dy: int) -> np.ndarray:
-    """The mask moved by whole pixels, zeros coming in."""
+    """The mask (or image) moved by whole pixels, zeros coming in."""
     out = np.zeros_like(mask)
-    h, w = mask.shape
+    h, w = mask.shape[:2]
     if abs(dx) >= w or abs(dy) >= h:
         return out
     out[max(dy, 0):h + min(dy, 0), max(dx, 0):w + min(dx, 0)] = mask[max(-dy, 0):h + min(-dy, 0), max(-dx, 0):w + min(-dx, 0)]
@@ -485,11 +493,18 @@ def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
         raster = deck.back if card.code == BACK else deck.faces.face(card.code)
         drop = max(card.lift, 0.02)
         to_table = _face_to_table(card.angle, card.x, card.y, CARD_W_CM, CARD_H_CM, FACE_W, FACE_H)
+        blur = None
+        if card.motion_cm > 0:
+            a = math.radians(card.motion_angle)
+            dx, dy = card.motion_cm * math.sin(a) / 2, card.motion_cm * math.cos(a) / 2
+            ends = camera.project(np.array([[card.x - dx, card.y - dy, card.height],
+                                            [card.x + dx, card.y + dy, card.height]]))
+            blur = np.nan_to_num(ends[1] - ends[0])
         if drop < 0.3:
-            canvas.paste(raster, to_table, card.height, k, scene.lighting.shadow * 0.7, drop, card.shade)
+            canvas.paste(raster, to_table, card.height, k, scene.lighting.shadow * 0.7, drop, card.shade, blur)
         else:
             canvas.shadow(card_corners_table(card), drop, scene.lighting.shadow)
-            canvas.paste(raster, to_table, card.height, k, shade=card.shade)
+            canvas.paste(raster, to_table, card.height, k, shade=card.shade, blur=blur)
     outlines = [(pose.side, canvas.draw_hand(pose)) for pose in scene.hands]
     hands = [HandLabel(side, _points(outline)) for side, outline in outlines if len(outline) >= 3]
     image = canvas.finish()

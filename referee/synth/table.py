@@ -123,15 +123,16 @@ def render_table(style: TableStyle, x0: float, y0: float, px_per_cm: float,
 
 def _with_edges(img: np.ndarray, style: TableStyle, xs: np.ndarray, ys: np.ndarray, px_per_cm: float,
                 rng: np.random.Generator) -> np.ndarray:
-    """Past the table's edges: a blurred, darker room; along them a thin lit rim."""
+    """Past the table's edges: a blurred, darker room; along them a thin rim in shade."""
     left, right, near, far = style.edges  # type: ignore[misc]
-    # distance inside the table (cm): negative outside
-    inside = np.minimum(np.minimum(xs - left, right - xs), np.minimum(ys - near, far - ys))
+    inside = np.minimum(np.minimum(xs - left, right - xs), np.minimum(ys - near, far - ys))  # cm, < 0 outside
+    if float(inside.min()) > 1.5:
+        return img
     rows, cols = img.shape[:2]
+    on_table = np.clip(inside * px_per_cm + 0.5, 0, 1)
+    rim = np.clip(1 - np.abs(inside + 0.6) / 0.6, 0, 1)
+    w_img = on_table * (1 - 0.1 * rim) + 0.25 * rim
+    w_room = (1 - on_table) * (1 - 0.35 * rim)
     room = np.array(style.beyond, np.float32) / 255
     blotch = _smooth_noise(rng, (rows, cols), (6, 6))
-    background = room * (1 + 0.25 * blotch[..., None])
-    rim = np.clip(1 - np.abs(inside + 0.6) / 0.6, 0, 1)[..., None]
-    table_part = np.clip(inside * px_per_cm + 0.5, 0, 1)[..., None]
-    out = img * table_part + background * (1 - table_part)
-    return out * (1 - 0.35 * rim) + 0.35 * rim * (img * 0.7)
+    return img * w_img[..., None] + (w_room * (1 + 0.25 * blotch))[..., None] * room

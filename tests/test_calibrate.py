@@ -1,4 +1,4 @@
-"""Table calibration on synthetic frames: markers drawn on a table seen by a camera of known pose, with blur and noise."""
+"""Table calibration on synthetic frames: markers on a table seen by a camera of known pose, blurred and noisy."""
 
 from __future__ import annotations
 
@@ -39,7 +39,8 @@ def camera(tilt_deg: float, yaw_deg: float = 0.0, distance_cm: float = 120.0, fo
     `distance_cm`, tilted `tilt_deg` from straight above towards player A, turned `yaw_deg` round the table."""
     tilt, yaw = math.radians(tilt_deg), math.radians(yaw_deg)
     target = np.array([WIDTH / 2, DEPTH / 2, 0.0])
-    eye = target + distance_cm * np.array([math.sin(yaw) * math.sin(tilt), -math.cos(yaw) * math.sin(tilt), math.cos(tilt)])
+    back = np.array([math.sin(yaw) * math.sin(tilt), -math.cos(yaw) * math.sin(tilt), math.cos(tilt)])
+    eye = target + distance_cm * back
     z = (target - eye) / distance_cm
     x = np.array([math.cos(yaw), math.sin(yaw), 0.0])
     x = (x - z * np.dot(x, z)) / np.linalg.norm(x - z * np.dot(x, z))

@@ -12,7 +12,14 @@ import pytest
 from PIL import Image
 
 from referee.vision import markers
-from referee.vision.markers import MarkerSheetError, find_markers, marker_image, refine_corners, sheet_pages, write_sheet
+from referee.vision.markers import (
+    MarkerSheetError,
+    find_markers,
+    marker_image,
+    refine_corners,
+    sheet_pages,
+    write_sheet,
+)
 
 
 def side_px(corners: np.ndarray) -> float:

@@ -27,7 +27,8 @@ def deal(layout: Layout, rng: random.Random, jitter_cm: float = 1.5, turn_deg: f
 
 def test_default_layout_has_stock_rows_by_the_players_and_spit_piles_in_the_middle() -> None:
     layout = default_layout(80, 60)
-    assert [z.name for z in layout.piles] == [*(f"A{k}" for k in range(1, 6)), *(f"B{k}" for k in range(1, 6)), "L", "R"]
+    stock = [f"{player}{k}" for player in "AB" for k in range(1, 6)]
+    assert [z.name for z in layout.piles] == [*stock, "L", "R"]
     a = [centre(layout, f"A{k}") for k in range(1, 6)]
     b = [centre(layout, f"B{k}") for k in range(1, 6)]
     assert [x for x, _ in a] == sorted(x for x, _ in a)  # A's left to right

@@ -1,4 +1,4 @@
-"""Table calibration: image px <-> table cm from the four markers (or four corners given by hand), kept as JSON; `referee calibrate`."""
+"""Table calibration: image px <-> table cm from the four markers or four hand-picked corners; `referee calibrate`."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from referee.vision.calibrate_fit import (
     solve_markers,
     table_frame,
 )
+from referee.vision.detector import read_image
 from referee.vision.markers import DEFAULT_SIZE_CM, MARKER_IDS, find_markers
 from referee.vision.zones import Layout, LayoutError, Polygon, default_layout, dumps
 
@@ -49,7 +50,8 @@ _IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".we
 
 
 class BadCalibrationFile(CalibrationError, ValueError):
-    """A calibration file that cannot be used: not JSON, another schema version, a field missing or of the wrong shape."""
+    """A calibration file that cannot be used: not JSON, another schema version, a field missing or
+    of the wrong shape."""
 
 
 def _array(value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
@@ -65,6 +67,11 @@ def _array(value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
     return array
 
 
+def _positive(value: Any, what: str) -> None:
+    if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise CalibrationError(f"{what} must be a positive number, got {value!r}")
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -77,6 +84,13 @@ class TopDown:
     image: np.ndarray
     origin_cm: tuple[float, float]  # (x0, y1): the table point at the image's top-left corner
     px_per_cm: float
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.image, np.ndarray) or self.image.ndim not in (2, 3):
+            raise CalibrationError("a top-down view needs an image array")
+        if len(self.origin_cm) != 2 or not all(math.isfinite(v) for v in self.origin_cm):
+            raise CalibrationError(f"origin_cm must be two finite numbers, got {self.origin_cm}")
+        _positive(self.px_per_cm, "px_per_cm")
 
     def to_table(self, points_px: np.ndarray) -> np.ndarray:
         uv = np.asarray(points_px, dtype=float)
@@ -116,7 +130,8 @@ class Calibration:
     def __post_init__(self) -> None:
         size = tuple(self.image_size)
         if len(size) != 2 or not all(isinstance(v, int) and v > 0 for v in size):
-            raise CalibrationError(f"image_size must be two positive whole numbers (width, height), got {self.image_size}")
+            raise CalibrationError(f"image_size must be two positive whole numbers (width, height), "
+                                   f"got {self.image_size}")
         object.__setattr__(self, "image_size", size)
         homography = _array(self.homography, (3, 3), "homography")
         if abs(np.linalg.det(homography)) < 1e-12:
@@ -127,9 +142,8 @@ class Calibration:
             raise CalibrationError("layout must be a Layout")
         if self.source not in SOURCES:
             raise CalibrationError(f"source must be one of {', '.join(SOURCES)}, got {self.source!r}")
-        if self.marker_size_cm is not None and not (
-                isinstance(self.marker_size_cm, (int, float)) and math.isfinite(self.marker_size_cm) and self.marker_size_cm > 0):
-            raise CalibrationError(f"marker_size_cm must be a positive number, got {self.marker_size_cm!r}")
+        if self.marker_size_cm is not None:
+            _positive(self.marker_size_cm, "marker_size_cm")
         for name in ("markers_cm", "markers_px"):
             markers = getattr(self, name)
             if not set(markers) <= set(MARKER_IDS):
@@ -317,7 +331,8 @@ def _calibrate(seen: Mapping[int, np.ndarray], image_size: tuple[int, int], mark
         marker_size_cm = previous.marker_size_cm
         if 2 <= len(seen) < 4:
             homography = fit_homography(seen, previous.markers_cm)
-            return replace(previous, homography=homography, markers_px={i: seen[i] for i in seen if i in previous.markers_cm},
+            return replace(previous, homography=homography,
+                           markers_px={i: seen[i] for i in seen if i in previous.markers_cm},
                            **_residuals(homography, seen, previous.markers_cm), timestamp=_now())
     if len(seen) < 3:
         raise MarkersNotFound(f"saw markers {sorted(seen) or 'none'}: calibrating needs three of the markers 0-3 "
@@ -368,6 +383,12 @@ class MarkerCheck:
     seen: tuple[int, ...]
     calibration: Calibration
 
+    def __post_init__(self) -> None:
+        if not set(self.seen) <= set(MARKER_IDS) or not isinstance(self.calibration, Calibration):
+            raise CalibrationError("a marker check names markers 0-3 and holds a Calibration")
+        if self.moved and not self.shift_px > 0:
+            raise CalibrationError("markers that moved have a shift")
+
 
 def check_markers(frame: np.ndarray, calibration: Calibration, tolerance_px: float = 1.0) -> MarkerCheck:
     """Whether the camera (or the table) moved since `calibration`, cheap enough for every few
@@ -392,8 +413,7 @@ def check_markers(frame: np.ndarray, calibration: Calibration, tolerance_px: flo
         return MarkerCheck(False, math.nan, (), calibration)
     shifts = {i: float(np.linalg.norm(seen[i] - expected[i], axis=1).max()) for i in seen}
     shift = max(shifts.values())
-    moved = len(seen) >= 2 and sum(s > tolerance_px for s in shifts.values()) >= min(2, len(seen))
-    if not moved:
+    if sum(s > tolerance_px for s in shifts.values()) < 2:
         return MarkerCheck(False, shift, tuple(sorted(seen)), calibration)
     assert calibration.marker_size_cm is not None
     recalibrated = _calibrate(seen, calibration.image_size, calibration.marker_size_cm, calibration)
@@ -402,8 +422,6 @@ def check_markers(frame: np.ndarray, calibration: Calibration, tolerance_px: flo
 
 def _read_frame(source: str, index: int) -> np.ndarray:
     """Frame `index` of a video, a camera (a number) or an image file."""
-    from referee.vision.detector import read_image
-
     if Path(source).suffix.lower() in _IMAGE_SUFFIXES:
         return read_image(source)
     capture = cv2.VideoCapture(int(source) if source.isdigit() else source)

@@ -1,4 +1,4 @@
-"""Fitting the table plane to marker corners seen in an image: markers of known size at unknown places, or known places."""
+"""Fitting the table plane to seen marker corners: markers of known size at unknown places, or at known places."""
 
 from __future__ import annotations
 

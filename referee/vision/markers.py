@@ -307,8 +307,8 @@ def find_markers(image: np.ndarray, regions: dict[int, tuple[int, int, int, int]
     in ArUco's order (the printed marker's top-left, top-right, bottom-right, bottom-left).
 
     With `regions` (id -> box x0, y0, x1, y1 in px, a few times the marker's size), each marker
-    is looked for only in its box, which is much cheaper than the whole frame. `refine` fits the corners to the marker's edges
-    (`refine_corners`, ~0.05 px instead of ~0.3 px). When an id is seen twice, the larger one is kept.
+    is looked for only in its box, which is much cheaper than the whole frame. `refine` fits the
+    corners to the marker's edges (`refine_corners`, ~0.05 px instead of ~0.3 px). When an id is seen twice, the larger one is kept.
     """
     gray = _gray(image)
     if regions is None:

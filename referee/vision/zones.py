@@ -293,7 +293,8 @@ def _standard(width: float, depth: float, players: int, stock_places: int, card:
     rows = _rows(width, depth, players, stock_places, card, middle)
     piles = tuple(Zone(name, _rectangle(c, row.along, row.size))
                   for row in rows for name, c in zip(row.names, row.centres))
-    too_small = f"a play area of {width:g} x {depth:g} cm is too small for {players} players with {stock_places} stock places"
+    too_small = (f"a play area of {width:g} x {depth:g} cm is too small for {players} players "
+                 f"with {stock_places} stock places")
     for a, b in itertools.combinations(piles, 2):
         if _overlap(a.polygon, b.polygon) > 1e-6:
             raise LayoutError(f"{too_small} ({a.name} and {b.name} overlap)")
@@ -376,7 +377,8 @@ def _fit_row(row: _Row, cards: list[CardSeen]) -> tuple[np.ndarray, list[CardSee
                 slope, start = np.polyfit(k, obs, 1)
             else:
                 slope, start = default_pitch, float(obs[0] - default_pitch * k[0])
-            cost = float(np.sum((obs - (start + slope * k)) ** 2) + _PRIOR_WEIGHT * np.sum((obs - default_s[list(places)]) ** 2))
+            cost = float(np.sum((obs - (start + slope * k)) ** 2)
+                         + _PRIOR_WEIGHT * np.sum((obs - default_s[list(places)]) ** 2))
             if best is None or cost < best[0]:
                 best = (cost, used, places, float(start), float(slope))
     assert best is not None

@@ -20,12 +20,10 @@ card face up, refilling a stock place, placing or drawing a card."""
 @dataclass(frozen=True)
 class Bot:
     """A player's policy: among the moves of the best kind in `priority`, one at random (a human
-    takes the first one they notice); else a move of another kind (a card into an empty space,
-    stacking equal ranks), with `lookahead` only one that makes a new move of those kinds possible
-    (without it the moves offered must already be the useful ones); otherwise wait."""
+    takes the first one they notice); else a move of another kind that makes a new move of those
+    kinds possible; otherwise wait. (Spit's adapter ranks the engine's `useful_moves` itself.)"""
 
     priority: tuple[str, ...] = PRIORITY
-    lookahead: bool = True
 
     def choose(self, state: GameState, player: str, moves: Sequence[Move], rng: random.Random) -> Move | None:
         """The move `player` makes now out of their legal `moves`, or None to wait."""
@@ -46,7 +44,7 @@ class Bot:
                 best.append(move)
         if best:
             return rng.choice(best)
-        useful = [m for m in others if self._opens(state, player, m)] if self.lookahead else others
+        useful = [m for m in others if self._opens(state, player, m)]
         return rng.choice(useful) if useful else None
 
     def _opens(self, state: GameState, player: str, move: Move) -> bool:

@@ -335,22 +335,25 @@ def _segment_distance(point: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     return float(np.linalg.norm(point - (a + t * ab)))
 
 
-def _assign(cards: list[CardSeen], rows: list[_Row]) -> list[list[CardSeen]]:
-    """Each card to the row whose line of default places lies nearest, after shifting every row
-    across by the median offset of its cards once (a deal a little off the standard positions)."""
-    shifts = [np.zeros(2) for _ in rows]
-    for _ in range(2):
-        groups: list[list[CardSeen]] = [[] for _ in rows]
-        for card in cards:
-            point = np.array([card.x, card.y])
-            distances = [_segment_distance(point, r.centres[0] + s, r.centres[-1] + s) for r, s in zip(rows, shifts)]
-            groups[int(np.argmin(distances))].append(card)
-        for i, (row, group) in enumerate(zip(rows, groups)):
-            if group:
-                across = np.array([-row.along[1], row.along[0]])
-                offsets = [np.dot(np.array([c.x, c.y]) - row.centres[0], across) for c in group]
-                shifts[i] = float(np.median(offsets)) * across
+def _nearest(cards: list[CardSeen], rows: list[_Row], shifts: list[np.ndarray]) -> list[list[CardSeen]]:
+    """Each card to the row whose line of places (moved by its shift) lies nearest."""
+    groups: list[list[CardSeen]] = [[] for _ in rows]
+    for card in cards:
+        point = np.array([card.x, card.y])
+        distances = [_segment_distance(point, r.centres[0] + s, r.centres[-1] + s) for r, s in zip(rows, shifts)]
+        groups[int(np.argmin(distances))].append(card)
     return groups
+
+
+def _assign(cards: list[CardSeen], rows: list[_Row]) -> list[list[CardSeen]]:
+    """Each card to the nearest row of default places, then again after moving every row across
+    to the median of its cards (a deal a little off the standard positions)."""
+    shifts = []
+    for row, group in zip(rows, _nearest(cards, rows, [np.zeros(2)] * len(rows))):
+        across = np.array([-row.along[1], row.along[0]])
+        offsets = [np.dot(np.array([c.x, c.y]) - row.centres[0], across) for c in group]
+        shifts.append(float(np.median(offsets)) * across if group else np.zeros(2))
+    return _nearest(cards, rows, shifts)
 
 
 def _fit_row(row: _Row, cards: list[CardSeen]) -> tuple[np.ndarray, list[CardSeen | None], float]:

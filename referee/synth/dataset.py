@@ -24,8 +24,8 @@ from referee.synth.photometric import apply_effects, encode_jpeg, random_effects
 from referee.synth.scene import Deck, render_scene
 
 RESOLUTIONS: Final = ((1280, 720), (1920, 1080), (640, 480), (960, 540), (800, 600), (1024, 576), (480, 270),
-                      (640, 360))
-RESOLUTION_WEIGHTS: Final = (0.26, 0.12, 0.16, 0.12, 0.08, 0.08, 0.1, 0.08)
+                      (640, 360), (480, 640))
+RESOLUTION_WEIGHTS: Final = (0.25, 0.11, 0.16, 0.12, 0.08, 0.08, 0.09, 0.07, 0.04)
 MANIFEST: Final = "synth.json"
 
 
@@ -80,9 +80,13 @@ def random_camera(rng: np.random.Generator, area: PlayArea = PlayArea()) -> Came
     hfov = float(rng.uniform(50, 80))
     vfov = 2 * math.degrees(math.atan(math.tan(math.radians(hfov) / 2) * height / width))
     tilt = float(min(rng.uniform(0, 60), 80 - vfov / 2))
-    seen_width = float(rng.uniform(0.65, 1.6)) * area.width
+    if rng.random() < 0.15:  # a close look at part of the table
+        seen_width = float(rng.uniform(18, 40))
+        target = (float(rng.uniform(-0.4, 0.4) * area.width), float(rng.uniform(-0.4, 0.4) * area.depth))
+    else:
+        seen_width = float(rng.uniform(0.65, 1.6)) * area.width
+        target = (float(rng.normal(0, area.width * 0.12)), float(rng.normal(0, area.depth * 0.12)))
     distance = seen_width / 2 / math.tan(math.radians(hfov) / 2)
-    target = (float(rng.normal(0, area.width * 0.12)), float(rng.normal(0, area.depth * 0.12)))
     return Camera.look_at(width, height, target, distance, tilt, float(rng.uniform(0, 360)), hfov,
                           float(rng.normal(0, 4)))
 

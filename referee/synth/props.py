@@ -8,15 +8,19 @@ from typing import Final
 
 import cv2
 import numpy as np
+from PIL import Image, ImageDraw
 
-from referee.synth.faces import RGB
+from referee.synth.faces import RGB, font
 
-KINDS: Final = ("paper", "note", "phone", "coin", "pen", "coaster")
+KINDS: Final = ("paper", "note", "phone", "coin", "pen", "coaster", "box")
 _PX_PER_CM: Final = 16
 _SIZES: Final = {  # width, length, height above the table (cm)
     "paper": (14.8, 21.0, 0.01), "note": (7.6, 7.6, 0.01), "phone": (7.1, 14.7, 0.8),
     "coin": (2.3, 2.3, 0.2), "pen": (1.0, 14.0, 0.9), "coaster": (10.0, 10.0, 0.4),
+    "box": (16.0, 22.0, 0.3),
 }
+_WORDS: Final = ("STARTER KIT", "HD VIDEO", "CAPTURE", "GAME NIGHT", "SCORE", "PLAYER", "ROUND", "NEW", "2-IN-1",
+                 "CLASSIC", "PREMIUM", "POKER", "BRIDGE", "MADE IN", "SERIES", "PROJECT", "TEA", "COFFEE")
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,21 @@ def prop_raster(kind: str, color: RGB, seed: int) -> np.ndarray:
     elif kind in ("coin", "coaster"):
         cv2.circle(alpha, (w // 2, h // 2), w // 2 - 1, 1.0, -1, cv2.LINE_AA)
         cv2.circle(rgb, (w // 2, h // 2), int(w * 0.4), tuple(float(v) for v in c * 0.8), 2, cv2.LINE_AA)
+    elif kind == "box":  # a printed box lid or magazine: text, a panel and a picture
+        alpha[:] = 1
+        img = Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8))
+        draw = ImageDraw.Draw(img)
+        ink = tuple(int(v) for v in (255 - c if c.mean() < 128 else c * 0.2))
+        panel = tuple(int(v) for v in rng.uniform(0, 255, 3))
+        draw.rectangle([w * 0.1, h * 0.45, w * 0.9, h * 0.85], fill=panel)
+        draw.ellipse([w * 0.3, h * 0.52, w * 0.7, h * 0.78], fill=tuple(int(v) for v in rng.uniform(0, 255, 3)))
+        y = int(h * 0.06)
+        for _ in range(int(rng.integers(2, 5))):
+            word = _WORDS[int(rng.integers(len(_WORDS)))]
+            size = int(rng.integers(14, 34))
+            draw.text((int(w * 0.08), y), word, fill=ink, font=font("DejaVuSans-Bold.ttf", size))
+            y += size + 6
+        rgb = np.asarray(img).astype(np.float32)
     else:  # pen
         cv2.rectangle(alpha, (0, 4), (w - 1, h - 5), 1.0, -1)
         cv2.ellipse(alpha, (w // 2, 4), (w // 2, 4), 0, 180, 360, 1.0, -1)
@@ -81,7 +100,7 @@ def random_props(rng: np.random.Generator, half_width: float, half_depth: float)
     """Zero to four props, mostly outside the middle of the table."""
     props = []
     for _ in range(int(rng.choice(5, p=[0.45, 0.25, 0.15, 0.1, 0.05]))):
-        kind = KINDS[int(rng.choice(len(KINDS), p=[0.25, 0.2, 0.2, 0.15, 0.12, 0.08]))]
+        kind = KINDS[int(rng.choice(len(KINDS), p=[0.2, 0.17, 0.17, 0.13, 0.11, 0.07, 0.15]))]
         if kind in ("paper", "note"):
             color = (np.array([(250, 250, 245), (250, 240, 120), (250, 190, 200), (170, 220, 250)][
                 0 if kind == "paper" else int(rng.integers(1, 4))]) * rng.uniform(0.9, 1.0))

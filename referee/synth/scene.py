@@ -13,7 +13,7 @@ from referee.synth.camera import Camera
 from referee.synth.faces import CARD_H_CM, CARD_W_CM, FACE_H, FACE_W, FaceSource
 from referee.synth.hands import HandPose, hand_parts
 from referee.synth.props import Prop, prop_raster
-from referee.synth.table import TableStyle, render_table
+from referee.synth.table import FINE_KINDS, TableStyle, render_table
 
 BACK = "back"
 CARD_THICKNESS_CM = 0.03
@@ -432,7 +432,8 @@ def _table_image(camera: Camera, table: TableStyle) -> np.ndarray:
     x0, y0 = np.floor(pts.min(axis=0))
     x1, y1 = np.ceil(pts.max(axis=0))
     ppc_max = max(camera.pixels_per_cm(float(x), float(y)) for x, y in pts[::3])
-    ppc = min(ppc_max * 0.6, 560.0 / max(x1 - x0, y1 - y0, 1.0))
+    fine = table.kind in FINE_KINDS
+    ppc = min(ppc_max * (1.0 if fine else 0.6), (1000.0 if fine else 560.0) / max(x1 - x0, y1 - y0, 1.0))
     ppc = max(ppc, 0.5)
     size = (max(2, int((y1 - y0) * ppc)), max(2, int((x1 - x0) * ppc)))
     texture = render_table(table, float(x0), float(y0), ppc, size)

@@ -10,7 +10,9 @@ import numpy as np
 
 from referee.synth.faces import RGB
 
-KINDS: Final = ("wood", "felt", "cloth", "laminate", "check")
+KINDS: Final = ("wood", "felt", "cloth", "laminate", "check", "carpet", "rug")
+FINE_KINDS: Final = frozenset({"carpet", "rug"})
+"""Surfaces with detail that needs a finer texture raster."""
 
 
 @dataclass(frozen=True)
@@ -30,7 +32,7 @@ class TableStyle:
 
 
 def random_table(rng: np.random.Generator) -> TableStyle:
-    kind = KINDS[int(rng.choice(len(KINDS), p=[0.35, 0.2, 0.15, 0.2, 0.1]))]
+    kind = KINDS[int(rng.choice(len(KINDS), p=[0.3, 0.15, 0.12, 0.17, 0.08, 0.1, 0.08]))]
     dark = rng.random() < 0.4
     if kind == "wood":
         base = np.array([150, 100, 60]) * (rng.uniform(0.35, 0.7) if dark else rng.uniform(0.9, 1.5))
@@ -45,9 +47,16 @@ def random_table(rng: np.random.Generator) -> TableStyle:
         grey = rng.uniform(25, 70) if dark else rng.uniform(170, 240)
         base = grey + rng.uniform(-12, 12, 3)
         second = base * rng.uniform(0.9, 1.0)
-    else:  # gingham tablecloth: white and one colour
+    elif kind == "check":  # gingham tablecloth: white and one colour
         base = np.array([245, 243, 238]) * rng.uniform(0.85, 1.0)
         second = np.array([(190, 30, 40), (40, 70, 160), (30, 120, 60), (40, 40, 40), (220, 160, 40)][rng.integers(5)])
+    elif kind == "carpet":  # looped pile: beige, grey, brown
+        base = np.array([(190, 170, 140), (150, 150, 150), (120, 95, 70), (90, 90, 110)][rng.integers(4)])
+        base = base * rng.uniform(0.6, 1.15)
+        second = base * rng.uniform(0.35, 0.6)
+    else:  # a patterned rug: two strong colours
+        base = rng.uniform(120, 240, 3)
+        second = rng.uniform(10, 120, 3)
     edges = None
     if rng.random() < 0.5:
         half_w, half_d = rng.uniform(42, 90), rng.uniform(36, 70)
@@ -108,6 +117,18 @@ def render_table(style: TableStyle, x0: float, y0: float, px_per_cm: float,
         blotch = _smooth_noise(rng, (rows, cols), (int(h_cm / 20) + 2, int(w_cm / 20) + 2))
         speck = (fine > 2.3).astype(np.float32)
         img = base * (1 + 0.025 * blotch[..., None] - 0.15 * speck[..., None] + 0.015 * fine[..., None])
+    elif style.kind == "carpet":
+        loops = _smooth_noise(rng, (rows, cols), (int(h_cm / 0.35) + 2, int(w_cm / 0.35) + 2))
+        patches = _smooth_noise(rng, (rows, cols), (int(h_cm / 12) + 2, int(w_cm / 12) + 2))
+        t = np.clip(0.5 + 0.3 * loops + 0.22 * fine + 0.1 * patches, 0, 1)
+        img = second * (1 - t[..., None]) + base * t[..., None]
+    elif style.kind == "rug":
+        period = 6.0 * s
+        zig = np.abs((xs / period) % 2.0 - 1.0) * period * 0.6
+        band = (np.floor((ys + zig) / (period * 0.5)) % 3).astype(np.float32) / 2.0
+        fibres = 0.18 * fine + 0.12 * _smooth_noise(rng, (rows, cols), (int(h_cm / 0.4) + 2, int(w_cm / 0.4) + 2))
+        t = np.clip(band + fibres, 0, 1)
+        img = second * (1 - t[..., None]) + base * t[..., None]
     else:
         period = 2.5 * s
         stripes_x = (np.floor(xs / period) % 2).astype(np.float32)

@@ -1,4 +1,4 @@
-"""The four table markers (ArUco DICT_4X4_50, ids 0–3) and their printable A4 sheet: `referee markers`."""
+"""The four table markers (ArUco DICT_4X4_50, ids 0–3): their printable A4 sheet (`referee markers`) and finding them."""
 
 from __future__ import annotations
 
@@ -253,8 +253,8 @@ def refine_corners(gray: np.ndarray, quad: np.ndarray, passes: int = 2) -> np.nd
     """Corners of a marker as the crossings of lines fitted along its four outer edges: on
     profiles across each edge, where the image crosses halfway between the black border (sampled
     mid-cell) and the white quiet zone (sampled 3/4 of a cell out, so one cell of it is enough),
-    no further than a few px from the edge on big markers.
-    Unbiased under blur, unlike corner-window refinement. A side too faint to fit keeps its corners."""
+    no further than a few px from the edge on big markers. Unbiased under blur, unlike
+    corner-window refinement. A side too faint to fit keeps its corners."""
     gray = gray if gray.dtype == np.float32 else gray.astype(np.float32)
     steps = np.linspace(0.0, 1.0, 33)
     for _ in range(passes):

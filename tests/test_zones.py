@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.vision.zones import CardSeen, Layout, LayoutError, default_layout, fit_layout
+from referee.vision.zones import CardSeen, Layout, LayoutError, UnknownZone, default_layout, fit_layout
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,6 +36,9 @@ def test_default_layout_has_stock_rows_by_the_players_and_spit_piles_in_the_midd
     assert all(y < 15 for _, y in a) and all(y > 45 for _, y in b)
     assert centre(layout, "L")[0] < 40 < centre(layout, "R")[0] and centre(layout, "L")[1] == 30
     assert layout.players == ("A", "B") and layout.source == "default"
+    assert layout.zone("B3").player == "B" and layout.zone("L").player is None and layout.zone("R").is_spit
+    with pytest.raises(UnknownZone, match="no zone 'A6'"):
+        layout.zone("A6")
 
 
 def test_default_layout_takes_the_number_of_players_and_stock_places() -> None:

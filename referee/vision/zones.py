@@ -38,6 +38,13 @@ class LayoutError(RefereeError, ValueError):
     """A layout that cannot be built or read: a play area too small, a bad zone, a bad layout file."""
 
 
+class UnknownZone(LayoutError, KeyError):
+    """A zone name that is not in the layout."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "unknown zone"
+
+
 def _polygon(points: Any, what: str) -> Polygon:
     try:
         array = np.asarray(points, dtype=float)
@@ -138,7 +145,8 @@ class Layout:
         for zone in self.piles + self.sides:
             if zone.name == name:
                 return zone
-        raise KeyError(name)
+        names = ", ".join(z.name for z in self.piles + self.sides)
+        raise UnknownZone(f"no zone {name!r} in this layout (it has {names})")
 
     def locate(self, point: Sequence[float]) -> str | None:
         """The pile whose zone holds the table point (the nearest centre if zones overlap), else None."""

@@ -7,7 +7,7 @@ import pytest
 
 from referee.cli import main
 from referee.synth.annotation import Annotation
-from referee.synth.dataset import SynthConfig, generate_sample, split_of
+from referee.synth.dataset import SynthConfig, generate_dataset, generate_sample, split_of
 from referee.synth.labels import yolo_text
 
 
@@ -89,3 +89,12 @@ def test_other_seed_in_the_same_folder_is_refused(tmp_path: Path, capsys):
     assert main(["synth-data", "--out", out, "--images", "0", "--seed", "1", "--no-progress"]) == 0
     assert main(["synth-data", "--out", out, "--images", "1", "--seed", "2", "--no-progress"]) == 2
     assert "seed" in capsys.readouterr().err
+
+
+def test_worker_processes_draw_the_same_images(tmp_path: Path):
+    config = SynthConfig(seed=5, val_fraction=0.0)
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert sorted(generate_dataset(one, 2, config, workers=1)) == [0, 1]
+    assert sorted(generate_dataset(two, 2, config, workers=2)) == [0, 1]
+    assert {k: v for k, v in _files(one).items() if k.startswith("images")} == \
+        {k: v for k, v in _files(two).items() if k.startswith("images")}

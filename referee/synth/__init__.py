@@ -1,9 +1,13 @@
 """Synthetic webcam images of a Spit table with exact labels (library behind `referee synth-data`).
 
 Pieces: `faces` (card faces drawn in built-in styles, or read from a folder), `backs`, `table`
-(surfaces), `hands`, `camera` (pinhole webcam over the table plane), `scene` (placements and
-rendering), `layout` (random Spit tables), `photometric` (sensor effects), `annotation` and
-`labels` (ground truth and YOLO lines), `dataset` (seeded samples and dataset folders).
+(surfaces, optionally with edges and the room beyond), `hands` (hand, forearm, upper arm,
+sleeve), `props` (distractors: paper, notes, phones, coins, pens, coasters, printed boxes),
+`camera` (pinhole webcam over the table plane), `scene` (placements and rendering: shadows,
+glare, light ramp, vignetting, white balance, motion blur of moving cards and hands), `layout`
+(random Spit tables), `photometric` (sensor effects: defocus, shake, noise, gamma, sharpening,
+JPEG), `annotation` and `labels` (ground truth and YOLO lines), `dataset` (seeded samples and
+dataset folders; image i depends only on (seed, i)).
 
 Rendering a scene of your own (e.g. a game as video)::
 
@@ -15,6 +19,12 @@ Rendering a scene of your own (e.g. a game as video)::
     rendered = render_scene(scene, camera, Deck(BuiltinFaces(BUILTIN_STYLES[0]), builtin_back(BUILTIN_BACKS[0])))
     frame = apply_effects(rendered.image, SensorEffects(noise=0.01), rng)   # uint8 RGB
     rendered.annotation.to_dict()                                             # the JSON below
+
+A moving card or hand: `CardPlacement(..., motion_cm=3, motion_angle=90)` smears it over 3 cm
+towards +x during the exposure (its annotation is the middle of the movement); a card carried in
+a hand is a placement with `height` and `lift` of a few cm and a higher `z` than the piles.
+Rendering is deterministic: the same scene, camera and deck give the same image (for video,
+keep `TableStyle.seed` fixed and vary only the placements, hands and the effects' rng).
 
 Table frame: centimetres on the table plane, origin at the middle of the play area, x to player
 A's right, y away from player A (towards player B), z up. A card at angle 0 is upright for
@@ -56,7 +66,8 @@ from referee.synth.faces import BUILTIN_STYLES, FACE_CODES, BuiltinFaces, FaceSt
 from referee.synth.hands import SKIN_TONES, HandPose
 from referee.synth.labels import CLASS_NAMES, yolo_boxes, yolo_obb, yolo_text
 from referee.synth.layout import PlayArea, random_scene
-from referee.synth.photometric import SensorEffects, apply_effects, encode_jpeg
+from referee.synth.photometric import SensorEffects, apply_effects, encode_jpeg, random_effects
+from referee.synth.props import Prop
 from referee.synth.scene import CardPlacement, Deck, GlareSpot, Lighting, MarkerPlacement, Rendered, Scene, render_scene
 from referee.synth.table import TableStyle
 
@@ -65,6 +76,6 @@ __all__ = [
     "folder_back", "Camera", "SynthConfig", "generate_dataset", "generate_sample", "random_camera",
     "BUILTIN_STYLES", "FACE_CODES", "BuiltinFaces", "FaceStyle", "FolderFaces", "SynthAssetError", "SKIN_TONES",
     "HandPose", "CLASS_NAMES", "yolo_boxes", "yolo_obb", "yolo_text", "PlayArea", "random_scene",
-    "SensorEffects", "apply_effects", "encode_jpeg", "CardPlacement", "Deck", "GlareSpot", "Lighting",
+    "SensorEffects", "apply_effects", "encode_jpeg", "random_effects", "Prop", "CardPlacement", "Deck", "GlareSpot", "Lighting",
     "MarkerPlacement", "Rendered", "Scene", "render_scene", "TableStyle",
 ]

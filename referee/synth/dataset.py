@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Final
 
+import cv2
 import numpy as np
 
 from referee.cards import parse_card
@@ -225,6 +226,6 @@ def generate_dataset(out: Path, count: int, config: SynthConfig, workers: int = 
             yield _work(job)
         return
     ctx = multiprocessing.get_context("spawn" if os.name == "nt" else "fork")
-    with ctx.Pool(workers) as pool:
+    with ctx.Pool(workers, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
         yield from pool.imap_unordered(_work, jobs, chunksize=2)
 

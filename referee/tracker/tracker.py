@@ -1,0 +1,174 @@
+"""The zone tracker: per-zone state over time with hysteresis, held under hands, and the touches of every hand.
+
+A zone's settled state (a card code, `back` or `empty`) changes only once a new reading has been
+seen in `settle_frames` consecutive readable frames with no hand over the zone; a reading under
+a hand, an `occluded` one, one below `min_confidence` or a missing one holds the state. The
+change keeps the capture time of the first frame the new state was seen; the touches (the first
+frame of each hand's contact with, or cover of, a zone) let the referee date an event to the
+moment the card touched its pile.
+
+>>> from referee.observations import Observation, ZoneReading
+>>> tracker = Tracker(TrackerConfig(settle_frames=2))
+>>> frames = ["7C", "7C", "9H", "7C", "8D", "8D", "8D"]  # a one-frame misread, then a new card
+>>> for i, seen in enumerate(frames):
+...     snap = tracker.update(Observation(i / 30, i, {"L": ZoneReading(seen)}))
+...     for change in snap.changes:
+...         print(i, change.before, "->", change.after, "first seen in frame", change.seen_frame)
+1 None -> 7C first seen in frame 0
+5 7C -> 8D first seen in frame 4
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Final
+
+from referee.errors import RefereeError
+from referee.observations import OCCLUDED, Observation
+
+HOLD: Final = frozenset({OCCLUDED})
+
+
+class BadTrackerConfig(RefereeError, ValueError):
+    """Tracker settings that make no sense."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrackerConfig:
+    """`settle_frames`: consecutive readable frames a new zone state needs (k); `min_confidence`:
+    readings below it are ignored; `touch_gap_frames`: a hand missing from a zone this many frames
+    still makes the same touch."""
+
+    settle_frames: int = 3
+    min_confidence: float = 0.6
+    touch_gap_frames: int = 2
+
+    def __post_init__(self) -> None:
+        if isinstance(self.settle_frames, bool) or not isinstance(self.settle_frames, int) or self.settle_frames < 1:
+            raise BadTrackerConfig(f"settle_frames must be a whole number >= 1, not {self.settle_frames!r}")
+        if not 0.0 <= self.min_confidence <= 1.0:
+            raise BadTrackerConfig(f"min_confidence must lie in 0..1, not {self.min_confidence!r}")
+        if isinstance(self.touch_gap_frames, bool) or not isinstance(self.touch_gap_frames, int) or self.touch_gap_frames < 0:
+            raise BadTrackerConfig(f"touch_gap_frames must be a whole number >= 0, not {self.touch_gap_frames!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneChange:
+    """A zone's settled state changed from `before` (None: never settled) to `after` (a card
+    code, `back` or `empty`); `seen_t`/`seen_frame`: the first frame the new state was seen;
+    `confidence`: the lowest confidence of the settling frames."""
+
+    zone: str
+    before: str | None
+    after: str
+    seen_t: float
+    seen_frame: int
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class Touch:
+    """A hand of `side` began touching (`contact`) or covering a zone at capture time `t`."""
+
+    zone: str
+    side: str
+    t: float
+    frame: int
+    contact: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The tracked table after one frame: the settled state of every zone settled so far, the
+    zones under a hand now, and what changed in this frame (settled changes and new touches)."""
+
+    t: float
+    frame: int
+    zones: Mapping[str, str]
+    covered: frozenset[str]
+    changes: tuple[ZoneChange, ...] = ()
+    touches: tuple[Touch, ...] = ()
+
+
+@dataclass(slots=True)
+class _Zone:
+    stable: str | None = None
+    candidate: str | None = None
+    count: int = 0
+    first_t: float = 0.0
+    first_frame: int = 0
+    low: float = 1.0
+
+
+@dataclass(slots=True)
+class Tracker:
+    """Feeds on observations in capture order (`update`), gives a `Snapshot` per frame."""
+
+    config: TrackerConfig = field(default_factory=TrackerConfig)
+    _zones: dict[str, _Zone] = field(default_factory=dict)
+    _stable: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    _touching: dict[tuple[str, str, bool], int] = field(default_factory=dict)
+
+    def update(self, obs: Observation) -> Snapshot:
+        """Track one frame; frames must come in capture order (dropped frames may be missing)."""
+        cfg = self.config
+        k = cfg.settle_frames
+        floor = cfg.min_confidence
+        covered: set[str] = set()
+        touches: list[Touch] = []
+        frame = obs.frame
+        gap = cfg.touch_gap_frames + 1
+        touching = self._touching
+        for hand in obs.hands:
+            side = hand.side
+            contact = hand.contact
+            for zone in hand.over:
+                covered.add(zone)
+                for is_contact in (False, True) if zone in contact else (False,):
+                    key = (zone, side, is_contact)
+                    last = touching.get(key)
+                    if last is None or frame - last > gap:
+                        when = contact[zone] if is_contact else obs.t
+                        touches.append(Touch(zone, side, when, frame, is_contact))
+                    touching[key] = frame
+        changes: list[ZoneChange] = []
+        zones = self._zones
+        for name, reading in obs.zones.items():
+            seen = reading.seen
+            if name in covered or seen in HOLD or reading.confidence < floor:
+                z = zones.get(name)
+                if z is not None:
+                    z.count = 0
+                continue
+            z = zones.get(name)
+            if z is None:
+                z = zones[name] = _Zone()
+            if seen == z.stable:
+                z.candidate = None
+                z.count = 0
+                continue
+            if seen == z.candidate:
+                z.count += 1
+                if reading.confidence < z.low:
+                    z.low = reading.confidence
+            else:
+                z.candidate = seen
+                z.count = 1
+                z.first_t = obs.t
+                z.first_frame = frame
+                z.low = reading.confidence
+            if z.count >= k:
+                changes.append(ZoneChange(name, z.stable, seen, z.first_t, z.first_frame, z.low))
+                z.stable = seen
+                z.candidate = None
+                z.count = 0
+        if changes:
+            self._stable = MappingProxyType({n: z.stable for n, z in zones.items() if z.stable is not None})
+        return Snapshot(obs.t, frame, self._stable, frozenset(covered), tuple(changes), tuple(touches))
+
+    @property
+    def zones(self) -> Mapping[str, str]:
+        """Every zone's settled state (zones never settled are left out)."""
+        return self._stable

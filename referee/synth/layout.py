@@ -86,23 +86,42 @@ def _white_balance(temperature: float, tint: float) -> tuple[float, float, float
     return 1.0 + 0.14 * temperature, 1.0 + tint, 1.0 - 0.16 * temperature
 
 
+def held_stack(rng: np.random.Generator, side: str, x: float, y: float, z0: int,
+               count: int) -> tuple[list[CardPlacement], HandPose]:
+    """A player's spit cards held face down a few cm over the table, a hand gripping them."""
+    base = 0.0 if side == "A" else 180.0
+    angle = base + float(rng.normal(0, 20))
+    height = float(rng.uniform(2.5, 9.0))
+    cards = [CardPlacement(BACK, x + float(rng.normal(0, 0.08)), y + float(rng.normal(0, 0.08)),
+                           angle + float(rng.normal(0, 1.5)), z0 + k, height + k * CARD_THICKNESS_CM,
+                           lift=height if k == 0 else 0.04) for k in range(count)]
+    a = math.radians(angle)
+    grip = float(rng.uniform(-1.0, 2.5))  # how far the palm sits behind the stack's centre
+    hand = random_hand(rng, side, x - grip * math.sin(a) * 2, y - grip * math.cos(a) * 2, height + 1.2)
+    return cards, replace(hand, angle=angle + float(rng.normal(0, 10)), curl=float(rng.uniform(0.3, 0.8)))
+
+
 def random_scene(rng: np.random.Generator, area: PlayArea = PlayArea(), marker_p: float = 0.5,
                  hands_p: float = 0.55) -> Scene:
-    """A random moment of a Spit game between players A (near, y < 0) and B (far)."""
+    """A random moment of a Spit game between players A (near, y < 0) and B (far); now and then
+    an empty table (hands and props only)."""
     dealer = _Dealer(rng)
     cards: list[CardPlacement] = []
+    hands: list[HandPose] = []
+    empty = rng.random() < 0.03
     z = 0
     gap = float(rng.uniform(8.0, 13.0))
     for zone, sx in (("L", -gap / 2), ("R", gap / 2)):
-        if rng.random() < 0.95:
+        if not empty and rng.random() < 0.95:
             n = min(1 + int(rng.geometric(0.2)), 24)
             cards += spit_pile(rng, dealer, sx + float(rng.normal(0, 1.0)), float(rng.normal(0, 1.5)), zone, z, n)
             z += n
     spacing = float(rng.uniform(8.5, 11.5))
     row = area.depth / 2 - float(rng.uniform(6.5, 11))
     for side, y, base in (("A", -row, 0.0), ("B", row, 180.0)):
-        for i in range(5):
-            col = (i - 2) * spacing * (1 if side == "A" else -1)
+        sign = 1 if side == "A" else -1
+        for i in range(0 if empty else 5):
+            col = (i - 2) * spacing * sign
             count = int(rng.integers(0, 6)) if rng.random() < 0.85 else i + 1
             if count == 0:
                 continue
@@ -110,14 +129,22 @@ def random_scene(rng: np.random.Generator, area: PlayArea = PlayArea(), marker_p
             cards += stock_pile(rng, dealer, col + float(rng.normal(0, 0.8)), y + float(rng.normal(0, 0.8)),
                                 base + float(rng.normal(0, 4)), f"{side}{i + 1}", z, count, face_up)
             z += count
-        if rng.random() < 0.35:  # the player's spit cards, face down on the table beside the stock
-            n = int(rng.integers(2, 12))
-            sx = (area.width / 2 - 4) * (1 if side == "A" else -1)
-            cards += [CardPlacement(BACK, sx + float(rng.normal(0, 0.3)), y * 0.4 + float(rng.normal(0, 0.3)),
-                                    base + 90 + float(rng.normal(0, 10)), z + k, k * CARD_THICKNESS_CM) for k in range(n)]
+        spit_x = (area.width / 2 - 4) * sign
+        n = int(rng.integers(2, 12))
+        if not empty and rng.random() < 0.3:  # the player's spit cards, face down beside the stock
+            cards += [CardPlacement(BACK, spit_x + float(rng.normal(0, 0.3)), y * 0.4 + float(rng.normal(0, 0.3)),
+                                    base + 90 + float(rng.normal(0, 10)), z + k, k * CARD_THICKNESS_CM)
+                      for k in range(n)]
             z += n
-    for _ in range(int(rng.choice(4, p=[0.55, 0.25, 0.12, 0.08]))):  # loose or fanned cards anywhere
-        x, y = rng.uniform(-area.width / 2 - 10, area.width / 2 + 10), rng.uniform(-area.depth / 2 - 5, area.depth / 2 + 5)
+        elif not empty and rng.random() < 0.3:  # ... or held in a hand over the table
+            stack, hand = held_stack(rng, side, spit_x * float(rng.uniform(0.6, 1.1)), y * float(rng.uniform(0.8, 1.4)),
+                                     z, n)
+            cards += stack
+            hands.append(hand)
+            z += n
+    for _ in range(0 if empty else int(rng.choice(4, p=[0.55, 0.25, 0.12, 0.08]))):  # loose or fanned cards
+        x = rng.uniform(-area.width / 2 - 10, area.width / 2 + 10)
+        y = rng.uniform(-area.depth / 2 - 5, area.depth / 2 + 5)
         if rng.random() < 0.5:
             n = int(rng.integers(2, 7))
             cards += fan(rng, dealer, float(x), float(y), float(rng.uniform(0, 360)), z, n, rng.random() < 0.6)
@@ -126,7 +153,7 @@ def random_scene(rng: np.random.Generator, area: PlayArea = PlayArea(), marker_p
             cards.append(CardPlacement(dealer.next() if rng.random() < 0.7 else BACK, float(x), float(y),
                                        float(rng.uniform(0, 360)), z))
             z += 1
-    hands: list[HandPose] = []
+    reaching: list[HandPose] = []
     if rng.random() < hands_p:
         for side in ("A", "B"):
             if rng.random() < 0.6:
@@ -136,14 +163,16 @@ def random_scene(rng: np.random.Generator, area: PlayArea = PlayArea(), marker_p
                     tx, ty = cards[target].x, cards[target].y
                 else:
                     tx, ty = rng.uniform(-25, 25), sign * rng.uniform(0, 25)
-                hands.append(random_hand(rng, side, float(tx + rng.normal(0, 3)), float(ty + sign * rng.uniform(0, 6))))
-    if hands and rng.random() < 0.3:  # a card in a hand, travelling above the table
-        hand = hands[0]
+                reaching.append(random_hand(rng, side, float(tx + rng.normal(0, 3)),
+                                            float(ty + sign * rng.uniform(0, 6))))
+    if reaching and rng.random() < 0.3:  # a card in a hand, travelling above the table
+        hand = reaching[0]
         a = math.radians(hand.angle)
         lifted = max(0.5, hand.height - 0.8)
         cards.append(CardPlacement(dealer.next(), hand.x + 5 * math.sin(a), hand.y + 5 * math.cos(a),
                                    hand.angle + float(rng.normal(0, 15)), z + 1, lifted, None, lift=lifted,
                                    motion_cm=hand.motion_cm, motion_angle=hand.motion_angle))
+    hands += reaching
     lighting = Lighting(
         azimuth=float(rng.uniform(0, 360)), elevation=float(rng.uniform(35, 85)),
         shadow=float(rng.uniform(0.2, 0.6)), ambient_ramp=float(rng.uniform(0, 0.3)),

@@ -24,6 +24,8 @@ class SensorEffects:
     """Render at this fraction of the size and scale back up (soft, low-resolution sensors)."""
     sharpen: float = 0.0
     """Unsharp-mask amount: webcams sharpen, leaving halos at edges."""
+    stream_jpeg: int = 0
+    """Quality of an earlier JPEG round trip (a webcam's MJPEG stream); 0 for none."""
 
 
 def random_effects(rng: np.random.Generator) -> SensorEffects:
@@ -37,6 +39,7 @@ def random_effects(rng: np.random.Generator) -> SensorEffects:
         jpeg_quality=int(rng.integers(35, 96)),
         downscale=float(rng.uniform(0.5, 0.9)) if rng.random() < 0.2 else 1.0,
         sharpen=float(rng.uniform(0.3, 1.5)) if rng.random() < 0.4 else 0.0,
+        stream_jpeg=int(rng.integers(40, 90)) if rng.random() < 0.3 else 0,
     )
 
 
@@ -79,7 +82,9 @@ def apply_effects(image: np.ndarray, fx: SensorEffects, rng: np.random.Generator
         noise = cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR)
         noise += shot[..., None]
         out = cv2.add(out, noise, dtype=cv2.CV_8U)
-    return out
+    if fx.stream_jpeg:
+        out = cv2.imdecode(np.frombuffer(encode_jpeg(out, fx.stream_jpeg), np.uint8), cv2.IMREAD_COLOR)[..., ::-1]
+    return np.ascontiguousarray(out)
 
 
 def encode_jpeg(rgb: np.ndarray, quality: int) -> bytes:

@@ -31,6 +31,7 @@ _CELLS: Final = 6  # 4x4 data bits and a one-bit black border
 _MARGIN_MM: Final = 12.0
 _TEXT_MM: Final = 3.6
 _REACH_PX: Final = 8.0  # how far from an edge its profiles reach on big markers
+_SHEET_ORDER: Final = (0, 1, 3, 2)  # as they lie on the table, seen from player A
 _FORMATS: Final = {"pdf": ("pdf",), "png": ("png",), "both": ("pdf", "png")}
 
 
@@ -121,9 +122,9 @@ def _tiles(sheet: _Sheet, size_cm: float) -> None:
     usable_h = sheet.size[1] - 2 * sheet.margin
     if per_row < 1 or tile_h > usable_h:
         raise MarkerSheetError(f"a {size_cm:g} cm marker with its quiet zone does not fit on an A4 page")
-    for row_start in range(0, len(MARKER_IDS), per_row):
+    for row_start in range(0, len(_SHEET_ORDER), per_row):
         top = sheet.room(tile_h + gap)
-        for col, marker_id in enumerate(MARKER_IDS[row_start:row_start + per_row]):
+        for col, marker_id in enumerate(_SHEET_ORDER[row_start:row_start + per_row]):
             left = sheet.margin + col * (tile_w + gap)
             sheet.pages[-1].paste(Image.fromarray(marker_image(marker_id, side)), (left + quiet, top + quiet))
             draw = sheet.draw

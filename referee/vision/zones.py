@@ -301,7 +301,7 @@ def _standard(width: float, depth: float, players: int, stock_places: int, card:
     rows = _rows(width, depth, players, stock_places, card, middle)
     piles = tuple(Zone(name, _rectangle(c, row.along, row.size))
                   for row in rows for name, c in zip(row.names, row.centres))
-    too_small = (f"a play area of {width:g} x {depth:g} cm is too small for {players} players "
+    too_small = (f"a play area of {width:.1f} x {depth:.1f} cm is too small for {players} players "
                  f"with {stock_places} stock places")
     for a, b in itertools.combinations(piles, 2):
         if _overlap(a.polygon, b.polygon) > 1e-6:

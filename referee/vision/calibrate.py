@@ -338,12 +338,13 @@ def _calibrate(seen: Mapping[int, np.ndarray], image_size: tuple[int, int], mark
         raise MarkersNotFound(f"saw markers {sorted(seen) or 'none'}: calibrating needs three of the markers 0-3 "
                               "(two with a previous calibration)")
     plane, on_plane = solve_markers(seen, marker_size_cm)
-    to_plane = table_frame(inner_corners(on_plane))
+    corners_on_plane = inner_corners(on_plane)
+    to_plane = table_frame(corners_on_plane)
     homography = plane @ to_plane
     homography /= homography[2, 2]
     to_table = np.linalg.inv(to_plane)
     markers_cm = {i: project(to_table, corners) for i, corners in on_plane.items()}
-    play_area = project(to_table, inner_corners(on_plane))
+    play_area = project(to_table, corners_on_plane)
     layout = previous.layout if previous is not None else default_layout(
         *_play_size(play_area), players=players, stock_places=stock_places)
     return Calibration(image_size=image_size, homography=homography, play_area_cm=play_area, layout=layout,

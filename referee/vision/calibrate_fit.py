@@ -119,12 +119,12 @@ def solve_markers(corners: Mapping[int, np.ndarray], size_cm: float) -> tuple[np
     local = square(size_cm)
     seen = np.stack([np.asarray(corners[i], float) for i in ids])
     homography, poses = _solve(seen, local)
-    errors = np.sqrt(((project(homography, _placed(poses, local)) - seen) ** 2).sum(-1).mean(-1))
+    placed = _placed(poses, local)
+    errors = np.sqrt(((project(homography, placed) - seen) ** 2).sum(-1).mean(-1))
     worst = int(np.argmax(errors))
     others = np.delete(errors, worst)
     if len(ids) >= 4 and errors[worst] > max(_OUTLIER_PX, _OUTLIER_RATIO * float(np.median(others))):
         return solve_markers({i: corners[i] for i in ids if i != ids[worst]}, size_cm)
-    placed = _placed(poses, local)
     return homography, {marker_id: placed[n] for n, marker_id in enumerate(ids)}
 
 
@@ -167,6 +167,6 @@ def table_frame(play_area: np.ndarray) -> np.ndarray:
     x_axis = x_axis / np.linalg.norm(x_axis)
     y_axis = np.array([-x_axis[1], x_axis[0]])
     if np.dot(play_area[0] - origin, y_axis) <= 0:
-        raise CalibrationError("the markers are laid mirror-wise: seen from player A, 0 is far left, 1 far right, "
-                            "2 near right, 3 near left")
+        raise CalibrationError("the markers are laid mirror-wise: seen from player A, 0 is far left, "
+                               "1 far right, 2 near right, 3 near left")
     return np.array([[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]], [0.0, 0.0, 1.0]])

@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "markers": ("referee.vision.markers", "write the printable sheet of the four table markers"),
     "calibrate": ("referee.vision.calibrate", "calibrate the table from markers or four corners"),
     "judge": ("referee.judge.cli", "referee a game from a per-frame observation stream"),
+    "render-game": ("referee.render.cli", "render a simulated game as camera video with its ground truth"),
 }
 
 

@@ -21,7 +21,7 @@ from referee.vision.calibrate import (
     check_markers,
     load_calibration,
 )
-from referee.vision.calibrate_fit import project
+from referee.vision.calibrate_fit import fit_homography, project
 from referee.vision.markers import marker_image
 
 WIDTH, DEPTH, SIDE = 80.0, 60.0, 5.0
@@ -322,3 +322,11 @@ def test_accuracy_and_cost_figures_of_docs_calibration_md() -> None:
         fit_px, fit_cm, true_px, true_cm, check_ms = np.max(rows, axis=0)
         print(f"{tilt:4}  {fit_px:10.3f}  {fit_cm:10.4f}  {true_px:17.2f}  {true_cm:17.2f}  {check_ms:14.1f}")
         assert fit_px < 0.1 and true_px < 2.5 and true_cm < 0.5 and check_ms < 200
+
+
+def test_a_corner_under_a_finger_does_not_bend_the_refit(above) -> None:
+    truth, _, calibration = above
+    seen = {i: calibration.to_image(c) for i, c in calibration.markers_cm.items() if i != 0}
+    seen[2] = seen[2] + [[0, 0], [6.0, -4.0], [0, 0], [0, 0]]
+    refit = fit_homography(seen, calibration.markers_cm)
+    assert np.linalg.norm(project(refit, GRID) - calibration.to_image(GRID), axis=1).max() < 0.01

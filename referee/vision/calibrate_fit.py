@@ -11,6 +11,7 @@ from referee.errors import RefereeError
 
 _OUTLIER_PX = 2.0  # a marker fitting worse than this, and far worse than the others, is left out
 _OUTLIER_RATIO = 5.0
+_RANSAC_PX = 2.0
 
 
 class CalibrationError(RefereeError):
@@ -130,13 +131,14 @@ def solve_markers(corners: Mapping[int, np.ndarray], size_cm: float) -> tuple[np
 
 def fit_homography(corners: Mapping[int, np.ndarray], markers_cm: Mapping[int, np.ndarray]) -> np.ndarray:
     """The homography (table cm -> image px) from the seen corners of markers whose table places are
-    known (least squares on every corner, refined by OpenCV). Needs two markers."""
+    known: RANSAC over every corner (a corner off by more than `_RANSAC_PX`, under a finger, say,
+    is left out), then least squares on the others. Needs two markers."""
     ids = [i for i in corners if i in markers_cm]
     if len(ids) < 2:
         raise MarkersNotFound(f"two markers of known place are needed, saw {sorted(ids)}")
     table = np.concatenate([markers_cm[i] for i in ids])
     image = np.concatenate([np.asarray(corners[i], float) for i in ids])
-    homography, _ = cv2.findHomography(table, image, 0)
+    homography, _ = cv2.findHomography(table, image, cv2.RANSAC, _RANSAC_PX, maxIters=2000, confidence=0.999)
     if homography is None:
         raise CalibrationError("the seen markers give no homography")
     return homography / homography[2, 2]

@@ -51,10 +51,12 @@ def camera(tilt_deg: float, yaw_deg: float = 0.0, distance_cm: float = 120.0, fo
 
 
 def scene(homography: np.ndarray, seed: int = 0, hide: tuple[int, ...] = (), turns: dict[int, int] | None = None,
-          ids: tuple[int, int, int, int] = (0, 1, 2, 3), blur: float = 0.8, noise: float = 3.0) -> np.ndarray:
+          ids: tuple[int, int, int, int] = (0, 1, 2, 3), moved: dict[int, tuple[float, float]] | None = None,
+          blur: float = 0.8, noise: float = 3.0) -> np.ndarray:
     """A BGR frame of the table: markers of SIDE cm just outside the play area's corners (`ids` for
-    far left, far right, near right, near left; `turns` quarter-turns a marker; `hide` covers one
-    with a hand-coloured blob), three cards, a lighting gradient, then blur and noise."""
+    far left, far right, near right, near left; `turns` quarter-turns a marker; `moved` moves one
+    by (dx, dy) cm; `hide` covers one with a hand-coloured blob), three cards, a lighting
+    gradient, then blur and noise."""
     margin = 12.0
     x_min, y_max = -margin, DEPTH + margin
     width, height = int((WIDTH + 2 * margin) * TEXTURE_PX_PER_CM), int((DEPTH + 2 * margin) * TEXTURE_PX_PER_CM)
@@ -63,6 +65,8 @@ def scene(homography: np.ndarray, seed: int = 0, hide: tuple[int, ...] = (), tur
     quiet = side // 5
     lows = ((-SIDE, DEPTH), (WIDTH, DEPTH), (WIDTH, -SIDE), (-SIDE, -SIDE))  # lower-left corner of each place
     for marker_id, (x, y) in zip(ids, lows):
+        dx, dy = (moved or {}).get(marker_id, (0.0, 0.0))
+        x, y = x + dx, y + dy
         u, v = round((x - x_min) * TEXTURE_PX_PER_CM), round((y_max - y - SIDE) * TEXTURE_PX_PER_CM)
         texture[v - quiet:v + side + quiet, u - quiet:u + side + quiet] = 235
         bits = np.rot90(marker_image(marker_id, side), (turns or {}).get(marker_id, 0))
@@ -191,6 +195,23 @@ def test_nudged_camera_is_recalibrated(above) -> None:
     assert check.moved and check.shift_px > 5
     assert grid_error_px(check.calibration, nudged) < 1.5
     assert check.calibration.layout is calibration.layout
+    assert all(np.array_equal(check.calibration.markers_cm[i], calibration.markers_cm[i]) for i in range(4))
+
+
+def test_a_marker_bumped_on_the_table_is_left_out_of_the_refit(above) -> None:
+    truth, _, calibration = above
+    refit = calibrate_markers(scene(truth, seed=6, moved={1: (2.0, 1.0)}), previous=calibration)
+    assert sorted(refit.markers_px) == [0, 2, 3]
+    assert np.array_equal(refit.markers_cm[1], calibration.markers_cm[1])
+    assert grid_error_px(refit, truth) < 1.0
+
+
+def test_markers_laid_afresh_are_fitted_afresh(above) -> None:
+    truth, _, calibration = above
+    relaid = calibrate_markers(scene(truth, seed=7, moved={1: (-10.0, 0.0), 2: (-10.0, 0.0), 3: (0.0, 3.0)}),
+                               previous=calibration)
+    assert relaid.play_size_cm == pytest.approx((70.0, 58.5), abs=0.3)
+    assert relaid.layout is calibration.layout
 
 
 def test_a_hand_over_a_marker_is_not_a_move(above) -> None:

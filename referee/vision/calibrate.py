@@ -46,6 +46,7 @@ RECTIFIED_PX_PER_CM: Final = 8.0
 """Top-down crops for the card detector: a 6.3 x 8.8 cm card is about 50 x 70 px, the resolution
 a 1280 x 720 webcam gives an 80 cm table from above, so nothing is invented by upsampling."""
 SOURCES: Final = ("markers", "manual")
+_REFIT_RMS_PX: Final = 1.0  # a marker fitting its old place worse than this has moved on the table
 _IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
 
@@ -313,12 +314,15 @@ def calibrate_markers(frame: np.ndarray, marker_size_cm: float = DEFAULT_SIZE_CM
                       previous: Calibration | None = None, players: int = 2, stock_places: int = 5) -> Calibration:
     """Calibrate from the markers seen in a frame.
 
-    With all four in sight the markers' places, the table frame and the homography are fitted
-    together from their 16 corners and their known size. With two or three in sight and a
-    `previous` calibration from markers, the markers keep their places on the table and only the
-    camera is fitted; with three and no previous one, the hidden marker's place completes the
-    parallelogram of the others. A previous calibration also gives the marker size and the
-    layout; without one, the layout is the default for the play area with `players` and `stock_places`.
+    Without a previous calibration, the markers' places, the table frame and the homography are
+    fitted together from the markers' corners and their known size; with three markers in sight
+    the hidden one's place completes the parallelogram of the others. With a `previous`
+    calibration from markers (the camera moved, the table did not), two markers in sight that
+    still fit their places are enough: only the camera is fitted, and a marker that no longer
+    fits (bumped, or a corner under a finger) is left out. Only when fewer than two fit, and
+    three are in sight, are the places fitted afresh. A previous calibration also gives the
+    marker size and the layout; without one, the layout is the default for the play area with
+    `players` and `stock_places`.
     """
     height, width = frame.shape[:2]
     return _calibrate(find_markers(frame), (width, height), marker_size_cm, previous, players, stock_places)
@@ -329,11 +333,14 @@ def _calibrate(seen: Mapping[int, np.ndarray], image_size: tuple[int, int], mark
     if previous is not None and previous.source == "markers":
         assert previous.marker_size_cm is not None
         marker_size_cm = previous.marker_size_cm
-        if 2 <= len(seen) < 4:
-            homography = fit_homography(seen, previous.markers_cm)
-            return replace(previous, homography=homography,
-                           markers_px={i: seen[i] for i in seen if i in previous.markers_cm},
-                           **_residuals(homography, seen, previous.markers_cm), timestamp=_now())
+        known = {i: c for i, c in seen.items() if i in previous.markers_cm}
+        if len(known) >= 2:
+            homography = fit_homography(known, previous.markers_cm)
+            agree = {i: c for i, c in known.items()
+                     if _residuals(homography, {i: c}, previous.markers_cm)["rms_px"] <= _REFIT_RMS_PX}
+            if len(agree) >= 2:
+                return replace(previous, homography=homography, markers_px=agree,
+                               **_residuals(homography, agree, previous.markers_cm), timestamp=_now())
     if len(seen) < 3:
         raise MarkersNotFound(f"saw markers {sorted(seen) or 'none'}: calibrating needs three of the markers 0-3 "
                               "(two with a previous calibration)")

@@ -330,6 +330,7 @@ def observe_log(events: Iterable[Event], rules: str | SpitRules = "classic",
     spoiled: dict[str, tuple[int, str]] = {}
     marks = {z: [t for t, _ in timeline[z]] for z in zones}
     active: list[_Segment] = []
+    touched: dict[int, float] = {}  # a contact's time: the first frame it was seen touching
     nxt = 0
     p_misread = faults.misread
     p_low = p_misread + faults.low_confidence
@@ -355,7 +356,7 @@ def observe_log(events: Iterable[Event], rules: str | SpitRules = "classic",
                 if seg.contact not in over:
                     over.append(seg.contact)
                 if not (faults.contact_miss and rng.random() < faults.contact_miss):
-                    contact[seg.contact] = t
+                    contact[seg.contact] = touched.setdefault(id(seg), t)
             hidden.update(over)
             hands.append(HandSeen(seg.side, tuple(over), contact, (round(x, 3), round(y, 3))))
         readings = {}

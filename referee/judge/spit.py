@@ -1,0 +1,523 @@
+"""The Spit referee: settled table snapshots in, the calls of the event log out, with the rules engine as the judge.
+
+The referee keeps the engine's position of the table (`SpitState`, built with the camera-state
+constructor `SpitState.observed` from each layout as read: counts from the deal, visible tops,
+unknown cards left unknown) and explains every settled difference between what the camera
+sees and what the engine expects by a move:
+
+- a card on a spit pile that is the face-up top of a stock pile (or was just lifted from one):
+  that player plays it; legal: `play` (the engine moves on), else `illegal_play` with the
+  engine's reason (the engine does not move; the card is expected back);
+- a face-down stock top seen face up: `turn_up` (the card is revealed to the engine);
+- a stock top seen in an empty place of the same player: `move_to_space` (on an occupied one:
+  stacking, legal only with the stack-equal option, else an `illegal_play`);
+- an unknown card on a spit pile at a stalemate (or at a deal's start): a spit card; once every
+  pile the engine expects a card on has one, `spit`. While a move exists: `premature_spit`
+  naming the move the engine finds;
+- a lifted stock card that comes back after its player's hand touched a spit pile: a card that
+  touched the pile and was taken back, judged as a play (a race loser is often never seen);
+- two players' cards on one pile less than `race_window_s` apart: `race`, the second judged
+  against the new top (a card that went under the second is played first);
+- `spit_call` when the engine finds no move, dated to the last move; `deal_end`; the slap from
+  both hands' first contact with a spit pile after the deal end, "too close to call" below one
+  frame interval; `layout` when a new layout has been read; `game_end`.
+
+Event times are capture times of the frame where the card first touched its zone (the hand's
+first contact frame), else the first frame the new state was seen. Extra fields: `frame` (that
+frame's index) and `called_at` (the capture time of the frame at which the call was made).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from referee.cards import FACE_DOWN, Card, parse_card
+from referee.errors import IllegalMove
+from referee.events import Event
+from referee.judge.camera import spit_rules
+from referee.observations import CARD_CODES, EMPTY
+from referee.rules.spit_moves import ChoosePile, MoveToSpace, Play, Refill, Slap, Spit, SpitMove, StackEqual, TurnUp
+from referee.rules.spit_options import SpitRules
+from referee.rules.spit_state import ImpossiblePosition, PrematureSpit, SpitState
+from referee.rules.spit_timing import transition_events
+from referee.tracker import Snapshot, Touch, ZoneChange
+
+TOO_CLOSE: Final = "too close to call"
+SLAP_FALLBACK: Final = "the first player out chooses (as with free choice)"
+"""Who takes a pile both hands reached within one frame interval: the camera cannot tell whose
+hand is underneath, so the player who emptied their stock first has the choice."""
+When = tuple[float, int]
+
+
+@dataclass(frozen=True)
+class RefereeConfig:
+    """`race_window_s`: two cards on one pile closer than this make a race (the engine's);
+    `frame_interval_s`: the time resolution of contacts (one frame); `touch_memory_s`: how long
+    a hand's touch is remembered to date a card that lands under it."""
+
+    race_window_s: float = 0.5
+    frame_interval_s: float = 1 / 30
+    touch_memory_s: float = 4.0
+
+    def __post_init__(self) -> None:
+        if not (self.race_window_s > 0 and self.frame_interval_s > 0 and self.touch_memory_s > 0):
+            raise ValueError("the race window, frame interval and touch memory must be positive")
+
+
+@dataclass
+class _Lift:
+    """A stock top seen lifted (in its player's hand), not yet seen landing or coming back."""
+
+    player: str
+    zone: str
+    t: float
+    attempted: bool = False
+
+
+def layout_counts(sizes: tuple[int, ...], cards: int) -> tuple[list[int], int]:
+    """Cards in each stock pile when `cards` are dealt row by row into piles of `sizes`, and
+    the spit cards left over (RULES.md: "the player deals the five piles as far as the cards go").
+
+    >>> layout_counts((1, 2, 3, 4, 5), 26), layout_counts((1, 2, 3, 4, 5), 8)
+    (([1, 2, 3, 4, 5], 11), ([1, 2, 2, 2, 1], 0))
+    """
+    piles = [0] * len(sizes)
+    dealt = 0
+    for row in range(1, max(sizes) + 1):
+        for k, size in enumerate(sizes):
+            if size >= row and dealt < cards:
+                piles[k] += 1
+                dealt += 1
+    return piles, cards - dealt
+
+
+class SpitReferee:
+    """Referees one game of a two-player Spit rule set from tracker snapshots (`update`).
+
+    `on_event` is called with each call as it is made; `update` also returns them.
+    """
+
+    def __init__(self, rules: str | SpitRules = "classic", config: RefereeConfig = RefereeConfig(),
+                 on_event: Callable[[Event], None] | None = None) -> None:
+        self.rules = r = spit_rules(rules)
+        if r.decks != 1:
+            raise ImpossiblePosition("the camera referee tells cards apart by their faces: one deck only")
+        self.config = config
+        self.frame_interval = config.frame_interval_s
+        self.on_event = on_event
+        share = r.total_cards // r.players
+        self.state: SpitState = SpitState.position(
+            r, {}, phase="layout", held={p: " ".join([FACE_DOWN] * share) for p in r.player_names})
+        self._players = r.player_names
+        self._owner = {z: r.player_names[i] for i, names in enumerate(r.stock_names) for z in names}
+        self._stock_zones = tuple(self._owner)
+        self._piles = r.spit_pile_names
+        self._starter = dict(zip(r.spit_pile_names, r.player_names))
+        self.readings: dict[str, str] = {}
+        self._seen: dict[str, When] = {}
+        self._touches: dict[str, list[Touch]] = {}
+        self._lifted: dict[str, _Lift] = {}
+        self._flagged: set[tuple[str, str]] = set()
+        self._judged: set[tuple[str, str, float]] = set()
+        self._landed: dict[str, tuple[str, float]] = {}
+        self._pending_spit: dict[str, tuple[str, When, str]] = {}
+        self._last_move_t = 0.0
+        self._end_t: float | None = None
+        self._first_layout = True
+        self._changed_since_end: set[str] = set()
+        self._slaps: dict[str, tuple[str, When]] = {}
+        self._now: When = (0.0, 0)
+        self._out: list[Event] = []
+
+    # ------------------------------------------------------------------------------ the feed
+
+    def update(self, snap: Snapshot) -> list[Event]:
+        """Take one frame's snapshot; the calls it makes (often none)."""
+        self._now = (snap.t, snap.frame)
+        self._out = []
+        if snap.touches:
+            self._remember(snap.touches)
+        if snap.changes:
+            for change in snap.changes:
+                self._changed(change)
+            self._reconcile()
+        elif snap.touches and self.state.slap_due:
+            self._watch_slap()
+        return self._out
+
+    def _remember(self, touches: tuple[Touch, ...]) -> None:
+        horizon = self._now[0] - self.config.touch_memory_s
+        for touch in touches:
+            kept = self._touches.setdefault(touch.zone, [])
+            if kept and kept[0].t < horizon:
+                kept[:] = [k for k in kept if k.t >= horizon]
+            kept.append(touch)
+
+    def _changed(self, change: ZoneChange) -> None:
+        zone = change.zone
+        self.readings[zone] = change.after
+        self._seen[zone] = (change.seen_t, change.seen_frame)
+        if self._end_t is not None:
+            self._changed_since_end.add(zone)
+        if zone in self._piles:
+            self._flagged = {(p, c) for p, c in self._flagged if p != zone or c == change.after}
+            return
+        lift = self._lifted.get(change.after)
+        if lift is not None and lift.zone == zone and self._expected(zone) == change.after:
+            del self._lifted[change.after]
+            if not lift.attempted:
+                self._came_back(change.after, lift)
+
+    # ------------------------------------------------------------------------------ helpers
+
+    def _emit(self, kind: str, when: When, **fields: Any) -> None:
+        event = Event.make(kind, round(when[0], 6), **fields, frame=when[1], called_at=round(self._now[0], 6))
+        self._out.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def _expected(self, zone: str) -> str:
+        s = self.state
+        if zone in self.rules.pile_index:
+            top = s.top(zone)
+            return EMPTY if top is None else top.code
+        pile = s.pile(zone)
+        if not pile:
+            return EMPTY
+        top = s.top(zone)
+        return FACE_DOWN if top is None else top.code
+
+    def _under(self, zone: str) -> str:
+        """What a stock pile shows with its top card lifted."""
+        s = self.state
+        pile = s.pile(zone)
+        if len(pile) < 2:
+            return EMPTY
+        below = pile[-2]
+        return below.code if s.face_up(zone) > 1 and below is not None else FACE_DOWN
+
+    def _when(self, zone: str, side: str | None, seen: When) -> When:
+        """The start of the last contact of a hand of `side` (any side: None) with `zone` before
+        `seen`; `seen` itself (the first frame the new state was seen) if none is remembered."""
+        for touch in reversed(self._touches.get(zone, ())):
+            if touch.t <= seen[0] and touch.contact and (side is None or touch.side == side):
+                return touch.t, touch.frame
+        return seen
+
+    def _toucher(self, zone: str, seen: When) -> str | None:
+        for touch in reversed(self._touches.get(zone, ())):
+            if touch.t <= seen[0] and touch.contact:
+                return touch.side
+        return None
+
+    def _stock_top_of(self, card: Card) -> tuple[str, str] | None:
+        """(player, zone) of the stock pile whose face-up top is `card`, or that it was lifted from."""
+        lift = self._lifted.get(card.code)
+        if lift is not None and self.state.top(lift.zone) is card:
+            return lift.player, lift.zone
+        for zone in self._stock_zones:
+            if self.state.top(zone) is card:
+                return self._owner[zone], zone
+        return None
+
+    def _apply(self, move: SpitMove, when: When, **extra: Any) -> None:
+        before = self.state
+        after = before.apply(move)
+        self.state = after
+        self._last_move_t = max(self._last_move_t, when[0])
+        ended = after.phase in ("settle", "layout", "over") and self._end_t is None
+        for kind, fields in transition_events(before, move, after):
+            if kind == "spit_call":
+                self._emit(kind, (self._last_move_t, when[1]), **fields)
+            elif kind == "game_end":
+                if ended:
+                    self._deal_ended(after, when)
+                    ended = False
+                self._emit(kind, when, **fields)
+            elif kind != "deal_end":
+                self._emit(kind, when, **fields, **extra)
+        if ended:
+            self._deal_ended(after, when)
+
+    def _deal_ended(self, after: SpitState, when: When) -> None:
+        ender = after.deal_ender()
+        player, reason = ender if ender is not None else (self._players[0], "")
+        self._end_t = when[0]
+        self._changed_since_end = set()
+        self._slaps = {}
+        self._lifted.clear()
+        self._pending_spit.clear()
+        self._landed.clear()
+        self._emit("deal_end", when, player=player, counts=after.counts(), reason=reason)
+
+    # ------------------------------------------------------------------------------ reconciling
+
+    def _reconcile(self) -> None:
+        """Explain every zone that differs from the engine's position by a move, until none can be."""
+        progress = True
+        while progress:
+            phase = self.state.phase
+            if phase == "layout":
+                self._read_layout()
+                if self.state.phase == "layout":
+                    return
+                continue
+            if phase == "settle":
+                if self.state.slap_due:
+                    self._watch_slap()
+                else:
+                    self._choices()
+                if self.state.phase == "settle":
+                    return
+                continue
+            if phase == "over":
+                return
+            progress = False
+            for zone in self._stock_zones:
+                seen = self.readings.get(zone)
+                if seen is not None and phase == "play" and seen != self._expected(zone):
+                    progress = self._stock(zone, seen)
+                    if progress:
+                        break
+            if progress:
+                continue
+            for pile in self._piles:
+                seen = self.readings.get(pile)
+                if seen is not None and seen != self._expected(pile) and seen != EMPTY:
+                    progress = self._pile(pile, seen)
+                    if progress:
+                        break
+
+    def _stock(self, zone: str, seen: str) -> bool:
+        s = self.state
+        owner = self._owner[zone]
+        top = s.top(zone)
+        when = self._when(zone, owner, self._seen[zone])
+        if top is not None and seen == self._under(zone):
+            if top.code not in self._lifted:
+                self._lifted[top.code] = _Lift(owner, zone, when[0])
+            return False
+        if seen not in CARD_CODES:
+            return False
+        card = parse_card(seen)
+        expected = self._expected(zone)
+        if expected == FACE_DOWN:
+            return self._try(TurnUp(owner, zone, card), when)
+        source = self._stock_top_of(card)
+        if source is not None and source[0] == owner and source[1] != zone:
+            if expected == EMPTY:
+                return self._try(MoveToSpace(owner, card, source[1], zone), when)
+            move = StackEqual(owner, card, source[1], zone)
+            reason = s.check(move)
+            if reason is None:
+                self._apply(move, when)
+                self._lifted.pop(card.code, None)
+                return True
+            if (zone, seen) not in self._flagged:
+                self._flagged.add((zone, seen))
+                self._emit("illegal_play", when, player=owner, card=seen, to=zone, reason=reason,
+                           **{"from": source[1]})
+            return False
+        if expected == EMPTY and self.rules.refilled_singles and source is None:
+            return self._try(Refill(owner, zone, card), when)
+        return False
+
+    def _try(self, move: SpitMove, when: When) -> bool:
+        """Apply `move` if the engine finds it legal (else it is no explanation of what is seen)."""
+        if self.state.check(move) is not None:
+            return False
+        self._apply(move, when)
+        card = getattr(move, "card", None)
+        if card is not None:
+            self._lifted.pop(card.code, None)
+        return True
+
+    def _pile(self, pile: str, seen: str) -> bool:
+        if (pile, seen) in self._flagged or seen not in CARD_CODES:
+            return False
+        card = parse_card(seen)
+        source = self._stock_top_of(card)
+        first_seen = self._seen[pile]
+        if source is not None:
+            player, zone = source
+            when = self._when(pile, player, first_seen)
+            applied = self._earlier(pile, card, when)
+            return self._attempt(player, card, zone, pile, when, visible=True) or applied
+        if self.state.cards()[card]:
+            return False  # a card the engine knows to lie elsewhere: a misreading
+        side = self._toucher(pile, first_seen) or self._starter[pile]
+        when = self._when(pile, side, first_seen)
+        if self.state.is_stalemate():
+            self._pending_spit[pile] = (seen, when, side)
+            return self._spit()
+        self._flagged.add((pile, seen))
+        try:
+            self.state.apply(Spit(((pile, card),)))
+        except PrematureSpit as exc:
+            self._emit("premature_spit", when, player=side, move=exc.move.describe(), reason=str(exc))
+        except IllegalMove:
+            pass
+        return False
+
+    def _earlier(self, pile: str, card: Card, when: When) -> bool:
+        """Lifted cards (other than `card`) whose player's hand touched `pile` after lifting them
+        and before `when`: they touched the pile before `card` (and went under it, or were taken
+        back), so they are judged first, in touch order. True when one was applied."""
+        found = []
+        for code, lift in self._lifted.items():
+            if code == card.code or lift.attempted:
+                continue
+            for touch in self._touches.get(pile, ()):
+                if touch.contact and touch.side == lift.player and lift.t <= touch.t < when[0]:
+                    found.append(((touch.t, touch.frame), code, lift))
+                    break
+        applied = False
+        for touched, code, lift in sorted(found, key=lambda item: item[0]):
+            applied |= self._attempt(lift.player, parse_card(code), lift.zone, pile, touched, visible=False)
+        return applied
+
+    def _attempt(self, player: str, card: Card, zone: str, pile: str, when: When, *, visible: bool,
+                 legal_counts: bool = True) -> bool:
+        """`player`'s `card` from `zone` touched `pile` at `when`: a race if another player's card
+        landed there just before, then a play or an illegal play. True when the engine moved."""
+        key = (player, card.code, when[0])
+        if key in self._judged:
+            return False
+        move = Play(player, card, zone, pile)
+        reason = self.state.check(move)
+        if reason is None and not legal_counts:
+            return False
+        self._judged.add(key)
+        landed = self._landed.get(pile)
+        if landed is not None and landed[0] != player and 0.0 <= when[0] - landed[1] < self.config.race_window_s:
+            self._emit("race", when, pile=pile, first=landed[0], second=player,
+                       margin_ms=round((when[0] - landed[1]) * 1000, 3), first_t=landed[1], second_t=when[0])
+        if reason is None:
+            self._lifted.pop(card.code, None)
+            self._landed[pile] = (player, when[0])
+            self._apply(move, when)
+            return True
+        lift = self._lifted.get(card.code)
+        if lift is not None:
+            lift.attempted = True
+        if visible:
+            if lift is None:
+                self._lifted[card.code] = _Lift(player, zone, when[0], attempted=True)
+            self._flagged.add((pile, card.code))
+        self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
+        return False
+
+    def _came_back(self, code: str, lift: _Lift) -> None:
+        """A lifted card is back on its stock pile: if its player's hand touched a spit pile
+        meanwhile, the card touched it (and is judged there); else it was only picked up."""
+        card = parse_card(code)
+        for pile in self._piles:
+            for touch in self._touches.get(pile, ()):
+                if touch.contact and touch.side == lift.player and touch.t >= lift.t:
+                    when = (touch.t, touch.frame)
+                    self._earlier(pile, card, when)
+                    self._attempt(lift.player, card, lift.zone, pile, when, visible=False, legal_counts=False)
+                    return
+
+    def _spit(self) -> bool:
+        """Every pile the engine expects a spit card on has one: the spit."""
+        pending = self._pending_spit
+        for option in self.state.table_moves():
+            if not isinstance(option, Spit):
+                continue
+            piles = [pile for pile, _ in option.cards]
+            if not all(pile in pending for pile in piles):
+                continue
+            move = Spit(tuple((pile, parse_card(pending[pile][0])) for pile in piles))
+            if self.state.check(move) is not None:
+                continue
+            when = max((pending[pile][1] for pile in piles), key=lambda w: w[0])
+            contact = {pending[pile][2]: pending[pile][1][0] for pile in piles}
+            self._pending_spit = {}
+            self._apply(move, when, contact=contact)
+            return True
+        return False
+
+    # ------------------------------------------------------------------------------ deal ends
+
+    def _watch_slap(self) -> None:
+        """Both players' first contact with a spit pile after the deal ended decides the slap."""
+        end = self._end_t if self._end_t is not None else 0.0
+        for pile in self._piles:
+            for touch in self._touches.get(pile, ()):
+                if touch.contact and touch.t > end and touch.side in self._players:
+                    known = self._slaps.get(touch.side)
+                    if known is None or touch.t < known[1][0]:
+                        self._slaps[touch.side] = (pile, (touch.t, touch.frame))
+        if len(self._slaps) < len(self._players):
+            return
+        (a, (pile_a, when_a)), (b, (pile_b, when_b)) = sorted(self._slaps.items())
+        margin = round((when_b[0] - when_a[0]) * 1000, 3)
+        extra: dict[str, Any] = {}
+        ender = self.state.deal_ender()
+        if pile_a == pile_b and abs(when_b[0] - when_a[0]) < 0.5 * self.frame_interval:
+            winner = ender[0] if ender is not None else a
+            t0 = min(when_a[0], when_b[0])
+            move = Slap(((a, pile_a, t0), (b, pile_b, t0)), underneath=winner)
+            extra = {"verdict": TOO_CLOSE, "fallback": SLAP_FALLBACK}
+        else:
+            winner = a if when_a[0] <= when_b[0] else b
+            move = Slap(((a, pile_a, when_a[0]), (b, pile_b, when_b[0])))
+        first_pile = pile_a if winner == a else pile_b
+        later = max((when_a, when_b), key=lambda w: w[0])
+        before = self.state
+        self.state = after = before.apply(move)
+        self._emit("slap", later, pile=first_pile, contact={a: when_a[0], b: when_b[0]}, winner=winner,
+                   margin_ms=abs(margin) if pile_a == pile_b else None, evidence="",
+                   piles={a: pile_a, b: pile_b}, frames={a: when_a[1], b: when_b[1]}, **extra)
+        if after.is_over():
+            self._emit("game_end", later, winner=after.winner())
+
+    def _choices(self) -> None:
+        """Free choice: a spit pile lifted off the table by a player due to choose."""
+        for pile in self._piles:
+            if self.readings.get(pile) == EMPTY and self._expected(pile) != EMPTY:
+                seen = self._seen[pile]
+                side = self._toucher(pile, seen)
+                if side is not None:
+                    move = ChoosePile(side, pile)
+                    if self.state.check(move) is None:
+                        self._apply(move, self._when(pile, side, seen))
+
+    def _read_layout(self) -> None:
+        """A new layout is complete when every stock place that gets cards shows a face-up card
+        (each seen anew since the deal ended): the engine's camera-state constructor reads it."""
+        s = self.state
+        r = self.rules
+        stocks: dict[str, list[tuple[int, str | None]]] = {}
+        tops: dict[str, str] = {}
+        spit_cards = {}
+        latest: When = (0.0, 0)
+        for i, player in enumerate(self._players):
+            counts, spare = layout_counts(r.layout, s.held_count(player))
+            places: list[tuple[int, str | None]] = []
+            for k, zone in enumerate(r.stock_names[i]):
+                seen = self.readings.get(zone)
+                if counts[k] == 0:
+                    if seen not in (None, EMPTY):
+                        return
+                    places.append((0, None))
+                    continue
+                if seen not in CARD_CODES or not (self._first_layout or zone in self._changed_since_end):
+                    return
+                places.append((counts[k], seen))
+                tops[zone] = seen
+                when = self._when(zone, None, self._seen[zone])
+                latest = max(latest, when)
+            stocks[player] = places
+            spit_cards[player] = spare
+        try:
+            self.state = SpitState.observed(r, stocks, spit_cards)
+        except ImpossiblePosition:
+            return
+        self._first_layout = False
+        self._end_t = None
+        self._last_move_t = latest[0]
+        self._emit("layout", latest, counts=self.state.counts(), tops=tops)

@@ -319,8 +319,10 @@ def calibrate_markers(frame: np.ndarray, marker_size_cm: float = DEFAULT_SIZE_CM
     the hidden one's place completes the parallelogram of the others. With a `previous`
     calibration from markers (the camera moved, the table did not), two markers in sight that
     still fit their places are enough: only the camera is fitted, and a marker that no longer
-    fits (bumped, or a corner under a finger) is left out. Only when fewer than two fit, and
-    three are in sight, are the places fitted afresh. A previous calibration also gives the
+    fits (a corner under a finger, say) is left out. Only when fewer than two fit (markers laid
+    afresh), and three are in sight, are the places fitted afresh. (A homography bends to fit
+    four small markers wherever they lie, so one marker bumped by a few cm while the camera
+    moves too goes unnoticed; `check_markers` does notice it while the camera stays.) A previous calibration also gives the
     marker size and the layout; without one, the layout is the default for the play area with
     `players` and `stock_places`.
     """

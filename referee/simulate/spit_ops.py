@@ -87,6 +87,8 @@ class SpitOps:
         return state.rules.hands
 
     def moves(self, state: SpitState, player: str) -> list[Move]:
+        if not state.can_move(player) and player not in state.choosers():
+            return []  # the engine's quick test: no useful move (most looks find none)
         return list(state.useful_moves(player))
 
     def choose(self, state: SpitState, player: str, moves: list[Move], rng: random.Random) -> Move | None:

@@ -32,7 +32,7 @@ class StuckGame(RefereeError):
     """Nobody can move and the engine offers no table move: a bug in an engine or its adapter."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Motion:
     """One hand carrying one card (or turning one up): leaving its place at `start`, touching its
     target at `touch`. `kind` and `fields` are the move's log event."""
@@ -54,7 +54,7 @@ class Motion:
         return str(self.fields.get("from", self.fields.get("pile", "")))
 
 
-@dataclass
+@dataclass(slots=True)
 class _Hand:
     player: str
     index: int
@@ -64,7 +64,7 @@ class _Hand:
     busy_until: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Touch:
     t: int
     player: str

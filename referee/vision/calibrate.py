@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -151,6 +152,8 @@ class Calibration:
                 raise CalibrationError(f"{name} must be of markers {MARKER_IDS}, got {sorted(markers)}")
             object.__setattr__(self, name, MappingProxyType(
                 {int(i): _array(c, (4, 2), f"{name}[{i}]") for i, c in sorted(markers.items())}))
+        if not set(self.markers_px) <= set(self.markers_cm):
+            raise CalibrationError("markers_px must be of markers whose table places are known (markers_cm)")
         if self.source == "markers" and (self.marker_size_cm is None or len(self.markers_cm) < 2):
             raise CalibrationError("a calibration from markers needs the marker size and at least two markers' places")
         for name in ("rms_px", "rms_cm"):
@@ -165,7 +168,7 @@ class Calibration:
         """Width and depth of the play area: the mean of its opposite edges (what a layout is made for)."""
         return _play_size(self.play_area_cm)
 
-    @property
+    @functools.cached_property
     def inverse(self) -> np.ndarray:
         """Image px -> table cm."""
         return np.linalg.inv(self.homography)

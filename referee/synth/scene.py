@@ -204,7 +204,7 @@ class _Canvas:
             return
         x0, y0, x1, y1 = box
         mask = np.zeros((y1 - y0, x1 - x0), np.float32)
-        cv2.fillPoly(mask, [np.round((pts - 0.5 - (x0, y0)) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
+        cv2.fillPoly(mask, [np.round((pts - 0.5 - (x0, y0)) * 16).astype(np.int32)], 1.0, cv2.LINE_8, shift=4)
         mask = _blur_small(mask, sigma)
         self.image[y0:y1, x0:x1] *= (1 - strength * mask)[..., None]
 
@@ -223,7 +223,7 @@ class _Canvas:
             if not np.all(np.isfinite(pts)):
                 continue
             poly = np.round(np.clip(pts / f, -1e4, 1e4) * 16).astype(np.int32)
-            cv2.fillPoly(mask, [poly], 1.0, cv2.LINE_AA, shift=4)
+            cv2.fillPoly(mask, [poly], 1.0, cv2.LINE_8, shift=4)
             drops.append(drop)
         if not drops:
             return
@@ -231,8 +231,15 @@ class _Canvas:
         ppc = self.camera.pixels_per_cm(float(centre[0]), float(centre[1]))
         sigma = max(1.2, (0.07 + 0.12 * float(np.median(drops))) * ppc / f)
         mask = cv2.GaussianBlur(mask, (0, 0), sigma)
-        full = cv2.resize(mask, (mask.shape[1] * f, mask.shape[0] * f), interpolation=cv2.INTER_LINEAR)
-        self.image *= cv2.merge([1 - strength * full[:self.h, :self.w]] * 3)
+        ys, xs = np.nonzero(mask > 0.004)
+        if len(xs) == 0:
+            return
+        mx0, my0, mx1, my1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
+        x0, y0, x1, y1 = mx0 * f, my0 * f, min(mx1 * f, self.w), min(my1 * f, self.h)
+        if x1 <= x0 or y1 <= y0:
+            return
+        part = cv2.resize(mask[my0:my1, mx0:mx1], ((mx1 - mx0) * f, (my1 - my0) * f), interpolation=cv2.INTER_LINEAR)
+        self.image[y0:y1, x0:x1] *= cv2.merge([1 - strength * part[:y1 - y0, :x1 - x0]] * 3)
 
     def paste(self, rgba: np.ndarray, face_to_table: np.ndarray, z_cm: float, owner: int | None,
               contact_shadow: float = 0.0, drop: float = 0.04, shade: float = 0.0,
@@ -313,38 +320,50 @@ class _Canvas:
         if box is None:
             return np.zeros((0, 2))
         x0, y0, x1, y1 = box
-        colour = np.zeros((y1 - y0, x1 - x0, 3), np.float32)  # premultiplied layer
-        alpha = np.zeros((y1 - y0, x1 - x0), np.float32)
+        # a big hand is drawn at a lower resolution: it is smooth, and the saving is large
+        f = 1 if (x1 - x0) * (y1 - y0) < 150_000 else 2
+        lw, lh = -(-(x1 - x0) // f), -(-(y1 - y0) // f)
+        colour = np.zeros((lh, lw, 3), np.float32)  # premultiplied layer
+        alpha = np.zeros((lh, lw), np.float32)
         for part, pts in zip(parts, outlines):
-            part_box = self.roi(pts, 2) if np.all(np.isfinite(pts)) else None
-            if part_box is None:
+            if not np.all(np.isfinite(pts)):
                 continue
-            px0, py0, px1, py1 = part_box
-            poly = np.round((pts - 0.5 - (px0, py0)) * 16).astype(np.int32)
-            mask = np.zeros((py1 - py0, px1 - px0), np.float32)
-            cv2.fillPoly(mask, [poly], 1.0, cv2.LINE_AA, shift=4)
-            size = max(1.0, math.sqrt(max(cv2.contourArea(pts.astype(np.float32)), 1.0)))
+            local = (pts - (x0, y0)) / f  # continuous coordinates in the layer
+            px0, py0 = np.maximum(np.floor(local.min(axis=0) - 2).astype(int), 0)
+            px1, py1 = np.minimum(np.ceil(local.max(axis=0) + 2).astype(int), (lw, lh))
+            if px1 <= px0 or py1 <= py0:
+                continue
+            poly = np.round((local - 0.5 - (px0, py0)) * 16).astype(np.int32)
+            mask = _fill(poly, (py1 - py0, px1 - px0))
+            size = max(1.0, math.sqrt(max(cv2.contourArea(local.astype(np.float32)), 1.0)))
             # rounded shading: darker towards the part's edges, brighter along its middle
             shade = _blur_small(mask, max(0.8, size * 0.2))
+            np.minimum(shade * 1.6, 1.0, out=shade)
             base = np.array(part.color, np.float32) / 255
-            tone = (0.55 + 0.55 * np.minimum(shade * 1.6, 1.0))[..., None] * base
+            weight = (0.55 + 0.55 * shade) * mask
+            tone = cv2.merge([weight * float(b) for b in base])
             for detail in part.details[:-1]:  # finger creases
-                line = np.round((self.camera.project(detail) - 0.5 - (px0, py0)) * 16).astype(np.int32)
+                line = np.round(((self.camera.project(detail) - (x0, y0)) / f - 0.5 - (px0, py0)) * 16).astype(np.int32)
                 cv2.polylines(tone, [line], False, tuple(float(v) * 0.45 for v in base), 1, cv2.LINE_AA, shift=4)
             if part.details:  # the nail: paler and a little glossy
-                nail = np.round((self.camera.project(part.details[-1]) - 0.5 - (px0, py0)) * 16).astype(np.int32)
+                nail = np.round(((self.camera.project(part.details[-1]) - (x0, y0)) / f - 0.5 - (px0, py0))
+                                * 16).astype(np.int32)
                 nail_colour = 0.55 * base + 0.45 * np.array((0.93, 0.78, 0.74))
                 cv2.fillPoly(tone, [nail], tuple(float(v) for v in nail_colour), cv2.LINE_AA, shift=4)
             if part.kind.startswith("finger") or part.kind == "thumb":
                 cv2.polylines(tone, [poly], True, tuple(float(v) * 0.5 for v in base), 1, cv2.LINE_AA, shift=4)
-            sub_c = colour[py0 - y0:py1 - y0, px0 - x0:px1 - x0]
-            sub_a = alpha[py0 - y0:py1 - y0, px0 - x0:px1 - x0]
-            sub_c *= 1 - mask[..., None]
-            sub_c += tone * mask[..., None]
-            sub_a *= 1 - mask
+            sub_c = colour[py0:py1, px0:px1]
+            sub_a = alpha[py0:py1, px0:px1]
+            keep = 1 - mask
+            sub_c *= keep[..., None]
+            sub_c += tone * (mask > 0)[..., None]
+            sub_a *= keep
             sub_a += mask
         if np.abs(blur).max() >= 1.0:
-            colour, alpha = _motion_blur(colour, blur), _motion_blur(alpha, blur)
+            colour, alpha = _motion_blur(colour, blur / f), _motion_blur(alpha, blur / f)
+        if f > 1:
+            colour = cv2.resize(colour, (lw * f, lh * f), interpolation=cv2.INTER_LINEAR)[:y1 - y0, :x1 - x0]
+            alpha = cv2.resize(alpha, (lw * f, lh * f), interpolation=cv2.INTER_LINEAR)[:y1 - y0, :x1 - x0]
         region = self.image[y0:y1, x0:x1]
         region *= 1 - alpha[..., None]
         region += colour
@@ -388,14 +407,28 @@ def _upsample(field: np.ndarray, step: int, w: int, h: int) -> np.ndarray:
     return big[off:off + h, off:off + w] if big.ndim == 2 else big[off:off + h, off:off + w, :]
 
 
+def _fill(poly: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """An anti-aliased polygon mask (float32 0..1); `poly` in 1/16 pixels (OpenCV draws smooth
+    edges only into 8-bit images)."""
+    mask = np.zeros(shape, np.uint8)
+    cv2.fillPoly(mask, [poly], 255, cv2.LINE_AA, shift=4)
+    return mask.astype(np.float32) * (1 / 255)
+
+
 def _motion_blur(layer: np.ndarray, blur: np.ndarray) -> np.ndarray:
-    """Smear a layer along the image vector `blur` (pixels): the mean of copies shifted along it."""
-    steps = int(min(32, max(2, np.ceil(float(np.hypot(*blur)) / 1.5))))
-    out = np.zeros_like(layer)
+    """Smear a layer along the image vector `blur` (pixels): the mean of copies shifted along it,
+    taken at a lower resolution for long smears (which hide the detail anyway)."""
+    length = float(np.hypot(*blur))
+    f = min(3, max(1, int(length // 16)))
+    h, w = layer.shape[:2]
+    small = cv2.resize(layer, (max(1, w // f), max(1, h // f)), interpolation=cv2.INTER_AREA) if f > 1 else layer
+    d = blur / f
+    steps = int(min(16, max(2, np.ceil(length / f / 1.5))))
+    out = np.zeros_like(small)
     for t in np.linspace(-0.5, 0.5, steps):
-        out += _shifted(layer, int(round(t * blur[0])), int(round(t * blur[1])))
+        out += _shifted(small, int(round(t * d[0])), int(round(t * d[1])))
     out *= 1.0 / steps
-    return out
+    return cv2.resize(out, (w, h), interpolation=cv2.INTER_LINEAR) if f > 1 else out
 
 
 def _shifted(mask: np.ndarray, dx: int, dy: int) -> np.ndarray:

@@ -57,7 +57,8 @@ def find_move(state: GameState, ops: Adapter, log: Sequence[Event], i: int) -> t
     event = log[i]
     rebuilt = ops.move_from_event(state, event.type, event.fields)
     candidates = [rebuilt] if rebuilt is not None else [
-        move for move in state.legal_moves() if _fits(event, *move.event(), unseen=FACE_DOWN)
+        move for move in state.legal_moves(event.get("player"))
+        if move.player == event.get("player") and _fits(event, *move.event(), unseen=FACE_DOWN)
     ]
     for move in candidates:
         after = state.apply(move)

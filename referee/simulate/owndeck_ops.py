@@ -6,10 +6,12 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from referee.cards import full_deck, is_adjacent
-from referee.rules.owndeck import HAND, PILES, OwnDeckRules, OwnDeckState, Play, Spit
+from referee.cards import Card, full_deck, is_adjacent
 from referee.rules.base import Move
+from referee.rules.fulldeck import FullDeckState
+from referee.rules.owndeck import HAND, PILES, PLAYERS, OwnDeckRules, OwnDeckState, Play, Spit
 from referee.simulate.bots import Bot
+from referee.simulate.record import seconds
 from referee.simulate.spit_table import TableSim
 
 _BOT = Bot()
@@ -25,7 +27,7 @@ class OwnDeckOps:
 
     def start(self, rules: OwnDeckRules, rng: random.Random) -> tuple[OwnDeckState, dict[str, Any]]:
         decks = []
-        for _ in rules.state_class(rules, (), ()).players:
+        for _ in PLAYERS:
             deck = list(full_deck())
             rng.shuffle(deck)
             decks.append(deck)
@@ -64,12 +66,12 @@ class OwnDeckOps:
         contact = {p: max(t0, sim.free_at(p)) + sim.reaction(p) + sim.travel(p) // 3 for p, _, _ in move.turns}
         t = max(contact.values())
         kind, fields = move.event()
-        sim.recorder.add(t, kind, **fields, contact={p: c / 1000 for p, c in contact.items()})
+        sim.recorder.add(t, kind, **fields, contact={p: seconds(c) for p, c in contact.items()})
         sim.changed(t, state.apply(move))
         return True
 
     def counts(self, state: OwnDeckState) -> dict[str, int]:
-        return {p: state.cards_left(p) for p in state.players}
+        return _counts(state)
 
     def deal_over(self, state: OwnDeckState) -> bool:
         return state.is_over()
@@ -78,7 +80,7 @@ class OwnDeckOps:
         """A card the player may move now put onto a play pile whose top it is not next to."""
         if not state.started:
             return []
-        held = getattr(state, "hands", (None, None))[state.players.index(player)]
+        held = _held(state, player)
         if held is not None:
             cards = [(held, HAND)]
         else:
@@ -93,7 +95,7 @@ class OwnDeckOps:
         if not state.can_spit(player):
             return None
         i = state.players.index(player)
-        held = getattr(state, "hands", (None, None))[i]
+        held = _held(state, player)
         return Spit(((player, PILES[i], held if held is not None else state.decks[i][0]),))
 
 
@@ -103,5 +105,14 @@ def layout_fields(state: OwnDeckState) -> dict[str, Any]:
     return {
         "stock": stock,
         "piles": {pile: [c.code for c, _ in state.piles[k] if c is not None] for k, pile in enumerate(PILES)},
-        "counts": OwnDeckOps().counts(state),
+        "counts": _counts(state),
     }
+
+
+def _counts(state: OwnDeckState) -> dict[str, int]:
+    return {p: state.cards_left(p) for p in state.players}
+
+
+def _held(state: OwnDeckState, player: str) -> Card | None:
+    """The card a full-deck Spit player has drawn and holds (None if none, and in four-card Spit)."""
+    return state.hands[state.players.index(player)] if isinstance(state, FullDeckState) else None

@@ -48,6 +48,9 @@ TOO_CLOSE: Final = "too close to call"
 SLAP_FALLBACK: Final = "the first player out chooses (as with free choice)"
 """Who takes a pile both hands reached within one frame interval: the camera cannot tell whose
 hand is underneath, so the player who emptied their stock first has the choice."""
+TIE_WAIT_S: Final = 1.0
+"""Two cards touching one pile in the same frame: if neither is taken back within this time,
+the one seen on top went second."""
 When = tuple[float, int]
 
 
@@ -55,15 +58,19 @@ When = tuple[float, int]
 class RefereeConfig:
     """`race_window_s`: two cards on one pile closer than this make a race (the engine's);
     `frame_interval_s`: the time resolution of contacts (one frame); `touch_memory_s`: how long
-    a hand's touch is remembered to date a card that lands under it."""
+    a hand's touch is remembered to date a card that lands under it; `settle_frames`: the
+    tracker's, so that a card taken back is judged only once the pile it touched has settled."""
 
     race_window_s: float = 0.5
     frame_interval_s: float = 1 / 30
     touch_memory_s: float = 4.0
+    settle_frames: int = 3
 
     def __post_init__(self) -> None:
         if not (self.race_window_s > 0 and self.frame_interval_s > 0 and self.touch_memory_s > 0):
             raise ValueError("the race window, frame interval and touch memory must be positive")
+        if self.settle_frames < 1:
+            raise ValueError("settle_frames must be at least 1")
 
 
 @dataclass
@@ -121,13 +128,18 @@ class SpitReferee:
         self._lifted: dict[str, _Lift] = {}
         self._flagged: set[tuple[str, str]] = set()
         self._judged: set[tuple[str, str, float]] = set()
-        self._landed: dict[str, tuple[str, float]] = {}
+        self._landed: dict[str, list[tuple[float, str]]] = {}
+        self._history: list[tuple[float, SpitState]] = []
         self._pending_spit: dict[str, tuple[str, When, str]] = {}
         self._last_move_t = 0.0
         self._end_t: float | None = None
         self._first_layout = True
         self._changed_since_end: set[str] = set()
         self._slaps: dict[str, tuple[str, When]] = {}
+        self._returns: list[tuple[Card, _Lift, str, When]] = []
+        self._ties: dict[str, float] = {}
+        self._shown: dict[str, str] = {}
+        self._uncovered: dict[str, float] = {}
         self._now: When = (0.0, 0)
         self._out: list[Event] = []
 
@@ -137,6 +149,9 @@ class SpitReferee:
         """Take one frame's snapshot; the calls it makes (often none)."""
         self._now = (snap.t, snap.frame)
         self._out = []
+        for pile in self._piles:
+            if pile in snap.covered:
+                self._uncovered[pile] = snap.t
         if snap.touches:
             self._remember(snap.touches)
         if snap.changes:
@@ -145,6 +160,10 @@ class SpitReferee:
             self._reconcile()
         elif snap.touches and self.state.slap_due:
             self._watch_slap()
+        if self._returns:
+            self._judge_returns()
+        if self._ties and min(self._ties.values()) <= snap.t - TIE_WAIT_S:
+            self._reconcile()
         return self._out
 
     def _remember(self, touches: tuple[Touch, ...]) -> None:
@@ -162,6 +181,7 @@ class SpitReferee:
         if self._end_t is not None:
             self._changed_since_end.add(zone)
         if zone in self._piles:
+            self._ties.pop(zone, None)
             self._flagged = {(p, c) for p, c in self._flagged if p != zone or c == change.after}
             return
         lift = self._lifted.get(change.after)
@@ -206,9 +226,10 @@ class SpitReferee:
                 return touch.t, touch.frame
         return seen
 
-    def _toucher(self, zone: str, seen: When) -> str | None:
+    def _toucher(self, zone: str, seen: When, sides: set[str] | None = None) -> str | None:
+        """The side of the hand that touched `zone` last before `seen` (one of `sides`, if given)."""
         for touch in reversed(self._touches.get(zone, ())):
-            if touch.t <= seen[0] and touch.contact:
+            if touch.t <= seen[0] and touch.contact and (sides is None or touch.side in sides):
                 return touch.side
         return None
 
@@ -222,10 +243,22 @@ class SpitReferee:
                 return self._owner[zone], zone
         return None
 
+    def _state_at(self, t: float) -> SpitState:
+        """The engine's position at time `t` (moves dated later left out), as far as remembered."""
+        state = self.state
+        for when, before in reversed(self._history):
+            if when <= t:
+                break
+            state = before
+        return state
+
     def _apply(self, move: SpitMove, when: When, **extra: Any) -> None:
         before = self.state
         after = before.apply(move)
         self.state = after
+        self._history.append((when[0], before))
+        if len(self._history) > 16:
+            del self._history[:-16]
         self._last_move_t = max(self._last_move_t, when[0])
         ended = after.phase in ("settle", "layout", "over") and self._end_t is None
         for kind, fields in transition_events(before, move, after):
@@ -250,6 +283,7 @@ class SpitReferee:
         self._lifted.clear()
         self._pending_spit.clear()
         self._landed.clear()
+        self._history.clear()
         self._emit("deal_end", when, player=player, counts=after.counts(), reason=reason)
 
     # ------------------------------------------------------------------------------ reconciling
@@ -320,19 +354,54 @@ class SpitReferee:
                 self._emit("illegal_play", when, player=owner, card=seen, to=zone, reason=reason,
                            **{"from": source[1]})
             return False
-        if expected == EMPTY and self.rules.refilled_singles and source is None:
-            return self._try(Refill(owner, zone, card), when)
+        if source is None and not s.cards()[card]:
+            turned = self._turned_unseen(owner, when[0])
+            if turned is not None and self._try(TurnUp(owner, turned[0], card), turned[1]):
+                if expected == EMPTY:
+                    self._try(MoveToSpace(owner, card, turned[0], zone), when)
+                return True
+            if expected == EMPTY and self.rules.refilled_singles:
+                return self._try(Refill(owner, zone, card), when)
         return False
+
+    def _turned_unseen(self, player: str, before: float) -> tuple[str, When] | None:
+        """A face-down stock top of `player` their hand touched (since the camera last saw it
+        change) before `before`: a card turned up and taken away before it could be read. The
+        zone and the first such touch, for the zone touched last."""
+        best: tuple[str, When] | None = None
+        latest = -1.0
+        s = self.state
+        for zone in self.rules.stock_names[self.rules.player_index[player]]:
+            if not s.pile(zone) or s.face_up(zone):
+                continue
+            since = self._seen.get(zone, (0.0, 0))[0]
+            touched = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t < before]
+            if touched and touched[-1].t > latest:
+                latest = touched[-1].t
+                best = (zone, (touched[0].t, touched[0].frame))
+        return best
 
     def _try(self, move: SpitMove, when: When) -> bool:
         """Apply `move` if the engine finds it legal (else it is no explanation of what is seen)."""
         if self.state.check(move) is not None:
             return False
-        self._apply(move, when)
         card = getattr(move, "card", None)
         if card is not None:
-            self._lifted.pop(card.code, None)
+            self._settle_lift(card, when)
+        self._apply(move, when)
         return True
+
+    def _settle_lift(self, card: Card, when: When) -> None:
+        """`card` lands at `when`: if its player's hand touched a spit pile with it before (and
+        it came back unseen), that touch is judged too."""
+        lift = self._lifted.pop(card.code, None)
+        if lift is None or lift.attempted:
+            return
+        for pile in self._piles:
+            for touch in self._touches.get(pile, ()):
+                if touch.contact and touch.side == lift.player and lift.t <= touch.t < when[0]:
+                    self._returns.append((card, lift, pile, (touch.t, touch.frame)))
+                    return
 
     def _pile(self, pile: str, seen: str) -> bool:
         if (pile, seen) in self._flagged or seen not in CARD_CODES:
@@ -344,10 +413,27 @@ class SpitReferee:
             player, zone = source
             when = self._when(pile, player, first_seen)
             applied = self._earlier(pile, card, when)
+            partners = self._tied(pile, card, when) - {self._shown.get(pile)}
+            if partners:
+                since = self._ties.setdefault(pile, self._now[0])
+                if self._now[0] - since < TIE_WAIT_S:
+                    self._shown[pile] = seen
+                    return applied
+                applied |= self._earlier(pile, card, when, tied=True)
+            self._ties.pop(pile, None)
+            self._shown.pop(pile, None)
             return self._attempt(player, card, zone, pile, when, visible=True) or applied
         if self.state.cards()[card]:
             return False  # a card the engine knows to lie elsewhere: a misreading
-        side = self._toucher(pile, first_seen) or self._starter[pile]
+        toucher = self._toucher(pile, first_seen)
+        if toucher is not None and not self.state.is_stalemate():
+            when = self._when(pile, toucher, first_seen)
+            turned = self._turned_unseen(toucher, when[0])
+            if turned is not None and self._try(TurnUp(toucher, turned[0], card), turned[1]):
+                self._attempt(toucher, card, turned[0], pile, when, visible=True)
+                return True
+        spitters = {p for p in self._players if self.state.spit_count(p)}
+        side = self._toucher(pile, first_seen, spitters) or self._starter[pile]
         when = self._when(pile, side, first_seen)
         if self.state.is_stalemate():
             self._pending_spit[pile] = (seen, when, side)
@@ -361,22 +447,36 @@ class SpitReferee:
             pass
         return False
 
-    def _earlier(self, pile: str, card: Card, when: When) -> bool:
+    def _earlier(self, pile: str, card: Card, when: When, *, tied: bool = False) -> bool:
         """Lifted cards (other than `card`) whose player's hand touched `pile` after lifting them
-        and before `when`: they touched the pile before `card` (and went under it, or were taken
-        back), so they are judged first, in touch order. True when one was applied."""
+        and before `when` (with `tied`, in the same frame too): they touched the pile before
+        `card` (and went under it, or were taken back), so they are judged first, in touch
+        order. True when one was applied."""
         found = []
         for code, lift in self._lifted.items():
             if code == card.code or lift.attempted:
                 continue
             for touch in self._touches.get(pile, ()):
-                if touch.contact and touch.side == lift.player and lift.t <= touch.t < when[0]:
+                if touch.contact and touch.side == lift.player and lift.t <= touch.t and (
+                        touch.t < when[0] or (tied and touch.t == when[0])):
                     found.append(((touch.t, touch.frame), code, lift))
                     break
         applied = False
         for touched, code, lift in sorted(found, key=lambda item: item[0]):
             applied |= self._attempt(lift.player, parse_card(code), lift.zone, pile, touched, visible=False)
         return applied
+
+    def _tied(self, pile: str, card: Card, when: When) -> set[str]:
+        """Other players' lifted cards that touched `pile` in the same frame as `card`: which
+        came first shows only later (a card seen on top and taken back was second; both staying:
+        the one on top)."""
+        tied = set()
+        for code, lift in self._lifted.items():
+            if code != card.code and not lift.attempted:
+                for touch in self._touches.get(pile, ()):
+                    if touch.contact and touch.side == lift.player and touch.t == when[0]:
+                        tied.add(code)
+        return tied
 
     def _attempt(self, player: str, card: Card, zone: str, pile: str, when: When, *, visible: bool,
                  legal_counts: bool = True) -> bool:
@@ -386,17 +486,21 @@ class SpitReferee:
         if key in self._judged:
             return False
         move = Play(player, card, zone, pile)
-        reason = self.state.check(move)
+        reason = (self.state if legal_counts else self._state_at(when[0])).check(move)
         if reason is None and not legal_counts:
             return False
         self._judged.add(key)
-        landed = self._landed.get(pile)
-        if landed is not None and landed[0] != player and 0.0 <= when[0] - landed[1] < self.config.race_window_s:
-            self._emit("race", when, pile=pile, first=landed[0], second=player,
-                       margin_ms=round((when[0] - landed[1]) * 1000, 3), first_t=landed[1], second_t=when[0])
+        landed = [item for item in self._landed.get(pile, ()) if item[0] <= when[0]]
+        if landed and landed[-1][1] != player and when[0] - landed[-1][0] < self.config.race_window_s:
+            t0, first = landed[-1]
+            self._emit("race", when, pile=pile, first=first, second=player,
+                       margin_ms=round((when[0] - t0) * 1000, 3), first_t=t0, second_t=when[0])
         if reason is None:
-            self._lifted.pop(card.code, None)
-            self._landed[pile] = (player, when[0])
+            self._settle_lift(card, when)
+            kept = self._landed.setdefault(pile, [])
+            kept.append((when[0], player))
+            kept.sort()
+            del kept[:-8]
             self._apply(move, when)
             return True
         lift = self._lifted.get(card.code)
@@ -412,14 +516,26 @@ class SpitReferee:
     def _came_back(self, code: str, lift: _Lift) -> None:
         """A lifted card is back on its stock pile: if its player's hand touched a spit pile
         meanwhile, the card touched it (and is judged there); else it was only picked up."""
-        card = parse_card(code)
         for pile in self._piles:
             for touch in self._touches.get(pile, ()):
                 if touch.contact and touch.side == lift.player and touch.t >= lift.t:
-                    when = (touch.t, touch.frame)
-                    self._earlier(pile, card, when)
-                    self._attempt(lift.player, card, lift.zone, pile, when, visible=False, legal_counts=False)
+                    self._returns.append((parse_card(code), lift, pile, (touch.t, touch.frame)))
                     return
+
+    def _judge_returns(self) -> None:
+        """Cards taken back are judged once the pile they touched has been clear of hands long
+        enough for the tracker to have settled what lies on it (a card laid just before may show)."""
+        wait = (self.config.settle_frames + 0.5) * self.frame_interval
+        now = self._now[0]
+        ready = [item for item in self._returns if now - self._uncovered.get(item[2], 0.0) > wait]
+        if not ready:
+            return
+        self._returns = [item for item in self._returns if item not in ready]
+        for card, lift, pile, when in ready:
+            if self.state.phase != "play":
+                continue
+            self._earlier(pile, card, when)
+            self._attempt(lift.player, card, lift.zone, pile, when, visible=False, legal_counts=False)
 
     def _spit(self) -> bool:
         """Every pile the engine expects a spit card on has one: the spit."""

@@ -352,3 +352,14 @@ def test_game_record_pushes_and_pops_moves() -> None:
     g.push(first)
     assert g.state.phase == "play"
     assert g.pop() == first and g.state.phase == "start"
+
+
+def test_states_are_values() -> None:
+    s = CLASSIC.new_game(random.Random(4))
+    move = next(s.legal_moves())
+    a, b = s.apply(move), s.apply(move)
+    a.can_anyone_move()  # a query leaves the position as it was
+    assert a == b and hash(a) == hash(b) and a != s
+    assert repr(a) == "<SpitState classic play {'A': 25, 'B': 25}>"
+    with pytest.raises(TypeError):
+        SpitState()

@@ -116,11 +116,6 @@ class SpitRules:
     def total_cards(self) -> int:
         return 52 * self.decks
 
-    @property
-    def layout_cards(self) -> int:
-        """Cards a full layout takes (the rest of a player's cards are spit cards)."""
-        return sum(self.layout)
-
     def options(self) -> dict[str, Any]:
         """Every option (field) and its value, name and description left out."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.init and f.name not in ("name", "description")}

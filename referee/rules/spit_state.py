@@ -80,7 +80,12 @@ _ADJ_MASK: Final = tuple(sum(1 << b for b in range(1, 14) if rank_adjacent(a, b)
 Cards = tuple[Card | None, ...]
 _View = tuple[tuple[int, int], tuple[tuple[str, Card], ...]]
 _PLAYS: dict[tuple[str, Card, str, str], Play] = {}
-"""Play moves made so far, by their fields: moves are values, so the generator hands out the same one."""
+_TURNS: dict[tuple[str, str, Card | None], TurnUp] = {}
+_SPACES: dict[tuple[str, Card, str, str], MoveToSpace] = {}
+"""The moves listed so far, by their fields: moves are values, so the move lists hand out the same
+object again rather than build it anew (building a frozen dataclass is slow)."""
+_DEAL_ORDER: dict[tuple[int, ...], tuple[tuple[int, ...], ...]] = {}
+"""For each layout, the positions in a player's packet of the cards of each stock pile."""
 
 
 class ImpossiblePosition(RefereeError, ValueError):
@@ -328,6 +333,19 @@ class SpitState:
         if s.card_count() != rules.total_cards:
             raise ImpossiblePosition(f"the table shows {s.card_count()} cards; this game has {rules.total_cards}")
         s._check_counts()
+        return s
+
+    def with_rules(self, rules: SpitRules) -> "SpitState":
+        """The same table under other rules of the same shape (players, decks, stock places,
+        five-card hand or not): a house rule changed in the middle of a game."""
+        mine = self.rules
+        shape = ("players", "decks", "places", "five_card_hand", "refilled_singles")
+        changed = [key for key in shape if getattr(mine, key) != getattr(rules, key)]
+        if changed:
+            raise ImpossiblePosition(f"the table does not fit rules with other {', '.join(changed)}")
+        s = self._copy()
+        s.rules = rules
+        s._mk = None
         return s
 
     def _check_counts(self) -> None:
@@ -589,11 +607,8 @@ class SpitState:
         rules = self.rules
         if player is not None:
             mover = self._pidx(player)
-            if phase == PLAY and self._info.active[mover]:
-                if rules.five_card_hand:
-                    yield from self._hand_moves(mover)
-                else:
-                    yield from self._stock_moves(mover, useful)
+            if phase == PLAY and self._info.active[mover]:  # with a pile to choose: not five-card
+                yield from self._stock_moves(mover, useful)
             if self._info.pending:
                 yield from self._choices(mover)
             return
@@ -664,7 +679,11 @@ class SpitState:
                             move = _PLAYS[key] = Play(*key)
                         yield move
         for f in face_down:
-            yield TurnUp(player, names[f], stocks[f][-1])
+            turn = (player, names[f], stocks[f][-1])
+            move = _TURNS.get(turn)
+            if move is None:
+                move = _TURNS[turn] = TurnUp(*turn)
+            yield move
         if empty:
             spit = self._spit[i]
             if rules.refilled_singles and spit:
@@ -697,7 +716,11 @@ class SpitState:
             )
             if helps or not useful:
                 for e in empties:
-                    yield MoveToSpace(player, card, names[f], names[e])
+                    key = (player, card, names[f], names[e])
+                    space = _SPACES.get(key)
+                    if space is None:
+                        space = _SPACES[key] = MoveToSpace(*key)
+                    yield space
             if stacking and (helps or wants_space or not useful):
                 for g in places:
                     other = stocks[g]
@@ -908,20 +931,6 @@ class SpitState:
         return card
 
     def _play(self, m: Play) -> "SpitState | IllegalMove":
-        rules = self.rules
-        ref = rules.stock_index.get(m.source)
-        i = rules.player_index.get(m.player)
-        j = rules.pile_index.get(m.to)
-        if ref is not None and ref[0] == i and ref[1] < rules.places and j is not None and self._phase == PLAY:
-            # the usual case, checked inline: an active player's stock top onto a spit pile
-            f = i * rules.places + ref[1]  # type: ignore[operator]
-            pile = self._stocks[f]
-            target = self._piles[j]
-            card = m.card
-            if (self._info.active[i] and pile and self._ups[f] and pile[-1] is card and target  # type: ignore[index]
-                    and _ADJ_MASK[target[-1].rank] >> card.rank & 1  # type: ignore[union-attr]
-                    and not (rules.alternate_colours and target[-1].red == card.red)):  # type: ignore[union-attr]
-                return self._played(i, f, pile, j, card)  # type: ignore[arg-type]
         i = self._mover(m.player)
         if isinstance(i, IllegalMove):
             return i
@@ -931,8 +940,7 @@ class SpitState:
         j = self._onto(m.to, m.card)
         if isinstance(j, IllegalMove):
             return j
-        f, pile, _ = src
-        return self._played(i, f, pile, j, m.card)
+        return self._played(i, src[0], src[1], j, m.card)
 
     def _played(self, i: int, f: int, pile: Cards, j: int, card: Card) -> "SpitState":
         s: SpitState = _new(SpitState)
@@ -1385,7 +1393,7 @@ class SpitState:
         )
         if s._phase == SETTLE:
             return s._settled_if_done()
-        return s
+        return s._after_move()  # the pile taken may leave the players still playing stuck
 
     def _settled_if_done(self) -> "SpitState":
         """In the settling phase: when one player is left without a pile, they take every pile
@@ -1425,26 +1433,32 @@ class SpitState:
             wrong = _same_cards(packet, held, player)
             if wrong:
                 return IllegalMove(wrong)
+        if any(None in packet for packet in m.cards):  # unknown cards: no card more often than the decks have it
+            counts = Counter(card for packet in m.cards for card in packet)
+            for card, n in counts.items():
+                if card is not None and n > self.rules.decks:
+                    return IllegalMove(f"{card} is laid out {n} times; the game has it {self.rules.decks} time(s)")
         return self._copy()._laid_out(m.cards)
 
     def _laid_out(self, packets: tuple[Cards, ...]) -> "SpitState":
         """Each player deals their packet into the stock piles row by row (pile k takes up to its
         size); the rest, next first, are their spit cards."""
         sizes = self.rules.layout
+        order = _DEAL_ORDER.get(sizes)
+        if order is None:
+            rows = [(row, k) for row in range(max(sizes)) for k, size in enumerate(sizes) if size > row]
+            order = _DEAL_ORDER[sizes] = tuple(
+                tuple(at for at, (_, pile) in enumerate(rows) if pile == k) for k in range(len(sizes)))
+        laid = sum(sizes)
         stocks: list[Cards] = []
         ups: list[int] = []
         spit = []
         for packet in packets:
-            piles: list[list[Card | None]] = [[] for _ in sizes]
-            at = 0
-            for row in range(1, max(sizes) + 1):
-                for k, size in enumerate(sizes):
-                    if size >= row and at < len(packet):
-                        piles[k].append(packet[at])
-                        at += 1
-            stocks.extend(tuple(p) for p in piles)
-            ups.extend(1 if p else 0 for p in piles)
-            spit.append(tuple(reversed(packet[at:])))
+            n = len(packet)
+            piles = [tuple([packet[at] for at in places if at < n]) for places in order]
+            stocks.extend(piles)
+            ups.extend(1 if pile else 0 for pile in piles)
+            spit.append(tuple(reversed(packet[laid:])))
         self._stocks = tuple(stocks)
         self._ups = tuple(ups)
         self._spit = tuple(spit)
@@ -1472,11 +1486,14 @@ class SpitState:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SpitState):
             return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in SpitState.__slots__)
+        return all(getattr(self, name) == getattr(other, name) for name in _STATE_FIELDS)
 
     def __hash__(self) -> int:
         return hash((self._phase, self._stocks, self._ups, self._spit, self._piles, self._hands, self._reserves))
 
+
+_STATE_FIELDS: Final = tuple(name for name in SpitState.__slots__ if name != "_mk")
+"""What makes a position (the view of the spit piles is a cache)."""
 
 _PHASE_WORDS: Final = {
     START: "play starts with Spit!",
@@ -1521,7 +1538,7 @@ def _same_cards(given: Sequence[Card | None], held: Sequence[Card | None], who: 
     """None when `given` can be exactly the cards `held` (unknown cards, `None`, match any)."""
     if len(given) != len(held):
         return f"{who} holds {len(held)} cards, not {len(given)}"
-    if Counter(given) == Counter(held):
+    if dict(Counter(given)) == dict(Counter(held)):  # plain dicts compare faster than Counters
         return None
     known_given = Counter(c for c in given if c is not None)
     known_held = Counter(c for c in held if c is not None)

@@ -1,0 +1,56 @@
+"""`referee render-game`: a simulated game as webcam video, with its ground-truth log and frame times beside it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from referee.render.video import RenderOptions, simulate_and_render
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seed", type=int, default=0,
+                        help="game and look (table, light, cards, players) seed; the same seed gives the same video")
+    parser.add_argument("--out", type=Path, required=True, metavar="FILE.mp4",
+                        help="the video; FILE.jsonl (ground-truth events) and FILE.frames.json (frame times) go beside it")
+    parser.add_argument("--rules", default="classic", help="rule set to simulate (see `referee rules`); default classic")
+    parser.add_argument("--log", type=Path, metavar="GROUND_TRUTH.jsonl",
+                        help="render this simulator log instead of simulating a game")
+    parser.add_argument("--width", type=_positive_int, default=1280, help="frame width in pixels (default 1280)")
+    parser.add_argument("--height", type=_positive_int, default=720, help="frame height in pixels (default 720)")
+    parser.add_argument("--fps", type=_positive_float, default=30.0, help="frames per second (default 30)")
+    parser.add_argument("--tilt", type=_tilt, default=30.0, metavar="DEG",
+                        help="camera tilt from straight down, degrees (default 30)")
+    parser.add_argument("--max-seconds", type=_positive_float, metavar="S",
+                        help="render only the first S seconds of the game")
+
+
+def run(args: argparse.Namespace) -> int:
+    options = RenderOptions(args.width, args.height, args.fps, args.tilt, args.max_seconds)
+    result = simulate_and_render(args.out, args.seed, args.rules, args.log, options)
+    print(f"video        {result.video} ({result.frame_count} frames, {result.seconds:.2f} s at {args.fps:g} fps)")
+    print(f"ground truth {result.log}")
+    print(f"frame times  {result.frames}")
+    print(f"rendered at  {result.render_fps:.1f} frames/s")
+    return 0
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def _tilt(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError("must lie between 0 and 60 degrees")
+    return value

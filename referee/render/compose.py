@@ -1,0 +1,121 @@
+"""Video frames of a table, fast: the table and markers drawn once, cards lying still only when they change, per frame only what moves.
+
+It draws exactly as `referee.synth.render_scene` does (the same card, shadow and hand drawing,
+through the scene module's canvas), but keeps what does not change between frames: the table
+texture with its markers, the light field, and the layer of cards lying still (a card landing on
+top of a pile is drawn onto that layer; a card taken away or turned redraws it). The sensor is
+a fixed webcam: sharpening and noise from a seeded bank of noise images.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from referee.render.timeline import Frame
+from referee.synth import Camera, CardPlacement, Deck, Lighting, MarkerPlacement, TableStyle
+from referee.synth.faces import CARD_H_CM, CARD_W_CM, FACE_H, FACE_W
+from referee.synth.scene import BACK, _Canvas, _face_to_table, _marker_raster, card_corners_table
+
+_NOISE_BANK = 7
+
+
+@dataclass(frozen=True)
+class Webcam:
+    """What the sensor adds: sharpening (an unsharp mask of `sharpen` over a blur of `blur_px`, the
+    halos a webcam leaves at edges) and noise (0..1 standard deviation, grain plus blotchy colour)."""
+
+    sharpen: float = 0.4
+    blur_px: float = 1.2
+    noise: float = 0.012
+
+
+class FrameRenderer:
+    """Draws `Frame`s of one table under one camera as uint8 BGR images (for `cv2.VideoWriter`)."""
+
+    def __init__(self, camera: Camera, table: TableStyle, lighting: Lighting, markers: Sequence[MarkerPlacement],
+                 deck: Deck, webcam: Webcam, seed: int) -> None:
+        self.camera, self.deck, self.lighting, self.webcam = camera, deck, lighting, webcam
+        canvas = _Canvas(camera, table, lighting)
+        for marker in markers:
+            rgba, paper_cm = _marker_raster(marker)
+            to_table = _face_to_table(marker.angle, marker.x, marker.y, paper_cm, paper_cm, rgba.shape[1], rgba.shape[0])
+            canvas.paste(rgba, to_table, 0.0, None, lighting.shadow * 0.5, 0.02)
+        self._canvas = canvas
+        self._table_image = canvas.image.copy()
+        self._light = self._light_field()
+        self._still: frozenset[CardPlacement] = frozenset()
+        self._still_image = self._table_image.copy()
+        rng = np.random.default_rng([seed, 5])
+        h, w = camera.height, camera.width
+        self._noise: list[tuple[np.ndarray, np.ndarray]] = []
+        for _ in range(_NOISE_BANK):
+            grain = rng.normal(0.0, webcam.noise * 255, (h, w, 1)).astype(np.float32)
+            chroma = cv2.resize(rng.normal(0.0, webcam.noise * 128, (h // 2, w // 2, 3)).astype(np.float32), (w, h))
+            noise = np.round(grain + chroma)
+            self._noise.append((np.clip(noise, 0, 255).astype(np.uint8), np.clip(-noise, 0, 255).astype(np.uint8)))
+        self.full_redraws = 0
+
+    def _light_field(self) -> np.ndarray:
+        """The lighting's ramp, vignetting and white balance as a per-pixel gain times 255 (float32 RGB)."""
+        probe = copy.copy(self._canvas)
+        probe.image = np.full_like(self._table_image, 0.25)
+        probe.owner = np.full(self._table_image.shape[:2], -1, np.int16)
+        return (probe.finish() * (255 / 0.25)).astype(np.float32)
+
+    def _draw_cards(self, canvas: _Canvas, cards: Sequence[CardPlacement]) -> None:
+        shadow = self.lighting.shadow
+        for card in sorted(cards, key=lambda c: c.z):
+            raster = self.deck.back if card.code == BACK else self.deck.faces.face(card.code)
+            drop = max(card.lift, 0.02)
+            to_table = _face_to_table(card.angle, card.x, card.y, CARD_W_CM, CARD_H_CM, FACE_W, FACE_H)
+            blur = None
+            if card.motion_cm > 0:
+                a = np.radians(card.motion_angle)
+                dx, dy = card.motion_cm * np.sin(a) / 2, card.motion_cm * np.cos(a) / 2
+                ends = self.camera.project(np.array([[card.x - dx, card.y - dy, card.height],
+                                                     [card.x + dx, card.y + dy, card.height]]))
+                blur = np.nan_to_num(ends[1] - ends[0])
+            if drop < 0.3:
+                canvas.paste(raster, to_table, card.height, None, shadow * 0.7, drop, card.shade, blur)
+            else:
+                canvas.shadow(card_corners_table(card), drop, shadow)
+                canvas.paste(raster, to_table, card.height, None, shade=card.shade, blur=blur)
+
+    def _still_layer(self, still: tuple[CardPlacement, ...]) -> np.ndarray:
+        """The table with the cards lying still; only cards put on top since the last frame are drawn
+        when nothing was taken away or turned."""
+        cards = frozenset(still)
+        if cards != self._still:
+            canvas = copy.copy(self._canvas)
+            if self._still <= cards:
+                canvas.image = self._still_image
+                self._draw_cards(canvas, [c for c in still if c not in self._still])
+            else:
+                canvas.image = self._table_image.copy()
+                self._draw_cards(canvas, still)
+                self.full_redraws += 1
+            self._still, self._still_image = cards, canvas.image
+        return self._still_image
+
+    def render(self, frame: Frame, index: int) -> np.ndarray:
+        """Frame number `index` (which picks its sensor noise) as a uint8 BGR image."""
+        canvas = copy.copy(self._canvas)
+        canvas.image = self._still_layer(frame.still).copy()
+        self._draw_cards(canvas, frame.moving)
+        for pose in frame.hands:
+            canvas.draw_hand(pose)
+        image = cv2.multiply(canvas.image, self._light, dst=canvas.image)
+        out = cv2.convertScaleAbs(image)
+        fx = self.webcam
+        if fx.sharpen > 0:
+            out = cv2.addWeighted(out, 1.0 + fx.sharpen, cv2.GaussianBlur(out, (0, 0), fx.blur_px), -fx.sharpen, 0.0)
+        if fx.noise > 0:
+            up, down = self._noise[index % _NOISE_BANK]
+            cv2.add(out, up, dst=out)
+            cv2.subtract(out, down, dst=out)
+        return cv2.cvtColor(out, cv2.COLOR_RGB2BGR)

@@ -354,6 +354,7 @@ class Timeline:
         self._effects: list[tuple[float, int, Callable[..., None], tuple[Any, ...]]] = []
         self._tracks: dict[tuple[str, str], _Track] = {}
         self._table = _Table(geometry, seed)
+        self._dealt = 0.0
         for player in PLAYERS:
             self._track((player, "right"))
         self._build()
@@ -382,7 +383,8 @@ class Timeline:
 
     def _move(self, hand: tuple[str, str], player: str, src: str, code: str | None, dest: str, t0: float, t1: float,
               face0: bool = True, face1: bool = True, shown: str | None = None, hold: float = 0.08) -> None:
-        """A hand picks a card from `src` at `t0` and lays it on `dest` at `t1`."""
+        """A hand picks a card from `src` at `t0` (not before the deal's layout) and lays it on `dest` at `t1`."""
+        t0 = min(max(t0, self._dealt), t1)
         mid = len(self._effects)
         table = self._table
         self._effect(t0, _Table.lift, mid, src, code, dest, player, hand, t0, t1, face0, face1, shown)
@@ -399,6 +401,7 @@ class Timeline:
             player = f.get("player", "A")
             hand = (player, f.get("hand", "right"))
             if event.type == "layout":
+                self._dealt = t
                 if t > 0:
                     self._gather(max(t - _GATHER_LEAD_S, settled + 0.5), t)
                 self._effect(t, _Table.reset, f)

@@ -1,0 +1,182 @@
+"""`referee render-game`: a few seconds of a simulated game as mp4, its ground truth and frame times, cards landing on time."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.cli import main
+from referee.errors import RefereeError, UnknownRuleSet
+from referee.render import RenderError, RenderOptions, TableGeometry, Timeline, game_events, render_game, scene_at
+from referee.render.compose import FrameRenderer, Webcam
+from referee.render.video import frame_times, geometry_for, stage
+from referee.simulate import simulate_games
+from referee.synth import render_scene
+
+SEED = 1
+SECONDS = 2.5
+SMALL = RenderOptions(width=480, height=270, max_seconds=SECONDS)
+
+
+@pytest.fixture(scope="module")
+def events():  # type: ignore[no-untyped-def]
+    return game_events("classic", SEED, None)
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory, events):  # type: ignore[no-untyped-def]
+    out = tmp_path_factory.mktemp("render") / "game.mp4"
+    return render_game(events, out, SEED, SMALL, "classic")
+
+
+def _decoded(path: Path) -> tuple[list[np.ndarray], list[float]]:
+    cap = cv2.VideoCapture(str(path))
+    frames, msec = [], []
+    while True:
+        ok, image = cap.read()
+        if not ok:
+            break
+        frames.append(image)
+        msec.append(cap.get(cv2.CAP_PROP_POS_MSEC))
+    cap.release()
+    return frames, msec
+
+
+def test_video_reads_back_with_its_frame_times(rendered) -> None:  # type: ignore[no-untyped-def]
+    info = json.loads(rendered.frames.read_text())
+    times = info["t"]
+    assert len(times) == info["frame_count"] == rendered.frame_count == math.floor(SECONDS * 30) + 1
+    assert times[0] == 0.0 and times[-1] == pytest.approx(SECONDS)
+    frames, msec = _decoded(rendered.video)
+    assert len(frames) == len(times)
+    assert frames[0].shape == (270, 480, 3)
+    assert np.allclose(msec, np.array(times) * 1000, atol=0.5)
+    assert info["table_to_image"] and info["play_size_cm"] == [76.0, 56.0]
+
+
+def test_ground_truth_is_the_simulators_log(rendered, events) -> None:  # type: ignore[no-untyped-def]
+    _, game = simulate_games("classic", 1, SEED, log_first=True)
+    assert game is not None and tuple(game.events) == tuple(events)
+    written = [json.loads(line) for line in rendered.log.read_text().splitlines()]
+    assert written == [e.as_dict() for e in game.events if e.t <= SECONDS]
+    assert json.loads(rendered.frames.read_text())["events"] == len(written)
+
+
+def _on_pile(annotation, code: str, pile: str) -> bool:  # type: ignore[no-untyped-def]
+    return any(c.card == code and c.zone == pile for c in annotation.cards)
+
+
+def test_a_card_lands_in_the_first_frame_at_or_after_its_play(events) -> None:  # type: ignore[no-untyped-def]
+    geometry = geometry_for(events)
+    camera, table, lighting, deck = stage(SEED, geometry, SMALL)
+    to_image = camera.homography(0.0)
+    times = frame_times(SECONDS, 30)
+    plays = [e for e in events if e.type == "play" and e.t <= SECONDS]
+    assert plays
+    for play in plays:
+        i = next(k for k, t in enumerate(times) if t >= play.t)
+        timeline = Timeline(events, geometry, SEED)
+        before = render_scene(scene_at(timeline, times[i - 1], table, lighting), camera, deck).annotation
+        after = render_scene(scene_at(timeline, times[i], table, lighting), camera, deck).annotation
+        assert not _on_pile(before, play["card"], play["to"])
+        assert _on_pile(after, play["card"], play["to"])
+        label = next(c for c in after.cards if c.card == play["card"])
+        assert label.z == max(c.z for c in after.cards if c.zone == play["to"])
+        # the card's centre lies in the calibration's default zone of its pile
+        centre = np.append(np.mean(label.corners, axis=0), 1.0)
+        x, y, w = np.linalg.inv(to_image) @ centre
+        assert geometry.layout.locate(geometry.to_calibration(x / w, y / w)) == play["to"]
+
+
+def test_turned_and_spat_cards_show_their_faces(events) -> None:  # type: ignore[no-untyped-def]
+    timeline = Timeline(events, geometry_for(events), SEED)
+    spit = next(e for e in events if e.type == "spit")
+    frame = timeline.at(spit.t + 0.01)
+    for pile, code in spit["cards"].items():
+        assert [c.code for c in frame.still if c.zone == pile][-1] == code
+    turn = next(e for e in events if e.type == "turn_up")
+    assert not any(c.code == turn["card"] and c.zone == turn["pile"] for c in timeline.at(turn.t - 0.01).still)
+    assert [c.code for c in timeline.at(turn.t).still if c.zone == turn["pile"]][-1] == turn["card"]
+
+
+def test_an_illegal_card_goes_back_to_its_place(events) -> None:  # type: ignore[no-untyped-def]
+    timeline = Timeline(events, geometry_for(events), SEED)
+    bad = next(e for e in events if e.type == "illegal_play")
+    assert [c.code for c in timeline.at(bad.t).still if c.zone == bad["to"]][-1] == bad["card"]
+    mid = timeline.at((bad.t + bad["back"]) / 2)
+    assert [c.code for c in mid.moving] == [bad["card"]]
+    assert [c.code for c in timeline.at(bad["back"]).still if c.zone == bad["from"]][-1] == bad["card"]
+
+
+def test_slaps_put_both_hands_down_the_first_underneath() -> None:
+    events = game_events("classic", 7, None)
+    timeline = Timeline(events, geometry_for(events), 7)
+    slap = next(e for e in events if e.type == "slap")
+    contact = slap["contact"]
+    first = min(contact, key=contact.get)
+    frame = timeline.at(max(contact.values()))
+    piles = slap.get("piles") or {p: slap["pile"] for p in contact}
+    for pose in frame.hands:
+        if pose.side in contact:
+            px, py = timeline.geometry.pile(piles[pose.side])
+            assert math.hypot(pose.x - px, pose.y - py) < 0.5 and pose.height < 2.0
+    assert [h.side for h in frame.hands].index(first) < [h.side for h in frame.hands].index(
+        "B" if first == "A" else "A")
+
+
+def test_the_fast_frames_draw_what_render_scene_draws(events) -> None:  # type: ignore[no-untyped-def]
+    geometry = geometry_for(events)
+    camera, table, lighting, deck = stage(SEED, geometry, SMALL)
+    clean = Webcam(sharpen=0.0, noise=0.0)
+    renderer = FrameRenderer(camera, table, lighting, geometry.markers(), deck, clean, SEED)
+    timeline = Timeline(events, geometry, SEED)
+    for t in (0.2, 1.2, 1.25):
+        fast = renderer.render(timeline.at(t), 0)[..., ::-1].astype(np.float32)
+        exact = render_scene(scene_at(timeline, t, table, lighting), camera, deck).image * 255
+        assert np.abs(fast - exact).mean() < 1.5
+
+
+def test_the_same_seed_gives_the_same_video(tmp_path: Path, events) -> None:  # type: ignore[no-untyped-def]
+    options = RenderOptions(width=320, height=180, max_seconds=0.4)
+    a = render_game(events, tmp_path / "a.mp4", SEED, options)
+    b = render_game(events, tmp_path / "b.mp4", SEED, options)
+    frames_a, _ = _decoded(a.video)
+    frames_b, _ = _decoded(b.video)
+    assert len(frames_a) == len(frames_b) == 13
+    assert all(np.array_equal(x, y) for x, y in zip(frames_a, frames_b))
+
+
+def test_geometry_puts_markers_and_piles_where_calibration_expects() -> None:
+    geometry = TableGeometry()
+    inner = {m.marker_id: (m.x + (m.size / 2 if m.x < 0 else -m.size / 2), m.y + (m.size / 2 if m.y < 0 else -m.size / 2))
+             for m in geometry.markers()}
+    assert geometry.to_calibration(*inner[3]) == pytest.approx((0.0, 0.0))
+    assert geometry.to_calibration(*inner[1]) == pytest.approx((geometry.width_cm, geometry.depth_cm))
+    for zone in geometry.layout.piles:
+        assert geometry.layout.locate(geometry.to_calibration(*geometry.pile(zone.name))) == zone.name
+    assert geometry.to_synth(*geometry.to_calibration(3.0, -4.0)) == pytest.approx((3.0, -4.0))
+
+
+def test_bad_input_is_a_typed_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(UnknownRuleSet):
+        game_events("no-such-rules", 0, None)
+    with pytest.raises(RefereeError):
+        game_events("classic", 0, tmp_path / "missing.jsonl")
+    (tmp_path / "bad.jsonl").write_text("not json\n")
+    with pytest.raises(RefereeError):
+        game_events("classic", 0, tmp_path / "bad.jsonl")
+    with pytest.raises(RenderError, match="cannot draw draw"):
+        game_events("full-deck", 0, None)
+    with pytest.raises(RenderError, match="two-player"):
+        game_events("speahx", 0, None)
+    with pytest.raises(RenderError, match="cannot write"):
+        render_game(game_events("classic", 0, None), tmp_path / "no" / "dir" / "g.mp4", 0, RenderOptions(max_seconds=0.1))
+    assert main(["render-game", "--rules", "no-such-rules", "--out", str(tmp_path / "g.mp4")]) == 2
+    assert main(["render-game", "--out", str(tmp_path), "--max-seconds", "0.1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("referee render-game: error:") for line in err)

@@ -961,7 +961,7 @@ class SpitState:
             places = rules.places
             if not any(stocks[i * places:(i + 1) * places]) and not (rules.refilled_singles and spit[i]):
                 return s._emptied(i)
-        return s._after_move()
+        return s if spit[i] else s._after_move()  # the mover still has spit cards: no deal end
 
     def _turn_up(self, m: TurnUp) -> "SpitState | IllegalMove":
         i = self._mover(m.player)
@@ -984,7 +984,7 @@ class SpitState:
             return IllegalMove(f"the face-down top of {m.pile} is {card}, not {m.card}")
         s = self._copy()
         s._set_place(f, pile[:-1] + (card,), 1)
-        return s._after_move()
+        return s if s._spit[i] else s._after_move()
 
     def _move_to_space(self, m: MoveToSpace) -> "SpitState | IllegalMove":
         i = self._mover(m.player)
@@ -1002,7 +1002,7 @@ class SpitState:
         s = self._copy()
         s._set_place(f, pile[:-1], up - 1)
         s._set_place(e, (m.card,), 1)
-        return s._after_move()
+        return s if s._spit[i] else s._after_move()
 
     def _stack_equal(self, m: StackEqual) -> "SpitState | IllegalMove":
         if not self.rules.stack_equal:

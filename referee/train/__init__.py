@@ -23,7 +23,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hours", type=float, metavar="H", help="detector: fit the schedule into this much time instead")
     parser.add_argument("--imgsz", type=int, default=320, metavar="PX", help="detector input size (default 320)")
     parser.add_argument("--batch", type=int, metavar="N", help="batch size (default 16 detector, 256 index)")
-    parser.add_argument("--model", default="yolo11n.yaml", metavar="YAML", help="detector architecture, or a .pt to start from")
+    parser.add_argument("--model", default="yolo11n-obb.yaml", metavar="YAML", help="detector architecture (default yolo11n-obb.yaml)")
+    parser.add_argument("--init", type=Path, metavar="PT", help="detector: start from the matching weights of this checkpoint")
     parser.add_argument("--models", type=Path, default=MODELS_DIR, metavar="DIR", help="export target (default models/)")
     parser.add_argument("--seed", type=int, default=0)
 
@@ -35,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
     prepare(args.run)
     if args.stage == "detector":
         config = DetectorConfig(
-            run_dir=args.run, synth_dir=args.data, real_dir=args.real, model_yaml=args.model, imgsz=args.imgsz,
+            run_dir=args.run, synth_dir=args.data, real_dir=args.real, model_yaml=args.model, init_weights=args.init,
+            imgsz=args.imgsz,
             epochs=args.epochs or 30, hours=args.hours, batch=args.batch or 16, seed=args.seed,
         )
         print(f"best detector checkpoint: {train_detector(config)}")

@@ -32,6 +32,7 @@ class DetectorConfig:
     synth_dir: Path | None
     real_dir: Path | None
     model_yaml: str = "yolo11n-obb.yaml"
+    init_weights: Path | None = None
     imgsz: int = 320
     epochs: int = 30
     hours: float | None = None
@@ -44,6 +45,8 @@ class DetectorConfig:
             raise BadTrainingSetup("give a synthetic data set (--data) or real photos (--real), or both")
         if self.imgsz % 32 or not 128 <= self.imgsz <= 1280:
             raise BadTrainingSetup(f"image size must be a multiple of 32 in 128..1280, not {self.imgsz}")
+        if self.init_weights is not None and not self.init_weights.is_file():
+            raise BadTrainingSetup(f"no checkpoint at {self.init_weights}")
         if self.epochs < 1 or self.batch < 1 or self.real_repeats < 1:
             raise BadTrainingSetup("epochs, batch and real repeats must be positive")
 
@@ -142,13 +145,16 @@ def train_detector(config: DetectorConfig) -> Path:
             print(f"resuming {last} after epoch {state['epoch'] + 1}", flush=True)
             YOLO(str(last)).train(resume=True, workers=0)
             return weights / "best.pt"
-        print(f"{last} finished its schedule; starting again with {config.epochs} epochs from it", flush=True)
-        start = str(last)
-        shutil.move(str(weights.parent), str(weights.parent) + f"-{state.get('date', 'done').replace(':', '')}")
+        archive = weights.parent.with_name(f"detector-{str(state.get('date', 'done')).replace(':', '')}")
+        shutil.move(str(weights.parent), str(archive))
+        start = str(archive / "weights" / "last.pt")
+        print(f"{last} finished its schedule (kept in {archive}); a new {config.epochs}-epoch one starts from it", flush=True)
     else:
         start = config.model_yaml
     data = build_dataset(config)
     model = YOLO(start)
+    if config.init_weights is not None and start == config.model_yaml:
+        model.load(str(config.init_weights))  # copies every tensor whose name and shape match
     extra = {"time": config.hours} if config.hours else {}
     model.train(
         data=str(data),

@@ -297,7 +297,7 @@ def train_index_classifier(config: IndexConfig) -> Path:
             loss.backward()
             optimiser.step()
             schedule.step()
-            total += float(loss)
+            total += loss.item()
             if (step + 1) % 50 == 0:
                 print(f"  epoch {epoch + 1}/{config.epochs} step {step + 1}/{steps_per_epoch} loss {total / (step + 1):.4f}", flush=True)
         rank_acc, suit_acc = _evaluate(model, val) if len(val.ranks) else (float("nan"), float("nan"))

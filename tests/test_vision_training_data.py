@@ -1,0 +1,75 @@
+"""The detector's training labels (derived here from synthetic JSON and real VOC boxes) need no torch to check."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.synth.dataset import SynthConfig, generate_dataset
+from referee.train.detector import MIN_VISIBLE, BadTrainingSetup, DetectorConfig, build_dataset, write_real_labels
+from referee.vision.realset import LabelledCard, LabelledPhoto, load_photos
+
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("synth")
+    list(generate_dataset(out, 3, SynthConfig(seed=5, val_fraction=0.34)))
+    return out
+
+
+def test_oriented_labels_come_from_the_json_truth(synth: Path, tmp_path: Path) -> None:
+    yaml = build_dataset(DetectorConfig(run_dir=tmp_path, synth_dir=synth, real_dir=None))
+    text = yaml.read_text()
+    assert "names:\n  0: card\n  1: back\n" in text
+    train = (tmp_path / "dataset" / "train.txt").read_text().split()
+    val = (tmp_path / "dataset" / "val.txt").read_text().split()
+    assert len(train) + len(val) == 3 and val
+    for split, image in [("train", i) for i in train] + [("val", i) for i in val]:
+        label = Path(image.replace("/images/", "/labels/")).with_suffix(".txt")
+        note = json.loads((synth / "annotations" / split / (Path(image).stem + ".json")).read_text())
+        wanted = [c for c in note["cards"] if c["visible"] >= MIN_VISIBLE]
+        rows = [line.split() for line in label.read_text().splitlines()]
+        assert len(rows) == len(wanted)
+        for row, card in zip(rows, wanted):
+            assert int(row[0]) == (1 if card["card"] == "back" else 0)
+            values = np.array(row[1:], dtype=float)
+            assert values.shape == (8,) and (0 <= values).all() and (values <= 1).all()
+
+
+def test_real_photos_get_one_oriented_box_per_card(tmp_path: Path) -> None:
+    image = np.full((300, 400, 3), 40, np.uint8)
+    card = cv2.boxPoints(((200, 150), (90, 126), 20)).astype(np.int32)
+    cv2.fillConvexPoly(image, card, (245, 245, 245))
+    source = tmp_path / "photo.jpg"
+    cv2.imwrite(str(source), image)
+    x1, y1 = card.min(axis=0)
+    x2, y2 = card.max(axis=0)
+    photo = LabelledPhoto(source, (LabelledCard("Q", (float(x1), float(y1), float(x2), float(y2))),))
+    written = write_real_labels([photo], tmp_path / "out")
+    rows = (tmp_path / "out" / "labels" / "photo.txt").read_text().split()
+    assert written[0].exists() and rows[0] == "0" and len(rows) == 9
+    corners = np.array(rows[1:], dtype=float).reshape(4, 2) * (400, 300)
+    # the outline was found: its corners are the card's, not the axis-aligned box's
+    assert min(np.linalg.norm(card - p, axis=1).min() for p in corners) < 6
+    assert max(np.linalg.norm(card - p, axis=1).min() for p in corners) < 6
+
+
+def test_bad_setups_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(BadTrainingSetup):
+        DetectorConfig(run_dir=tmp_path, synth_dir=None, real_dir=None)
+    with pytest.raises(BadTrainingSetup):
+        DetectorConfig(run_dir=tmp_path, synth_dir=tmp_path, real_dir=None, imgsz=300)
+    with pytest.raises(BadTrainingSetup):
+        build_dataset(DetectorConfig(run_dir=tmp_path, synth_dir=tmp_path / "nothing", real_dir=None))
+
+
+def test_real_split_of_the_shared_photos(shared_dir: Path) -> None:
+    folder = shared_dir / "data" / "real-pinochle" / "train"
+    train, holdout = load_photos(folder, "train"), load_photos(folder, "holdout")
+    assert len(train) + len(holdout) == 296 and 110 <= len(holdout) <= 130
+    assert not {p.path for p in train} & {p.path for p in holdout}
+    assert sum(len(p.cards) for p in train + holdout) == 527

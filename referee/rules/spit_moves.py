@@ -253,7 +253,9 @@ class Layout:
 
 @dataclass(frozen=True, slots=True)
 class Deal:
-    """Five-card hand: a new deal of the whole shuffled deck `cards` (see `SpitState.deal`)."""
+    """Five-card hand: a new deal of the whole shuffled deck `cards`: A's stock (its last
+    `hand_size` cards are A's hand), B's stock, then the left and the right reserve, each of
+    `reserve_size` cards and a starter card last (every pile listed bottom to top)."""
 
     cards: tuple[Card, ...]
     player: None = None

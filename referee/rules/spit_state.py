@@ -35,8 +35,20 @@ Choices where RULES.md and the seeds are silent (what a fair human referee would
   when one player is left playing, every pile not yet taken goes to that player. Players of the
   game who hold no cards leave it (in that order: `ranking()`), the game ends when at most one
   player holds cards, and the winner is the first player out.
+- More than two players: when the players still playing are stuck and none of them has spit
+  cards left, the deal ends as with two (fewer stock cards choose first); players already out
+  of stock keep their spit cards and do not spit.
 - Refilled singles: the hand that refills the stock is the spit-card packet; a player has
-  emptied their stock when every place and the hand are empty.
+  emptied their stock when every place and the hand are empty; an empty place with cards in
+  hand to refill it is no stalemate.
+- Slaps: both players' contacts are needed; two hands on one pile at the same instant (the
+  same frame) are settled by `Slap.underneath`, which the camera side reads from the image.
+- Unknown cards (a camera's state): a card named for one must be one the game does not already
+  show as often as its decks hold it; until named, a face-down card is simply turnable, and an
+  unknown hand card (five-card hand) never proves that a player can move.
+- The first deal gives the deck one card at a time to each player in turn; each then lays out
+  their packet as dealt. A `Layout` packet goes into the stock piles row by row, first card
+  first; the rest are spit cards, the first of them turned first.
 - Five-card hand: the two starter cards lie on top of the two reserves, so the first Spit turns
   them up; a Spit turns a card from each reserve that has one; when both are empty, `Reshuffle`
   first. A stalemate there is when nobody can play a known hand card or draw.
@@ -190,7 +202,7 @@ class SpitState:
         each player in turn, then each lays out their packet as dealt (`Layout`); in the five-card
         hand, as `Deal` does."""
         full = Counter(full_deck() * rules.decks)
-        if Counter(deck) != full:
+        if dict(Counter(deck)) != dict(full):
             raise ImpossiblePosition(f"a deck for this game has exactly {rules.total_cards} cards, "
                                      f"{rules.decks} of each")
         s = cls._blank(rules)
@@ -651,35 +663,31 @@ class SpitState:
     def _stock_moves(self, i: int, useful: bool) -> Iterator[SpitMove]:
         rules = self.rules
         player = rules.player_names[i]
-        names = rules.place_names
-        stocks = self._stocks
-        ups = self._ups
-        (masks, tops) = self._view()
+        first = i * rules.places
+        last = first + rules.places
+        masks, tops = self._mk or self._view()
         alternate = rules.alternate_colours
         face_down = []
         empty = buried = False
-        for f in range(i * rules.places, (i + 1) * rules.places):
-            pile = stocks[f]
+        for pile, up, name in zip(self._stocks[first:last], self._ups[first:last], rules.place_names[first:last]):
             if not pile:
                 empty = True
-                continue
-            up = ups[f]
-            if not up:
-                face_down.append(f)
-                continue
-            card: Card = pile[-1]  # type: ignore[assignment]
-            if up < len(pile):
-                buried = True
-            if masks[card.red] >> card.rank & 1:
-                for name, top in tops:
-                    if _ADJ_MASK[top.rank] >> card.rank & 1 and not (alternate and top.red == card.red):
-                        key = (player, card, names[f], name)
-                        move = _PLAYS.get(key)
-                        if move is None:
-                            move = _PLAYS[key] = Play(*key)
-                        yield move
-        for f in face_down:
-            turn = (player, names[f], stocks[f][-1])
+            elif not up:
+                face_down.append((player, name, pile[-1]))
+            else:
+                card: Card = pile[-1]  # type: ignore[assignment]
+                if up < len(pile):
+                    buried = True
+                rank = card.rank
+                if masks[card.red] >> rank & 1:
+                    for pile_name, top in tops:
+                        if _ADJ_MASK[top.rank] >> rank & 1 and not (alternate and top.red == card.red):
+                            key = (player, card, name, pile_name)
+                            move = _PLAYS.get(key)
+                            if move is None:
+                                move = _PLAYS[key] = Play(*key)
+                            yield move
+        for turn in face_down:
             move = _TURNS.get(turn)
             if move is None:
                 move = _TURNS[turn] = TurnUp(*turn)
@@ -687,9 +695,9 @@ class SpitState:
         if empty:
             spit = self._spit[i]
             if rules.refilled_singles and spit:
-                for f in range(i * rules.places, (i + 1) * rules.places):
-                    if not stocks[f]:
-                        yield Refill(player, names[f], spit[-1])
+                for f in range(first, last):
+                    if not self._stocks[f]:
+                        yield Refill(player, rules.place_names[f], spit[-1])
         if (empty and (buried or not useful)) or rules.stack_equal:
             yield from self._rearrangements(i, masks, useful)
 
@@ -931,16 +939,25 @@ class SpitState:
         return card
 
     def _play(self, m: Play) -> "SpitState | IllegalMove":
-        i = self._mover(m.player)
-        if isinstance(i, IllegalMove):
-            return i
-        src = self._source(i, m.source, m.card)
-        if isinstance(src, IllegalMove):
-            return src
-        j = self._onto(m.to, m.card)
-        if isinstance(j, IllegalMove):
-            return j
-        return self._played(i, src[0], src[1], j, m.card)
+        # the hot path, checked inline; each failed check lets the general check name the rule
+        rules = self.rules
+        i = rules.player_index.get(m.player)
+        if i is None or self._phase != PLAY or not self._info.active[i]:
+            return self._mover(m.player)  # type: ignore[return-value]
+        ref = rules.stock_index.get(m.source)
+        card = m.card
+        if ref is None or ref[0] != i or ref[1] >= rules.places or rules.five_card_hand:
+            return self._own_place(i, m.source)  # type: ignore[return-value]
+        f = i * rules.places + ref[1]
+        pile = self._stocks[f]
+        if not pile or not self._ups[f] or pile[-1] is not card:
+            return self._source(i, m.source, card)  # type: ignore[return-value]
+        j = rules.pile_index.get(m.to)
+        target = self._piles[j] if j is not None else ()
+        if (not target or not _ADJ_MASK[target[-1].rank] >> card.rank & 1  # type: ignore[union-attr]
+                or (rules.alternate_colours and target[-1].red == card.red)):  # type: ignore[union-attr]
+            return self._onto(m.to, card)  # type: ignore[return-value]
+        return self._played(i, f, pile, j, card)  # type: ignore[arg-type]
 
     def _played(self, i: int, f: int, pile: Cards, j: int, card: Card) -> "SpitState":
         s: SpitState = _new(SpitState)

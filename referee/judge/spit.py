@@ -29,6 +29,7 @@ frame's index) and `called_at` (the capture time of the frame at which the call 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -48,6 +49,9 @@ TOO_CLOSE: Final = "too close to call"
 SLAP_FALLBACK: Final = "the first player out chooses (as with free choice)"
 """Who takes a pile both hands reached within one frame interval: the camera cannot tell whose
 hand is underneath, so the player who emptied their stock first has the choice."""
+LAYOUT_STILL_S: Final = 1.5
+"""A layout that does not fit the counts the engine expects is read once no stock place has
+changed for this long."""
 TIE_WAIT_S: Final = 1.0
 """Two cards touching one pile in the same frame: if neither is taken back within this time,
 the one seen on top went second."""
@@ -126,7 +130,8 @@ class SpitReferee:
         self._seen: dict[str, When] = {}
         self._touches: dict[str, list[Touch]] = {}
         self._lifted: dict[str, _Lift] = {}
-        self._flagged: set[tuple[str, str]] = set()
+        self._flagged: dict[tuple[str, str], tuple[str, float]] = {}
+        self._took_back: dict[str, tuple[str, float, float]] = {}
         self._judged: set[tuple[str, str, float]] = set()
         self._landed: dict[str, list[tuple[float, str]]] = {}
         self._history: list[tuple[float, SpitState]] = []
@@ -139,6 +144,8 @@ class SpitReferee:
         self._returns: list[tuple[Card, _Lift, str, When]] = []
         self._ties: dict[str, float] = {}
         self._shown: dict[str, str] = {}
+        self._stock_changed = 0.0
+        self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))
         self._uncovered: dict[str, float] = {}
         self._now: When = (0.0, 0)
         self._out: list[Event] = []
@@ -162,7 +169,8 @@ class SpitReferee:
             self._watch_slap()
         if self._returns:
             self._judge_returns()
-        if self._ties and min(self._ties.values()) <= snap.t - TIE_WAIT_S:
+        if (self._ties and min(self._ties.values()) <= snap.t - TIE_WAIT_S) or (
+                self.state.phase == "layout" and not snap.changes):
             self._reconcile()
         return self._out
 
@@ -180,9 +188,13 @@ class SpitReferee:
         self._seen[zone] = (change.seen_t, change.seen_frame)
         if self._end_t is not None:
             self._changed_since_end.add(zone)
+        if zone in self._owner:
+            self._stock_changed = change.seen_t
         if zone in self._piles:
             self._ties.pop(zone, None)
-            self._flagged = {(p, c) for p, c in self._flagged if p != zone or c == change.after}
+            for key in [key for key in self._flagged if key[0] == zone and key[1] != change.after]:
+                side, since = self._flagged.pop(key)
+                self._took_back[zone] = (side, since, change.seen_t)
             return
         lift = self._lifted.get(change.after)
         if lift is not None and lift.zone == zone and self._expected(zone) == change.after:
@@ -226,11 +238,16 @@ class SpitReferee:
                 return touch.t, touch.frame
         return seen
 
-    def _toucher(self, zone: str, seen: When, sides: set[str] | None = None) -> str | None:
-        """The side of the hand that touched `zone` last before `seen` (one of `sides`, if given)."""
+    def _last_touch(self, zone: str, seen: When, sides: set[str] | None = None) -> tuple[str, When] | None:
+        """The side and first contact of the hand that touched `zone` last before `seen` (one of
+        `sides`, if given), leaving out a hand that was taking back a card flagged there."""
+        took = self._took_back.get(zone)
         for touch in reversed(self._touches.get(zone, ())):
-            if touch.t <= seen[0] and touch.contact and (sides is None or touch.side in sides):
-                return touch.side
+            if touch.t > seen[0] or not touch.contact or (sides is not None and touch.side not in sides):
+                continue
+            if took is not None and touch.side == took[0] and took[1] <= touch.t <= took[2]:
+                continue
+            return touch.side, (touch.t, touch.frame)
         return None
 
     def _stock_top_of(self, card: Card) -> tuple[str, str] | None:
@@ -350,7 +367,7 @@ class SpitReferee:
                 self._lifted.pop(card.code, None)
                 return True
             if (zone, seen) not in self._flagged:
-                self._flagged.add((zone, seen))
+                self._flagged[zone, seen] = (owner, when[0])
                 self._emit("illegal_play", when, player=owner, card=seen, to=zone, reason=reason,
                            **{"from": source[1]})
             return False
@@ -425,20 +442,20 @@ class SpitReferee:
             return self._attempt(player, card, zone, pile, when, visible=True) or applied
         if self.state.cards()[card]:
             return False  # a card the engine knows to lie elsewhere: a misreading
-        toucher = self._toucher(pile, first_seen)
-        if toucher is not None and not self.state.is_stalemate():
-            when = self._when(pile, toucher, first_seen)
-            turned = self._turned_unseen(toucher, when[0])
-            if turned is not None and self._try(TurnUp(toucher, turned[0], card), turned[1]):
-                self._attempt(toucher, card, turned[0], pile, when, visible=True)
+        stalemate = self.state.is_stalemate()
+        last = self._last_touch(pile, first_seen)
+        if last is not None and not stalemate:
+            turned = self._turned_unseen(last[0], last[1][0])
+            if turned is not None and self._try(TurnUp(last[0], turned[0], card), turned[1]):
+                self._attempt(last[0], card, turned[0], pile, last[1], visible=True)
                 return True
-        spitters = {p for p in self._players if self.state.spit_count(p)}
-        side = self._toucher(pile, first_seen, spitters) or self._starter[pile]
-        when = self._when(pile, side, first_seen)
-        if self.state.is_stalemate():
+        if stalemate:
+            last = self._last_touch(pile, first_seen, {p for p in self._players if self.state.spit_count(p)})
+        side, when = last if last is not None else (self._starter[pile], first_seen)
+        if stalemate:
             self._pending_spit[pile] = (seen, when, side)
             return self._spit()
-        self._flagged.add((pile, seen))
+        self._flagged[pile, seen] = (side, when[0])
         try:
             self.state.apply(Spit(((pile, card),)))
         except PrematureSpit as exc:
@@ -509,7 +526,7 @@ class SpitReferee:
         if visible:
             if lift is None:
                 self._lifted[card.code] = _Lift(player, zone, when[0], attempted=True)
-            self._flagged.add((pile, card.code))
+            self._flagged[pile, card.code] = (player, when[0])
         self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
         return False
 
@@ -559,11 +576,20 @@ class SpitReferee:
     # ------------------------------------------------------------------------------ deal ends
 
     def _watch_slap(self) -> None:
-        """Both players' first contact with a spit pile after the deal ended decides the slap."""
+        """Both players' first contact with a spit pile after the deal ended decides the slap (a
+        hand taking back a card flagged on the pile is not slapping)."""
         end = self._end_t if self._end_t is not None else 0.0
         for pile in self._piles:
-            for touch in self._touches.get(pile, ()):
-                if touch.contact and touch.t > end and touch.side in self._players:
+            contacts = [touch for touch in self._touches.get(pile, ()) if touch.contact]
+            flags = [(side, since, math.inf) for (p, _), (side, since) in self._flagged.items() if p == pile]
+            if pile in self._took_back:
+                flags.append(self._took_back[pile])
+            skip: dict[str, float] = {}
+            for side, since, gone in flags:
+                after = [touch.t for touch in contacts if touch.side == side and since < touch.t <= gone]
+                skip[side] = max(skip.get(side, 0.0), after[0] if after else since)
+            for touch in contacts:
+                if touch.t > max(end, skip.get(touch.side, 0.0)) and touch.side in self._players:
                     known = self._slaps.get(touch.side)
                     if known is None or touch.t < known[1][0]:
                         self._slaps[touch.side] = (pile, (touch.t, touch.frame))
@@ -596,39 +622,49 @@ class SpitReferee:
         for pile in self._piles:
             if self.readings.get(pile) == EMPTY and self._expected(pile) != EMPTY:
                 seen = self._seen[pile]
-                side = self._toucher(pile, seen)
-                if side is not None:
-                    move = ChoosePile(side, pile)
+                last = self._last_touch(pile, seen)
+                if last is not None:
+                    move = ChoosePile(last[0], pile)
                     if self.state.check(move) is None:
-                        self._apply(move, self._when(pile, side, seen))
+                        self._apply(move, last[1])
 
     def _read_layout(self) -> None:
         """A new layout is complete when every stock place that gets cards shows a face-up card
-        (each seen anew since the deal ended): the engine's camera-state constructor reads it."""
-        s = self.state
+        (each seen anew since the deal ended): the engine's camera-state constructor reads it.
+        The cards each player holds come from the engine; if the places filled do not fit them
+        (a slap too close to call went the other way) and the table has been still for
+        `LAYOUT_STILL_S`, the nearest counts that fit are taken."""
         r = self.rules
+        filled: dict[str, tuple[bool, ...]] = {}
+        for i, player in enumerate(self._players):
+            pattern = []
+            for zone in r.stock_names[i]:
+                seen = self.readings.get(zone)
+                if seen in CARD_CODES:
+                    if not (self._first_layout or zone in self._changed_since_end):
+                        return
+                    pattern.append(True)
+                elif seen in (None, EMPTY):
+                    pattern.append(False)
+                else:
+                    return
+            filled[player] = tuple(pattern)
+        held = self._layout_holdings(filled)
+        if held is None:
+            return
         stocks: dict[str, list[tuple[int, str | None]]] = {}
-        tops: dict[str, str] = {}
         spit_cards = {}
+        tops: dict[str, str] = {}
         latest: When = (0.0, 0)
         for i, player in enumerate(self._players):
-            counts, spare = layout_counts(r.layout, s.held_count(player))
-            places: list[tuple[int, str | None]] = []
-            for k, zone in enumerate(r.stock_names[i]):
-                seen = self.readings.get(zone)
-                if counts[k] == 0:
-                    if seen not in (None, EMPTY):
-                        return
-                    places.append((0, None))
-                    continue
-                if seen not in CARD_CODES or not (self._first_layout or zone in self._changed_since_end):
-                    return
-                places.append((counts[k], seen))
-                tops[zone] = seen
-                when = self._when(zone, None, self._seen[zone])
-                latest = max(latest, when)
-            stocks[player] = places
-            spit_cards[player] = spare
+            counts, spit_cards[player] = layout_counts(r.layout, held[player])
+            stocks[player] = []
+            for count, zone in zip(counts, r.stock_names[i]):
+                top = self.readings.get(zone) if count else None
+                stocks[player].append((count, top))
+                if top is not None:
+                    tops[zone] = top
+                    latest = max(latest, self._when(zone, None, self._seen[zone]))
         try:
             self.state = SpitState.observed(r, stocks, spit_cards)
         except ImpossiblePosition:
@@ -637,3 +673,23 @@ class SpitReferee:
         self._end_t = None
         self._last_move_t = latest[0]
         self._emit("layout", latest, counts=self.state.counts(), tops=tops)
+
+    def _layout_holdings(self, filled: dict[str, tuple[bool, ...]]) -> dict[str, int] | None:
+        """How many cards each player dealt, given which places show a card."""
+        held = {p: self.state.held_count(p) for p in self._players}
+        patterns = self._patterns
+        if all(patterns[n] == filled[p] for p, n in held.items()):
+            return held
+        if self._now[0] - self._stock_changed < LAYOUT_STILL_S:
+            return None
+        total = sum(held.values())
+        options = {p: [n for n in range(total + 1) if patterns[n] == filled[p]] for p in self._players}
+        if not all(options.values()):
+            return None
+        guess = {p: min(options[p], key=lambda n: abs(n - held[p])) for p in self._players}
+        for p in self._players:
+            rest = total - sum(n for q, n in guess.items() if q != p)
+            if rest in options[p]:
+                guess[p] = rest
+                return guess
+        return None

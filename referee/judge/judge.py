@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from referee.events import Event
@@ -34,7 +35,8 @@ class Judge:
         rules = get_rules(rules) if isinstance(rules, str) else rules
         self.tracker = Tracker(tracker)
         self.referee: SpitReferee | SpeahxReferee = (
-            SpeahxReferee(rules, on_event=on_event) if is_speahx(rules) else SpitReferee(rules, referee, on_event))
+            SpeahxReferee(rules, on_event=on_event) if is_speahx(rules)
+            else SpitReferee(rules, replace(referee, settle_frames=tracker.settle_frames), on_event))
         self._fixed = fps is not None
         if fps is not None:
             self.referee.frame_interval = 1.0 / fps

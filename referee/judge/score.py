@@ -1,0 +1,132 @@
+"""Scoring a referee's calls against a simulated game's ground truth: matching events, recall, precision, time errors, latency.
+
+Events are matched type by type on the fields that identify them (a play's player, card, source
+and pile; a spit's cards; a slap by time alone, its verdict checked apart), each judged event
+to the nearest unmatched true one within `tolerance_s`.
+
+>>> from referee.events import Event
+>>> truth = [Event.make("play", 1.000, player="A", card="7C", **{"from": "A3", "to": "L"})]
+>>> judged = [Event.make("play", 1.0333, player="A", card="7C", called_at=1.2, **{"from": "A3", "to": "L"})]
+>>> s = score(truth, judged)
+>>> s.recall("play"), s.precision("play"), round(max(s.time_errors["play"]) * 1000, 1)
+(1.0, 1.0, 33.3)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from referee.events import Event
+
+KEYS: Final[dict[str, tuple[str, ...]]] = {
+    "play": ("player", "card", "from", "to"),
+    "illegal_play": ("player", "card", "to"),
+    "turn_up": ("player", "pile", "card"),
+    "move_to_space": ("player", "card", "from", "to"),
+    "stack_equal": ("player", "card", "from", "to"),
+    "spit": ("cards",),
+    "spit_call": (),
+    "premature_spit": ("player",),
+    "race": ("pile", "first", "second"),
+    "slap": (),
+    "deal_end": ("player", "counts"),
+    "layout": ("counts",),
+    "choose_pile": ("player", "pile"),
+    "game_end": ("winner",),
+}
+"""The fields that identify an event of each scored type."""
+FLAGS: Final = ("illegal_play", "premature_spit")
+"""Calls against a player: a judged one with no true event is a false flag."""
+
+
+@dataclass
+class Score:
+    """Counts of true, judged and matched events per type; matched events' time errors (s) and
+    call latencies (s from the true time to the frame the call was made); slap verdicts on true
+    margins of at least one frame (`slaps_decidable`, `slaps_right`); spit calls made while a
+    move existed (judged `spit_call` with no true one)."""
+
+    truth: dict[str, int] = field(default_factory=dict)
+    judged: dict[str, int] = field(default_factory=dict)
+    matched: dict[str, int] = field(default_factory=dict)
+    time_errors: dict[str, list[float]] = field(default_factory=dict)
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    slaps_decidable: int = 0
+    slaps_right: int = 0
+    slaps_close: int = 0
+    games: int = 0
+
+    def recall(self, kind: str) -> float:
+        n = self.truth.get(kind, 0)
+        return self.matched.get(kind, 0) / n if n else 1.0
+
+    def precision(self, kind: str) -> float:
+        n = self.judged.get(kind, 0)
+        return self.matched.get(kind, 0) / n if n else 1.0
+
+    def unmatched(self, kind: str) -> int:
+        """Judged events of `kind` with no true one."""
+        return self.judged.get(kind, 0) - self.matched.get(kind, 0)
+
+    @property
+    def false_flags(self) -> int:
+        return sum(self.unmatched(kind) for kind in FLAGS)
+
+    def add(self, other: "Score") -> None:
+        """Adds another game's score to this one."""
+        for mine, theirs in ((self.truth, other.truth), (self.judged, other.judged), (self.matched, other.matched)):
+            for kind, n in theirs.items():
+                mine[kind] = mine.get(kind, 0) + n
+        for mine_l, theirs_l in ((self.time_errors, other.time_errors), (self.latencies, other.latencies)):
+            for kind, values in theirs_l.items():
+                mine_l.setdefault(kind, []).extend(values)
+        self.slaps_decidable += other.slaps_decidable
+        self.slaps_right += other.slaps_right
+        self.slaps_close += other.slaps_close
+        self.games += other.games
+
+
+def _key(event: Event) -> tuple[Any, ...]:
+    return tuple(repr(event.get(name)) for name in KEYS[event.type])
+
+
+def score(truth: Sequence[Event], judged: Sequence[Event], *, tolerance_s: float = 0.25,
+          frame_interval_s: float = 1 / 30) -> Score:
+    """The score of `judged` against `truth` (one game)."""
+    result = Score(games=1)
+    pool: dict[tuple[str, tuple[Any, ...]], list[Event]] = {}
+    for event in judged:
+        if event.type in KEYS:
+            result.judged[event.type] = result.judged.get(event.type, 0) + 1
+            pool.setdefault((event.type, _key(event)), []).append(event)
+    for event in truth:
+        if event.type not in KEYS:
+            continue
+        result.truth[event.type] = result.truth.get(event.type, 0) + 1
+        candidates = pool.get((event.type, _key(event)), [])
+        best = min(candidates, key=lambda e: abs(e.t - event.t), default=None)
+        if event.type == "slap":
+            _slap(result, event, best, frame_interval_s)
+        if best is None or abs(best.t - event.t) > tolerance_s:
+            continue
+        candidates.remove(best)
+        result.matched[event.type] = result.matched.get(event.type, 0) + 1
+        result.time_errors.setdefault(event.type, []).append(abs(best.t - event.t))
+        if "called_at" in best.fields:
+            result.latencies.setdefault(event.type, []).append(best["called_at"] - event.t)
+    return result
+
+
+def _slap(result: Score, truth: Event, judged: Event | None, frame: float) -> None:
+    contact = truth["contact"]
+    piles = truth.get("piles", {})
+    times = sorted(contact.values())
+    same_pile = len(set(piles.values())) == 1
+    if same_pile and len(times) == 2 and times[1] - times[0] < frame:
+        result.slaps_close += 1
+        return
+    result.slaps_decidable += 1
+    if judged is not None and judged["winner"] == truth["winner"] and judged["pile"] == truth["pile"]:
+        result.slaps_right += 1

@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "calibrate": ("referee.vision.calibrate", "calibrate the table from markers or four corners"),
     "judge": ("referee.judge.cli", "referee a game from a per-frame observation stream"),
     "render-game": ("referee.render.cli", "render a simulated game as camera video with its ground truth"),
+    "run": ("referee.pipeline.cli", "referee a game from a video file or a camera in real time"),
 }
 
 

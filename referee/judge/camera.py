@@ -265,9 +265,12 @@ def _render(rules: SpitRules, events: Sequence[Event], table: _Table) -> tuple[d
             if spit.get(who):
                 pile = own_pile[who]
                 code = spit[who][0]
+                # taken back in time for the player's next real spit (the simulator's attempt takes no time)
+                later = [e["contact"].get(who, e.t) for e in events if e.type == "spit" and e.t > t]
+                back = min([t + 0.55] + [c - 0.15 for c in later[:1]])
                 op(t, pile, "push", code)
                 off = table.lay(who, None, t, pile, t, leave=False)
-                lift = table.take_back(who, pile, off, t + 0.55, None)
+                lift = table.take_back(who, pile, off, max(back, off + 0.05), None)
                 op(lift, pile, "remove", code)
         elif kind in ("slap", "choose_pile"):
             touches = f["contact"].items() if kind == "slap" else [(f["player"], t)]

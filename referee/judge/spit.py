@@ -357,6 +357,8 @@ class SpitReferee:
         if expected == FACE_DOWN:
             return self._try(TurnUp(owner, zone, card), when)
         source = self._stock_top_of(card)
+        if expected != EMPTY and any(lift.zone == zone for lift in self._lifted.values()):
+            return False  # its top is still in a hand: what lies there now waits for that card to land
         if source is not None and source[0] == owner and source[1] != zone:
             if expected == EMPTY:
                 return self._try(MoveToSpace(owner, card, source[1], zone), when)

@@ -52,12 +52,12 @@ def test_cli_writes_the_layout_and_resumes(tmp_path: Path, capsys):
     resumed = _files(out)
     assert {k: v for k, v in resumed.items() if k in first and k != "synth.json"} == \
         {k: v for k, v in first.items() if k != "synth.json"}
-    fresh = tmp_path / "fresh"
-    assert main(["synth-data", "--out", str(fresh), "--images", "4", "--seed", "11", "--val-fraction", "0.34",
-                 "--no-progress"]) == 0
-    fresh_files = _files(fresh)
-    assert {k for k in fresh_files} == {k for k in resumed}
-    assert all(fresh_files[k] == resumed[k] for k in fresh_files if k.endswith((".jpg", ".json", ".txt")))
+    new = {k for k in resumed if k not in first}
+    split = split_of(3, 0.34)
+    assert new == {f"images/{split}/000003.jpg", f"labels/{split}/000003.txt", f"annotations/{split}/000003.json"}
+    sample = generate_sample(3, SynthConfig(seed=11, val_fraction=0.34))  # as a fresh run would draw it
+    assert resumed[f"images/{split}/000003.jpg"] == sample.jpeg
+    assert Annotation.from_dict(json.loads(resumed[f"annotations/{split}/000003.json"])) == sample.annotation
     # another label scheme relabels from the annotations without drawing again
     assert main(args + ["--labels", "cards-obb"]) == 0
     label = next((out / "labels").glob("*/000000.txt")).read_text()

@@ -65,7 +65,7 @@ def test_shared_svg_faces_and_backs(shared_dir: Path):
     pytest.importorskip("cairosvg")
     faces = FolderFaces(shared_dir / "data/card-art/knoll-public-domain/cards-svg")
     assert len(faces.codes()) == 53
-    assert faces.face("QS").shape == (FACE_H, FACE_W, 4)
+    assert faces.face("2C").shape == (FACE_H, FACE_W, 4)
     back = folder_back(folder_back_files(shared_dir / "data/card-art/backs")[0])
     assert back.shape == (FACE_H, FACE_W, 4)
 

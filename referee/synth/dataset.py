@@ -225,7 +225,8 @@ def generate_dataset(out: Path, count: int, config: SynthConfig, workers: int = 
         for job in jobs:
             yield _work(job)
         return
-    ctx = multiprocessing.get_context("spawn" if os.name == "nt" else "fork")
+    # spawn, not fork: a forked child can inherit OpenCV's thread pool locked and hang
+    ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(workers, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
         yield from pool.imap_unordered(_work, jobs, chunksize=2)
 

@@ -124,9 +124,13 @@ def _slap(result: Score, truth: Event, judged: Event | None, frame: float) -> No
     piles = truth.get("piles", {})
     times = sorted(contact.values())
     same_pile = len(set(piles.values())) == 1
-    if same_pile and len(times) == 2 and times[1] - times[0] < frame:
+    if same_pile and len(times) == 2 and times[1] - times[0] < frame - 1e-9:
         result.slaps_close += 1
         return
     result.slaps_decidable += 1
-    if judged is not None and judged["winner"] == truth["winner"] and judged["pile"] == truth["pile"]:
+    if judged is None:
+        return
+    if same_pile and judged["winner"] == truth["winner"] and judged["pile"] == truth["pile"]:
+        result.slaps_right += 1
+    elif not same_pile and judged.get("piles") == piles:  # each takes the pile they slapped
         result.slaps_right += 1

@@ -444,8 +444,10 @@ class SpitReferee:
             return self._attempt(player, card, zone, pile, when, visible=True) or applied
         if self.state.cards()[card]:
             return False  # a card the engine knows to lie elsewhere: a misreading
-        stalemate = self.state.is_stalemate()
         last = self._last_touch(pile, first_seen)
+        if self._earlier(pile, card, last[1] if last is not None else first_seen):
+            return True
+        stalemate = self.state.is_stalemate()
         if last is not None and not stalemate:
             turned = self._turned_unseen(last[0], last[1][0])
             if turned is not None and self._try(TurnUp(last[0], turned[0], card), turned[1]):

@@ -52,10 +52,14 @@ continuous pixels, (0, 0) at the top-left corner of the top-left pixel::
      "markers": [{"id": 0..3, "corners": [[x, y] x 4]}],   # ArUco DICT_4X4_50, OpenCV corner
                                                    # order; only when the markers are on the table
      "camera": {"homography": 3x3,                 # table plane (cm, z = 0) -> image pixels
-                "tilt_deg": float}}                # 0 = looking straight down
+                "tilt_deg": float},                # 0 = looking straight down
+     "scene": {"table": "wood", "faces": "classic-sans" | "folder", "back": "lattice-aa1923"}}
 
 Every card in the scene is listed (also hidden and out-of-frame ones), except cards partly
-behind the camera. YOLO labels (`labels.yolo_text`) are a pure function of this annotation.
+behind the camera. YOLO labels (`labels.yolo_text`) are a pure function of this annotation; so
+are other schemes: e.g. an index-corner crop is the region `scene.INDEX_REGION` (fractions of
+the card: left, top, right, bottom) mapped through the card's corners (and, turned 180 degrees,
+the bottom-right index).
 """
 
 from referee.synth.annotation import Annotation, CardLabel, HandLabel, MarkerLabel

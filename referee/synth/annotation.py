@@ -49,6 +49,10 @@ class Annotation:
     markers: tuple[MarkerLabel, ...]
     homography: tuple[tuple[float, ...], ...]
     tilt_deg: float
+    table: str = ""
+    faces: str = ""
+    back: str = ""
+    """What the scene was drawn with (surface kind, face style or folder, back); for analysis."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -59,6 +63,7 @@ class Annotation:
             "hands": [{"side": h.side, "polygon": [list(p) for p in h.polygon]} for h in self.hands],
             "markers": [{"id": m.marker_id, "corners": [list(p) for p in m.corners]} for m in self.markers],
             "camera": {"homography": [list(r) for r in self.homography], "tilt_deg": self.tilt_deg},
+            "scene": {"table": self.table, "faces": self.faces, "back": self.back},
         }
 
     @staticmethod
@@ -75,4 +80,6 @@ class Annotation:
             markers=tuple(MarkerLabel(int(m["id"]), pts(m["corners"])) for m in data["markers"]),
             homography=tuple(tuple(float(v) for v in row) for row in data["camera"]["homography"]),
             tilt_deg=float(data["camera"]["tilt_deg"]),
+            table=str(data.get("scene", {}).get("table", "")), faces=str(data.get("scene", {}).get("faces", "")),
+            back=str(data.get("scene", {}).get("back", "")),
         )

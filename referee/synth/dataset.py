@@ -97,7 +97,7 @@ def random_deck(rng: np.random.Generator, config: SynthConfig) -> Deck:
     style = BUILTIN_STYLES[int(rng.integers(len(BUILTIN_STYLES)))]
     faces: BuiltinFaces | FolderFaces = BuiltinFaces(style)
     if config.faces_dir is not None and rng.random() < config.folder_share:
-        faces = FolderFaces(config.faces_dir)
+        faces = FolderFaces(config.faces_dir, f"folder:{config.faces_dir.name}")
     if config.backs_dir is not None and rng.random() < config.folder_share:
         files = folder_back_files(config.backs_dir)
         path = files[int(rng.integers(len(files)))]

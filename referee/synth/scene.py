@@ -563,7 +563,7 @@ def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
                                 card.z, card.zone))
     return Rendered(image, Annotation(camera.width, camera.height, tuple(labels), tuple(hands), tuple(markers),
                                       tuple(tuple(round(float(v), 8) for v in row) for row in camera.homography(0.0)),
-                                      round(camera.tilt_deg, 3)))
+                                      round(camera.tilt_deg, 3), scene.table.kind, deck.faces.name, deck.back_name))
 
 
 def _points(pts: np.ndarray) -> tuple[tuple[float, float], ...]:

@@ -57,6 +57,9 @@ class FaceStyle:
     court_colors: tuple[RGB, RGB, RGB] = ((230, 180, 40), (40, 70, 160), (190, 30, 40))
     court_frame: bool = True
     index_suit: bool = True
+    four_index: bool = False
+    """Indices in all four corners (the annotation's index corners stay top-left and bottom-right)."""
+    suit_font: str = SUIT_FONT
 
 
 BUILTIN_STYLES: Final[tuple[FaceStyle, ...]] = (
@@ -76,8 +79,19 @@ BUILTIN_STYLES: Final[tuple[FaceStyle, ...]] = (
               black_ink=(35, 35, 45), red_ink=(190, 45, 45), index_height=0.08,
               index_margin=(0.05, 0.05), pip_scale=0.19, corner_radius=0.05),
     FaceStyle("serif-condensed", "DejaVuSerifCondensed-Bold.ttf", index_height=0.13,
-              pip_scale=0.15, index_suit=True, corner_radius=0.08,
+              pip_scale=0.15, corner_radius=0.08,
               court_colors=((250, 210, 80), (30, 30, 30), (200, 20, 30))),
+    FaceStyle("four-corner", "DejaVuSans-Bold.ttf", stock=(248, 248, 250), index_height=0.10,
+              index_margin=(0.035, 0.03), pip_scale=0.14, four_index=True, suit_font="DejaVuSans-Bold.ttf",
+              court_colors=((235, 190, 50), (50, 50, 150), (210, 30, 50))),
+    FaceStyle("big-pips-serif", "DejaVuSerif-Bold.ttf", stock=(246, 242, 230), black_ink=(25, 25, 25),
+              red_ink=(205, 35, 45), index_height=0.115, pip_scale=0.22, corner_radius=0.1,
+              suit_font="DejaVuSerif.ttf", court_frame=False,
+              court_colors=((220, 170, 60), (60, 110, 170), (190, 40, 40))),
+    FaceStyle("light-mono", "DejaVuSansMono.ttf", stock=(252, 250, 245), black_ink=(50, 50, 60),
+              red_ink=(225, 60, 60), index_height=0.095, index_margin=(0.05, 0.04), pip_scale=0.16,
+              corner_radius=0.065, border=(180, 180, 190),
+              court_colors=((240, 220, 120), (120, 160, 210), (230, 110, 110))),
 )
 
 
@@ -154,7 +168,8 @@ def _index_tile(rank_text: str, suit_glyph: str, style: FaceStyle, ink: RGB) -> 
         rank_img = rank_img.resize((round(0.2 * FACE_W), rank_img.height), Image.Resampling.LANCZOS)
     parts = [rank_img]
     if style.index_suit and suit_glyph:
-        parts.append(_glyph(suit_glyph, SUIT_FONT, round(size * 0.85), ink))
+        glyph_font = style.suit_font if suit_glyph in SUIT_GLYPHS.values() else SUIT_FONT  # the joker's star
+        parts.append(_glyph(suit_glyph, glyph_font, round(size * 0.85), ink))
     gap = max(1, size // 10)
     width = max(p.width for p in parts)
     tile = Image.new("RGBA", (width, sum(p.height for p in parts) + gap * (len(parts) - 1)), ink + (0,))
@@ -196,7 +211,7 @@ def _court_art(card: Image.Image, rank_text: str, glyph: str, style: FaceStyle, 
         hd.line([(0.8 * w, 0.15 * h), (0.8 * w, h)], fill=ink + (255,), width=max(2, w // 28))
     letter = _glyph(rank_text, style.rank_font, round(0.3 * h), ink)
     half.alpha_composite(letter, (round(0.04 * w), round(0.05 * h)))
-    suit = _glyph(glyph, SUIT_FONT, round(0.22 * h), ink)
+    suit = _glyph(glyph, style.suit_font, round(0.22 * h), ink)
     half.alpha_composite(suit, (round(0.96 * w - suit.width), round(0.05 * h)))
     tint = tuple(int(0.85 * s + 0.15 * g) for s, g in zip(style.stock, gold))
     draw.rectangle([x0, y0, x1, y1], fill=tint)
@@ -233,16 +248,23 @@ def render_builtin_face(code: str, style: FaceStyle) -> np.ndarray:
     card.alpha_composite(index, (round(mx), round(my)))
     card.alpha_composite(index.transpose(Image.Transpose.ROTATE_180),
                          (round(FACE_W - mx - index.width), round(FACE_H - my - index.height)))
+    if style.four_index:
+        card.alpha_composite(index, (round(FACE_W - mx - index.width), round(my)))
+        card.alpha_composite(index.transpose(Image.Transpose.ROTATE_180), (round(mx), round(FACE_H - my - index.height)))
     if card_obj.code == JOKER_CODE:
         _joker_art(card, style, ink)
     elif card_obj.rank == 1:
         big = 3.2 if card_obj.suit == "S" else 2.4
-        _paste_centered(card, _glyph(glyph, SUIT_FONT, round(style.pip_scale * big * FACE_W * 1.2), ink),
+        _paste_centered(card, _glyph(glyph, style.suit_font, round(style.pip_scale * big * FACE_W * 1.2), ink),
                         FACE_W / 2, FACE_H / 2)
+        if card_obj.suit == "S":  # the ace of spades is dressed up
+            draw = ImageDraw.Draw(card)
+            r = min(style.pip_scale * big * FACE_W * 0.75, 0.36 * FACE_W)
+            draw.ellipse([FACE_W / 2 - r, FACE_H / 2 - r, FACE_W / 2 + r, FACE_H / 2 + r], outline=ink, width=2)
     elif card_obj.rank >= 11:
         _court_art(card, rank_text, glyph, style, ink)
     else:
-        pip = _glyph(glyph, SUIT_FONT, round(style.pip_scale * FACE_W * 1.2), ink)
+        pip = _glyph(glyph, style.suit_font, round(style.pip_scale * FACE_W * 1.2), ink)
         pip_down = pip.transpose(Image.Transpose.ROTATE_180)
         left, right = 0.3 * FACE_W, 0.7 * FACE_W
         top, bottom = 0.17 * FACE_H, 0.83 * FACE_H

@@ -22,7 +22,6 @@ from referee.rules.spit import (
     Spit,
     SpitState,
     StackEqual,
-    TurnUp,
 )
 
 CLASSIC = PRESETS["classic"]

@@ -18,9 +18,10 @@ def test_every_code_renders_in_every_style(style):
         face = render_builtin_face(code, style)
         assert face.shape == (FACE_H, FACE_W, 4) and face.dtype == np.uint8
         assert face[0, 0, 3] < 128 and face[FACE_H // 2, FACE_W // 2, 3] == 255  # round corners
-        ink = np.abs(face[..., :3].astype(int) - np.array(style.stock)).sum(axis=2) > 120
+        sample = face[::3, ::3, :3].astype(np.int16)
+        ink = np.abs(sample - np.array(style.stock, np.int16)).sum(axis=2) > 120
         assert ink.mean() > 0.01, code
-        seen.add(face.tobytes())
+        seen.add(hash(face.tobytes()))
     assert len(seen) == len(FACE_CODES)  # no two cards look the same
 
 

@@ -49,6 +49,8 @@ TOO_CLOSE: Final = "too close to call"
 SLAP_FALLBACK: Final = "the first player out chooses (as with free choice)"
 """Who takes a pile both hands reached within one frame interval: the camera cannot tell whose
 hand is underneath, so the player who emptied their stock first has the choice."""
+TOUCH_REACH_S: Final = 1.5
+"""A change is dated by a hand's touch at most this long before the new state was first seen."""
 LAYOUT_STILL_S: Final = 1.5
 """A layout that does not fit the counts the engine expects is read once no stock place has
 changed for this long."""
@@ -145,6 +147,7 @@ class SpitReferee:
         self._ties: dict[str, float] = {}
         self._shown: dict[str, str] = {}
         self._stock_changed = 0.0
+        self._moved: dict[str, float] = {}
         self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))
         self._uncovered: dict[str, float] = {}
         self._now: When = (0.0, 0)
@@ -231,12 +234,20 @@ class SpitReferee:
         return below.code if s.face_up(zone) > 1 and below is not None else FACE_DOWN
 
     def _when(self, zone: str, side: str | None, seen: When) -> When:
-        """The start of the last contact of a hand of `side` (any side: None) with `zone` before
-        `seen`; `seen` itself (the first frame the new state was seen) if none is remembered."""
+        """The start of the last contact of a hand of `side` (any side: None) with `zone` within
+        `TOUCH_REACH_S` before `seen`; else the start of the last time such a hand covered it;
+        else `seen` itself (the first frame the new state was seen)."""
+        cover: When | None = None
         for touch in reversed(self._touches.get(zone, ())):
-            if touch.t <= seen[0] and touch.contact and (side is None or touch.side == side):
+            if touch.t > seen[0] or (side is not None and touch.side != side):
+                continue
+            if touch.t < seen[0] - TOUCH_REACH_S:
+                break
+            if touch.contact:
                 return touch.t, touch.frame
-        return seen
+            if cover is None:
+                cover = (touch.t, touch.frame)
+        return cover or seen
 
     def _last_touch(self, zone: str, seen: When, sides: set[str] | None = None) -> tuple[str, When] | None:
         """The side and first contact of the hand that touched `zone` last before `seen` (one of
@@ -274,6 +285,10 @@ class SpitReferee:
         after = before.apply(move)
         self.state = after
         self._history.append((when[0], before))
+        for name in ("source", "to", "pile"):
+            zone = getattr(move, name, None)
+            if isinstance(zone, str):
+                self._moved[zone] = max(self._moved.get(zone, 0.0), when[0])
         if len(self._history) > 16:
             del self._history[:-16]
         self._last_move_t = max(self._last_move_t, when[0])
@@ -393,7 +408,7 @@ class SpitReferee:
         for zone in self.rules.stock_names[self.rules.player_index[player]]:
             if not s.pile(zone) or s.face_up(zone):
                 continue
-            since = self._seen.get(zone, (0.0, 0))[0]
+            since = max(self._seen.get(zone, (0.0, 0))[0], self._moved.get(zone, 0.0))
             touched = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t < before]
             if touched and touched[-1].t > latest:
                 latest = touched[-1].t

@@ -136,7 +136,8 @@ def test_the_fast_frames_draw_what_render_scene_draws(events) -> None:  # type: 
     renderer = FrameRenderer(camera, table, lighting, geometry.markers(), deck, clean, SEED)
     timeline = Timeline(events, geometry, SEED)
     for t in (0.2, 1.2, 1.25):
-        fast = renderer.render(timeline.at(t), 0)[..., ::-1].astype(np.float32)
+        for _ in range(4):  # a hand held still is drawn from its cache from the third frame
+            fast = renderer.render(timeline.at(t), 0)[..., ::-1].astype(np.float32)
         exact = render_scene(scene_at(timeline, t, table, lighting), camera, deck).image * 255
         assert np.abs(fast - exact).mean() < 1.5
 

@@ -17,11 +17,20 @@ import cv2
 import numpy as np
 
 from referee.render.timeline import Frame
-from referee.synth import Camera, CardPlacement, Deck, Lighting, MarkerPlacement, TableStyle
+from referee.synth import Camera, CardPlacement, Deck, HandPose, Lighting, MarkerPlacement, TableStyle
 from referee.synth.faces import CARD_H_CM, CARD_W_CM, FACE_H, FACE_W
 from referee.synth.scene import BACK, _Canvas, _face_to_table, _marker_raster, card_corners_table
 
 _NOISE_BANK = 7
+_CACHE_AFTER = 3
+"""Frames a hand must hold still before its drawing is cached."""
+
+
+@dataclass
+class _HandCache:
+    pose: HandPose
+    frames: int
+    layer: tuple[tuple[int, int, int, int], np.ndarray, np.ndarray] | None = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +67,7 @@ class FrameRenderer:
             chroma = cv2.resize(rng.normal(0.0, webcam.noise * 128, (h // 2, w // 2, 3)).astype(np.float32), (w, h))
             noise = np.round(grain + chroma)
             self._noise.append((np.clip(noise, 0, 255).astype(np.uint8), np.clip(-noise, 0, 255).astype(np.uint8)))
+        self._hands: dict[tuple[str, bool], _HandCache] = {}
         self.full_redraws = 0
 
     def _light_field(self) -> np.ndarray:
@@ -102,13 +112,48 @@ class FrameRenderer:
             self._still, self._still_image = cards, canvas.image
         return self._still_image
 
+    def _draw_hand(self, canvas: _Canvas, pose: HandPose) -> None:
+        """Draw a hand; a hand held still for a few frames is drawn from its cached effect on what
+        lies under it (the shadow's gain and the hand's colour: drawing is linear in the background)."""
+        seen = self._hands.get((pose.side, pose.right))
+        if seen is None or seen.pose != pose:
+            self._hands[(pose.side, pose.right)] = _HandCache(pose, 1)
+            canvas.draw_hand(pose)
+            return
+        seen.frames += 1
+        if seen.frames < _CACHE_AFTER:
+            canvas.draw_hand(pose)
+            return
+        if seen.frames == _CACHE_AFTER:
+            seen.layer = self._hand_layer(pose)
+        if seen.layer is not None:
+            (x0, y0, x1, y1), gain, colour = seen.layer
+            region = canvas.image[y0:y1, x0:x1]
+            cv2.multiply(region, gain, dst=region)
+            cv2.add(region, colour, dst=region)
+
+    def _hand_layer(self, pose: HandPose) -> tuple[tuple[int, int, int, int], np.ndarray, np.ndarray] | None:
+        """The hand drawn over black and over white: where it changes the frame, the gain and the colour."""
+        probe = copy.copy(self._canvas)
+        probe.image = np.zeros_like(self._table_image)
+        probe.draw_hand(pose)
+        colour = probe.image
+        probe.image = np.ones_like(self._table_image)
+        probe.draw_hand(pose)
+        gain = probe.image - colour
+        ys, xs = np.nonzero(np.any((gain < 0.9999) | (colour > 1e-4), axis=2))
+        if len(xs) == 0:
+            return None
+        x0, y0, x1, y1 = int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1
+        return (x0, y0, x1, y1), gain[y0:y1, x0:x1].copy(), colour[y0:y1, x0:x1].copy()
+
     def render(self, frame: Frame, index: int) -> np.ndarray:
         """Frame number `index` (which picks its sensor noise) as a uint8 BGR image."""
         canvas = copy.copy(self._canvas)
         canvas.image = self._still_layer(frame.still).copy()
         self._draw_cards(canvas, frame.moving)
         for pose in frame.hands:
-            canvas.draw_hand(pose)
+            self._draw_hand(canvas, pose)
         image = cv2.multiply(canvas.image, self._light, dst=canvas.image)
         out = cv2.convertScaleAbs(image)
         fx = self.webcam

@@ -24,5 +24,9 @@ class IllegalMove(RefereeError):
     """A move that breaks a rule; the message names the rule in a player's words."""
 
 
+class ImpossiblePosition(RefereeError, ValueError):
+    """A position that cannot arise at the table (wrong counts, a card too many, bad names)."""
+
+
 class BadEvent(RefereeError, ValueError):
     """An event-log line of the wrong shape."""

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.cards import Card, full_deck, parse_card
-from referee.errors import ContradictoryOptions, IllegalMove
+from referee.errors import ContradictoryOptions, IllegalMove, ImpossiblePosition
 from referee.events import Event
 from referee.rules import owndeck
 from referee.rules import fulldeck
@@ -90,7 +90,7 @@ def test_each_player_has_their_own_full_52_card_deck() -> None:
 
 
 def test_a_deal_needs_two_whole_decks() -> None:
-    with pytest.raises(IllegalMove, match="A's deck must be one whole 52-card deck"):
+    with pytest.raises(ImpossiblePosition, match="A's deck must be one whole 52-card deck"):
         RULES.deal(deck()[:51], deck())
 
 
@@ -464,7 +464,7 @@ def test_a_camera_state_with_given_pile_sizes_and_a_drawn_card() -> None:
     ],
 )
 def test_a_camera_state_that_no_table_can_show_is_refused(kwargs: dict, message: str) -> None:
-    with pytest.raises(IllegalMove, match=message):
+    with pytest.raises(ImpossiblePosition, match=message):
         RULES.from_table(**kwargs)
 
 

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Final, TypeVar
 
 from referee.cards import Card, full_deck, is_adjacent, parse_card, rank_adjacent
-from referee.errors import ContradictoryOptions, IllegalMove
+from referee.errors import ContradictoryOptions, IllegalMove, ImpossiblePosition
 from referee.events import register_event_type
 from referee.rules.base import Move
 
@@ -651,7 +651,7 @@ class OwnDeckRules:
         for player, deck in zip(PLAYERS, (deck_a, deck_b)):
             cards = tuple(_card(c) for c in deck)
             if Counter(cards) != _FULL:
-                raise IllegalMove(f"{player}'s deck must be one whole 52-card deck")
+                raise ImpossiblePosition(f"{player}'s deck must be one whole 52-card deck")
             decks.append(cards)
         return self.state_class._dealt(self, tuple(decks))
 
@@ -666,25 +666,25 @@ class OwnDeckRules:
         """A state from what a camera sees; deck cards and buried pile cards stay unknown."""
         sizes = [decks.get(p, -1) for p in PLAYERS]
         if any(isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= DECK_SIZE for n in sizes):
-            raise IllegalMove(f"each player's deck holds 0 to {DECK_SIZE} cards, not {dict(decks)}")
+            raise ImpossiblePosition(f"each player's deck holds 0 to {DECK_SIZE} cards, not {dict(decks)}")
         layouts, hands = self._visible(layout, held)
         for i, player in enumerate(PLAYERS):
             shown = [c for c in (*layouts[i], hands[i]) if c is not None]
             if sizes[i] + len(shown) > DECK_SIZE:
-                raise IllegalMove(f"{player} shows more than the {DECK_SIZE} cards of one deck")
+                raise ImpossiblePosition(f"{player} shows more than the {DECK_SIZE} cards of one deck")
             if len(set(shown)) < len(shown):
-                raise IllegalMove(f"{player}'s deck has each card once, but {player} shows one twice")
+                raise ImpossiblePosition(f"{player}'s deck has each card once, but {player} shows one twice")
         if tops and set(tops) != set(PILES):
-            raise IllegalMove("both play piles L and R have a top card, or neither does")
+            raise ImpossiblePosition("both play piles L and R have a top card, or neither does")
         top_cards = [_card(tops[p]) for p in PILES] if tops else []
         counts = Counter(c for c in itertools.chain(top_cards, hands, *layouts) if c is not None)
         if counts and max(counts.values()) > 2:
             card, n = counts.most_common(1)[0]
-            raise IllegalMove(f"two decks hold two {card}s, not {n}")
+            raise ImpossiblePosition(f"two decks hold two {card}s, not {n}")
         rest = len(PLAYERS) * DECK_SIZE - sum(sizes) - sum(counts.values()) + len(top_cards)
         heights = [rest - rest // 2, rest // 2] if pile_sizes is None else [pile_sizes.get(p, 0) for p in PILES]
         if sum(heights) != rest or (min(heights) < 1 if top_cards else rest != 0):
-            raise IllegalMove(f"the table must hold {len(PLAYERS) * DECK_SIZE} cards in all")
+            raise ImpossiblePosition(f"the table must hold {len(PLAYERS) * DECK_SIZE} cards in all")
         piles = tuple(((None, None),) * (n - 1) + ((top, None),) for n, top in zip(heights, top_cards))
         return self.state_class(
             self,
@@ -704,11 +704,11 @@ class OwnDeckRules:
             k = int(place[1:]) - 1 if place[1:].isdigit() else -1
             if i is None or not 0 <= k < self.places:
                 n = self.places
-                raise IllegalMove(f"{place!r} is not a layout place of {self.name} (A1..A{n}, B1..B{n})")
+                raise ImpossiblePosition(f"{place!r} is not a layout place of {self.name} (A1..A{n}, B1..B{n})")
             rows[i][k] = None if code is None else _card(code)
         hands: list[Card | None] = [None] * len(PLAYERS)
         for player, code in held.items():
             if player not in _INDEX:
-                raise IllegalMove(f"there is no player {player!r}: the players are A and B")
+                raise ImpossiblePosition(f"there is no player {player!r}: the players are A and B")
             hands[_INDEX[player]] = _card(code)
         return tuple(tuple(row) for row in rows), tuple(hands)

@@ -62,7 +62,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Final, NamedTuple
 
 from referee.cards import Card, full_deck, parse_code, rank_adjacent
-from referee.errors import IllegalMove, RefereeError
+from referee.errors import IllegalMove, ImpossiblePosition
 from referee.rules.spit_moves import (
     ChoosePile,
     Deal,
@@ -98,10 +98,6 @@ _SPACES: dict[tuple[str, Card, str, str], MoveToSpace] = {}
 object again rather than build it anew (building a frozen dataclass is slow)."""
 _DEAL_ORDER: dict[tuple[int, ...], tuple[tuple[int, ...], ...]] = {}
 """For each layout, the positions in a player's packet of the cards of each stock pile."""
-
-
-class ImpossiblePosition(RefereeError, ValueError):
-    """A position that cannot arise at a Spit table (wrong counts, a card too many, bad names)."""
 
 
 class PrematureSpit(IllegalMove):

@@ -84,10 +84,9 @@ def test_annotation_round_trips_and_labels_are_clipped():
     ann = out.annotation
     assert Annotation.from_dict(ann.to_dict()) == ann
     card = ann.cards[0]
-    assert 0.1 < card.visible < 0.9
-    boxes = yolo_boxes(ann, min_visible=0.0)
-    (cls, xc, yc, w, h), = boxes
-    assert cls == 0 and xc + w / 2 <= 1.0 and 0 < w < 1
-    (cls, pts), = yolo_obb(ann, min_visible=0.0)
+    assert card.visible > 0.97 and 0.1 < card.in_frame < 0.9  # cut by the frame, hidden by nothing
+    (cls, xc, yc, w, h), = yolo_boxes(ann)
+    assert cls == 0 and xc + w / 2 == pytest.approx(1.0) and 0 < w < 1
+    (cls, pts), = yolo_obb(ann)
     assert len(pts) == 8 and all(0.0 <= v <= 1.0 for v in pts)
-    assert yolo_boxes(ann, min_visible=0.95) == []
+    assert yolo_boxes(ann, min_in_frame=0.95) == []

@@ -40,9 +40,10 @@ continuous pixels, (0, 0) at the top-left corner of the top-left pixel::
                                                    # of the card as printed (upright face); for a
                                                    # back the same geometric corners; may lie
                                                    # outside the image
-                "visible": 0.0..1.0,               # share of the whole card's area seen in the
-                                                   # image: not under cards above or hands, inside
-                                                   # the frame
+                "visible": 0.0..1.0,               # share of the card not covered by cards above
+                                                   # or hands (measured on its part inside the
+                                                   # frame; 0 when none of it is)
+                "in_frame": 0.0..1.0,              # share of the card's area inside the image
                 "index_visible": [bool, bool],     # top-left / bottom-right index corner seen
                                                    # (at least 3/4 of it); always false for backs
                 "z": int,                          # stacking order, higher is on top
@@ -56,7 +57,9 @@ continuous pixels, (0, 0) at the top-left corner of the top-left pixel::
      "scene": {"table": "wood", "faces": "classic-sans" | "folder", "back": "lattice-aa1923"}}
 
 Every card in the scene is listed (also hidden and out-of-frame ones), except cards partly
-behind the camera. YOLO labels (`labels.yolo_text`) are a pure function of this annotation; so
+behind the camera. YOLO labels (`labels.yolo_text`: a card is labelled when visible >= 0.5 and in_frame >= 0.2,
+both parameters; boxes are the whole card, clipped to the image) are a pure function of this
+annotation; so
 are other schemes: e.g. an index-corner crop is the region `scene.INDEX_REGION` (fractions of
 the card: left, top, right, bottom) mapped through the card's corners (and, turned 180 degrees,
 the bottom-right index).

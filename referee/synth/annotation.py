@@ -11,8 +11,9 @@ SCHEMA_VERSION = 1
 
 @dataclass(frozen=True)
 class CardLabel:
-    """One card: code or "back", image corners as printed (TL, TR, BR, BL), visible fraction,
-    whether each index corner (top-left, bottom-right) is visible, stacking order and pile."""
+    """One card: code or "back", image corners as printed (TL, TR, BR, BL), the share of it not
+    hidden by cards above or hands, whether each index corner (top-left, bottom-right) is
+    visible, stacking order, pile, and the share of it inside the frame."""
 
     card: str
     corners: tuple[Point, ...]
@@ -20,6 +21,7 @@ class CardLabel:
     index_visible: tuple[bool, bool]
     z: int
     zone: str | None
+    in_frame: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,8 @@ class Annotation:
             "version": SCHEMA_VERSION,
             "image": {"width": self.width, "height": self.height},
             "cards": [{"card": c.card, "corners": [list(p) for p in c.corners], "visible": c.visible,
-                       "index_visible": list(c.index_visible), "z": c.z, "zone": c.zone} for c in self.cards],
+                       "index_visible": list(c.index_visible), "z": c.z, "zone": c.zone,
+                       "in_frame": c.in_frame} for c in self.cards],
             "hands": [{"side": h.side, "polygon": [list(p) for p in h.polygon]} for h in self.hands],
             "markers": [{"id": m.marker_id, "corners": [list(p) for p in m.corners]} for m in self.markers],
             "camera": {"homography": [list(r) for r in self.homography], "tilt_deg": self.tilt_deg},
@@ -75,7 +78,7 @@ class Annotation:
             width=int(data["image"]["width"]), height=int(data["image"]["height"]),
             cards=tuple(CardLabel(c["card"], pts(c["corners"]), float(c["visible"]),
                                   (bool(c["index_visible"][0]), bool(c["index_visible"][1])),
-                                  int(c["z"]), c["zone"]) for c in data["cards"]),
+                                  int(c["z"]), c["zone"], float(c.get("in_frame", 1.0))) for c in data["cards"]),
             hands=tuple(HandLabel(h["side"], pts(h["polygon"])) for h in data["hands"]),
             markers=tuple(MarkerLabel(int(m["id"]), pts(m["corners"])) for m in data["markers"]),
             homography=tuple(tuple(float(v) for v in row) for row in data["camera"]["homography"]),

@@ -10,7 +10,7 @@ from tqdm import tqdm
 
 from referee.synth.dataset import SynthConfig, generate_dataset
 from referee.synth.faces import SynthAssetError
-from referee.synth.labels import DEFAULT_MIN_VISIBLE, SCHEMES
+from referee.synth.labels import DEFAULT_MIN_IN_FRAME, DEFAULT_MIN_VISIBLE, SCHEMES
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +23,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--labels", choices=SCHEMES, default="cards",
                         help="YOLO boxes of whole cards, or oriented boxes (cards-obb)")
     parser.add_argument("--min-visible", type=float, default=DEFAULT_MIN_VISIBLE,
-                        help="label a card when at least this fraction of it is seen")
+                        help="label a card when at least this share of it is not hidden by cards or hands")
+    parser.add_argument("--min-in-frame", type=float, default=DEFAULT_MIN_IN_FRAME,
+                        help="... and at least this share of it is inside the image")
     parser.add_argument("--workers", type=int, default=1, help="processes drawing images")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -34,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise SynthAssetError(f"--workers must be 1 or more, not {args.workers}")
     config = SynthConfig(seed=args.seed, faces_dir=args.faces, backs_dir=args.backs,
-                         val_fraction=args.val_fraction, labels=args.labels, min_visible=args.min_visible)
+                         val_fraction=args.val_fraction, labels=args.labels, min_visible=args.min_visible,
+                         min_in_frame=args.min_in_frame)
     start = time.monotonic()
     done = 0
     with tqdm(total=args.images, unit="img", disable=args.no_progress, desc="synth-data") as bar:

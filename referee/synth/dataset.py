@@ -19,7 +19,7 @@ from referee.synth.annotation import Annotation
 from referee.synth.backs import BUILTIN_BACKS, builtin_back, folder_back, folder_back_files
 from referee.synth.camera import Camera
 from referee.synth.faces import BUILTIN_STYLES, BuiltinFaces, FolderFaces, SynthAssetError
-from referee.synth.labels import CLASS_NAMES, DEFAULT_MIN_VISIBLE, SCHEMES, yolo_text
+from referee.synth.labels import CLASS_NAMES, DEFAULT_MIN_IN_FRAME, DEFAULT_MIN_VISIBLE, SCHEMES, yolo_text
 from referee.synth.layout import PlayArea, random_scene
 from referee.synth.photometric import apply_effects, encode_jpeg, random_effects
 from referee.synth.scene import Deck, render_scene
@@ -33,7 +33,7 @@ MANIFEST: Final = "synth.json"
 @dataclass(frozen=True)
 class SynthConfig:
     """What decides every image of a dataset (with the image's index); `labels` and
-    `min_visible` only decide the label files, which are derived from the annotations."""
+    `min_visible`, `min_in_frame` only decide the label files, which are derived from the annotations."""
 
     seed: int
     faces_dir: Path | None = None
@@ -41,6 +41,7 @@ class SynthConfig:
     val_fraction: float = 0.1
     labels: str = "cards"
     min_visible: float = DEFAULT_MIN_VISIBLE
+    min_in_frame: float = DEFAULT_MIN_IN_FRAME
     folder_share: float = 0.5
     """Share of images drawn with the --faces (and --backs) images rather than built-in ones."""
 
@@ -50,8 +51,9 @@ class SynthConfig:
             raise SynthAssetError(f"the validation fraction must be in [0, 1), not {self.val_fraction}")
         if self.labels not in SCHEMES:
             raise SynthAssetError(f"unknown label scheme {self.labels!r}; known: {', '.join(SCHEMES)}")
-        if not 0.0 <= self.min_visible <= 1.0:
-            raise SynthAssetError(f"min_visible must be in [0, 1], not {self.min_visible}")
+        if not 0.0 <= self.min_visible <= 1.0 or not 0.0 <= self.min_in_frame <= 1.0:
+            raise SynthAssetError(f"min_visible and min_in_frame must be in [0, 1], not {self.min_visible}, "
+                                  f"{self.min_in_frame}")
         if self.faces_dir is not None:
             faces = FolderFaces(self.faces_dir)
             faces.face(faces.codes()[0])  # renders one: a missing SVG renderer shows up now
@@ -149,11 +151,15 @@ def _write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def _label_text(annotation: Annotation, config: SynthConfig) -> bytes:
+    return yolo_text(annotation, config.labels, config.min_visible, config.min_in_frame).encode()
+
+
 def write_sample(out: Path, sample: Sample, config: SynthConfig) -> None:
     """Write image, YOLO label and JSON annotation; the annotation last (it marks the sample done)."""
     image, label, annotation = sample_paths(out, sample.index, sample.split)
     _write_atomic(image, sample.jpeg)
-    _write_atomic(label, yolo_text(sample.annotation, config.labels, config.min_visible).encode())
+    _write_atomic(label, _label_text(sample.annotation, config))
     payload = sample.annotation.to_dict()
     payload["image"]["file"] = f"images/{sample.split}/{image.name}"
     _write_atomic(annotation, json.dumps(payload, separators=(",", ":")).encode())
@@ -193,11 +199,12 @@ def prepare(out: Path, config: SynthConfig) -> None:
     for kind in ("images", "labels", "annotations"):
         for split in ("train", "val"):
             (out / kind / split).mkdir(parents=True, exist_ok=True)
-    if old is not None and (old.get("labels"), old.get("min_visible")) != (config.labels, config.min_visible):
+    label_keys = ("labels", "min_visible", "min_in_frame")
+    if old is not None and any(old.get(k) != new[k] for k in label_keys):
         for path in sorted((out / "annotations").glob("*/*.json")):
             ann = Annotation.from_dict(json.loads(path.read_text()))
             label = out / "labels" / path.parent.name / (path.stem + ".txt")
-            _write_atomic(label, yolo_text(ann, config.labels, config.min_visible).encode())
+            _write_atomic(label, _label_text(ann, config))
     _write_atomic(manifest_path, json.dumps(new, indent=1).encode())
     names = "".join(f"  {i}: {n}\n" for i, n in enumerate(CLASS_NAMES))
     yaml = f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}"

@@ -169,6 +169,8 @@ class _Canvas:
         self.w, self.h = camera.width, camera.height
         self.image = _table_image(camera, table)
         self.owner = np.full((self.h, self.w), _OWNER_NONE, np.int16)
+        self.drawn: dict[int, int] = {}
+        """Pixels each card covered when it was drawn (inside the frame, before anything hid it)."""
         self.lighting = lighting
         az, el = math.radians(lighting.azimuth), math.radians(max(lighting.elevation, 10.0))
         # shadows fall away from the light: a point at height z lands this far along the table per cm
@@ -301,7 +303,9 @@ class _Canvas:
         else:
             self.image[y0:y1, x0:x1] = cv2.blendLinear(region, rgb, 1 - alpha, alpha)
         if owner is not None:
-            self.owner[y0:y1, x0:x1][alpha >= 0.5] = owner
+            drawn = alpha >= 0.5
+            self.owner[y0:y1, x0:x1][drawn] = owner
+            self.drawn[owner] = self.drawn.get(owner, 0) + int(np.count_nonzero(drawn))
 
     def draw_hand(self, pose: HandPose) -> np.ndarray:
         """Draw a hand with its shadow; returns its outline in the image (N x 2, clipped to the frame)."""
@@ -550,7 +554,9 @@ def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
         if not np.all(np.isfinite(corners)):
             continue  # partly behind the camera: never in the frame
         area = abs(cv2.contourArea(corners.astype(np.float32)))
-        visible = min(1.0, int(seen_counts[k]) / area) if area > 0 else 0.0
+        drawn = canvas.drawn.get(k, 0)
+        visible = min(1.0, int(seen_counts[k]) / drawn) if drawn > 0 else 0.0
+        in_frame = min(1.0, drawn / area) if area > 0 else 0.0
         index = [False, False]
         if card.code != BACK:
             for side in (0, 1):
@@ -560,7 +566,7 @@ def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
                 hits = np.count_nonzero(owner[rows[inside], cols[inside]] == k)
                 index[side] = bool(hits >= 0.75 * len(pts))
         labels.append(CardLabel(card.code, _points(corners), round(visible, 4), (index[0], index[1]),
-                                card.z, card.zone))
+                                card.z, card.zone, round(in_frame, 4)))
     return Rendered(image, Annotation(camera.width, camera.height, tuple(labels), tuple(hands), tuple(markers),
                                       tuple(tuple(round(float(v), 8) for v in row) for row in camera.homography(0.0)),
                                       round(camera.tilt_deg, 3), scene.table.kind, deck.faces.name, deck.back_name))

@@ -28,6 +28,9 @@ RESOLUTIONS: Final = ((1280, 720), (1920, 1080), (640, 480), (960, 540), (800, 6
                       (640, 360), (480, 640))
 RESOLUTION_WEIGHTS: Final = (0.25, 0.11, 0.16, 0.12, 0.08, 0.08, 0.09, 0.07, 0.04)
 MANIFEST: Final = "synth.json"
+GENERATOR: Final = 3
+"""Changes whenever the same (seed, index) would draw a different image; a folder made by
+another generator is not resumed."""
 
 
 @dataclass(frozen=True)
@@ -171,13 +174,14 @@ def is_done(out: Path, index: int, config: SynthConfig) -> bool:
 
 
 def _manifest(config: SynthConfig) -> dict[str, object]:
-    data = asdict(config)
+    data: dict[str, object] = {"generator": GENERATOR, **asdict(config)}
     for key in ("faces_dir", "backs_dir"):
-        data[key] = None if data[key] is None else str(Path(data[key]).resolve())
+        value = data[key]
+        data[key] = None if value is None else str(Path(str(value)).resolve())
     return data
 
 
-_IMAGE_KEYS: Final = ("seed", "faces_dir", "backs_dir", "val_fraction", "folder_share")
+_IMAGE_KEYS: Final = ("generator", "seed", "faces_dir", "backs_dir", "val_fraction", "folder_share")
 
 
 def prepare(out: Path, config: SynthConfig) -> None:
@@ -193,6 +197,8 @@ def prepare(out: Path, config: SynthConfig) -> None:
         except (OSError, ValueError) as exc:
             raise SynthAssetError(f"{manifest_path} is unreadable ({exc}); use a new --out folder") from exc
         changed = [k for k in _IMAGE_KEYS if old.get(k) != new[k]]
+        if "generator" in changed:
+            raise SynthAssetError(f"{out} holds images of another version of the generator; use a new --out folder")
         if changed:
             raise SynthAssetError(f"{out} holds images made with other options ({', '.join(changed)}); "
                                   "use the same options or a new --out folder")

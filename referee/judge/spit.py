@@ -39,10 +39,22 @@ from referee.errors import IllegalMove
 from referee.events import Event
 from referee.judge.camera import spit_rules
 from referee.observations import CARD_CODES, EMPTY
-from referee.rules.spit_moves import ChoosePile, MoveToSpace, Play, Refill, Slap, Spit, SpitMove, StackEqual, TurnUp
-from referee.rules.spit_options import SpitRules
-from referee.rules.spit_state import ImpossiblePosition, PrematureSpit, SpitState
-from referee.rules.spit_timing import transition_events
+from referee.rules.spit import (
+    ChoosePile,
+    ImpossiblePosition,
+    MoveToSpace,
+    Play,
+    PrematureSpit,
+    Refill,
+    Slap,
+    Spit,
+    SpitMove,
+    SpitRules,
+    SpitState,
+    StackEqual,
+    TurnUp,
+    transition_events,
+)
 from referee.tracker import Snapshot, Touch, ZoneChange
 
 TOO_CLOSE: Final = "too close to call"
@@ -149,7 +161,8 @@ class SpitReferee:
         self._stock_changed = 0.0
         self._moved: dict[str, float] = {}
         self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))
-        self._uncovered: dict[str, float] = {}
+        self._covered: dict[str, float] = {}
+        self._deferred = False
         self._now: When = (0.0, 0)
         self._out: list[Event] = []
 
@@ -159,9 +172,8 @@ class SpitReferee:
         """Take one frame's snapshot; the calls it makes (often none)."""
         self._now = (snap.t, snap.frame)
         self._out = []
-        for pile in self._piles:
-            if pile in snap.covered:
-                self._uncovered[pile] = snap.t
+        for zone in snap.unsettled:
+            self._covered[zone] = snap.t
         if snap.touches:
             self._remember(snap.touches)
         if snap.changes:
@@ -172,8 +184,8 @@ class SpitReferee:
             self._watch_slap()
         if self._returns:
             self._judge_returns()
-        if (self._ties and min(self._ties.values()) <= snap.t - TIE_WAIT_S) or (
-                self.state.phase == "layout" and not snap.changes):
+        if not snap.changes and (self._deferred or self.state.phase == "layout" or (
+                self._ties and min(self._ties.values()) <= snap.t - TIE_WAIT_S)):
             self._reconcile()
         return self._out
 
@@ -320,8 +332,13 @@ class SpitReferee:
 
     # ------------------------------------------------------------------------------ reconciling
 
+    def _clear(self, zone: str) -> bool:
+        """`zone` has been settled (no hand over it, readable, no new state pending) since the last frame."""
+        return self._now[0] - self._covered.get(zone, -1.0) > 0.5 * self.frame_interval
+
     def _reconcile(self) -> None:
         """Explain every zone that differs from the engine's position by a move, until none can be."""
+        self._deferred = False
         progress = True
         while progress:
             phase = self.state.phase
@@ -394,6 +411,8 @@ class SpitReferee:
                 if expected == EMPTY:
                     self._try(MoveToSpace(owner, card, turned[0], zone), when)
                 return True
+            if self._deferred:
+                return False
             if expected == EMPTY and self.rules.refilled_singles:
                 return self._try(Refill(owner, zone, card), when)
         return False
@@ -408,6 +427,9 @@ class SpitReferee:
         for zone in self.rules.stock_names[self.rules.player_index[player]]:
             if not s.pile(zone) or s.face_up(zone):
                 continue
+            if not self._clear(zone):
+                self._deferred = True  # the card may still show there once the hand has gone
+                return None
             since = max(self._seen.get(zone, (0.0, 0))[0], self._moved.get(zone, 0.0))
             touched = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t < before]
             if touched and touched[-1].t > latest:
@@ -468,6 +490,8 @@ class SpitReferee:
             if turned is not None and self._try(TurnUp(last[0], turned[0], card), turned[1]):
                 self._attempt(last[0], card, turned[0], pile, last[1], visible=True)
                 return True
+            if self._deferred:
+                return False
         if stalemate:
             last = self._last_touch(pile, first_seen, {p for p in self._players if self.state.spit_count(p)})
         side, when = last if last is not None else (self._starter[pile], first_seen)
@@ -561,9 +585,7 @@ class SpitReferee:
     def _judge_returns(self) -> None:
         """Cards taken back are judged once the pile they touched has been clear of hands long
         enough for the tracker to have settled what lies on it (a card laid just before may show)."""
-        wait = (self.config.settle_frames + 0.5) * self.frame_interval
-        now = self._now[0]
-        ready = [item for item in self._returns if now - self._uncovered.get(item[2], 0.0) > wait]
+        ready = [item for item in self._returns if self._clear(item[2])]
         if not ready:
             return
         self._returns = [item for item in self._returns if item not in ready]

@@ -82,12 +82,13 @@ class Touch:
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     """The tracked table after one frame: the settled state of every zone settled so far, the
-    zones under a hand now, and what changed in this frame (settled changes and new touches)."""
+    zones `unsettled` now (under a hand, unreadable, or showing a new state not yet settled),
+    and what changed in this frame (settled changes and new touches)."""
 
     t: float
     frame: int
     zones: Mapping[str, str]
-    covered: frozenset[str]
+    unsettled: frozenset[str]
     changes: tuple[ZoneChange, ...] = ()
     touches: tuple[Touch, ...] = ()
 
@@ -141,6 +142,7 @@ class Tracker:
                 z = zones.get(name)
                 if z is not None:
                     z.count = 0
+                covered.add(name)
                 continue
             z = zones.get(name)
             if z is None:
@@ -149,6 +151,7 @@ class Tracker:
                 z.candidate = None
                 z.count = 0
                 continue
+            covered.add(name)
             if seen == z.candidate:
                 z.count += 1
                 if reading.confidence < z.low:
@@ -164,6 +167,7 @@ class Tracker:
                 z.stable = seen
                 z.candidate = None
                 z.count = 0
+                covered.discard(name)
         if changes:
             self._stable = MappingProxyType({n: z.stable for n, z in zones.items() if z.stable is not None})
         return Snapshot(obs.t, frame, self._stable, frozenset(covered), tuple(changes), tuple(touches))

@@ -29,7 +29,7 @@ class PlayArea:
         return tuple(MarkerPlacement(i, x, y, s) for i, (x, y) in enumerate(((-w, d), (w, d), (w, -d), (-w, -d))))
 
 
-class _Dealer:
+class Dealer:
     """Hands out card codes from a shuffled deck (a second deck once the first runs out)."""
 
     def __init__(self, rng: np.random.Generator) -> None:
@@ -42,7 +42,7 @@ class _Dealer:
         return self.cards.pop()
 
 
-def spit_pile(rng: np.random.Generator, dealer: _Dealer, x: float, y: float, zone: str, z0: int,
+def spit_pile(rng: np.random.Generator, dealer: Dealer, x: float, y: float, zone: str, z0: int,
               count: int) -> list[CardPlacement]:
     """A messy face-up pile: each card shifted and turned a little over the one below."""
     angle = float(rng.choice([0.0, 180.0]) + rng.normal(0, 12))
@@ -55,7 +55,7 @@ def spit_pile(rng: np.random.Generator, dealer: _Dealer, x: float, y: float, zon
     return cards
 
 
-def stock_pile(rng: np.random.Generator, dealer: _Dealer, x: float, y: float, base_angle: float, zone: str,
+def stock_pile(rng: np.random.Generator, dealer: Dealer, x: float, y: float, base_angle: float, zone: str,
                z0: int, count: int, face_up: bool) -> list[CardPlacement]:
     """A neat pile of backs (visible stacked edges from small offsets), its top face up or down."""
     cards = []
@@ -68,7 +68,7 @@ def stock_pile(rng: np.random.Generator, dealer: _Dealer, x: float, y: float, ba
     return cards
 
 
-def fan(rng: np.random.Generator, dealer: _Dealer, x: float, y: float, angle: float, z0: int, count: int,
+def fan(rng: np.random.Generator, dealer: Dealer, x: float, y: float, angle: float, z0: int, count: int,
         face_up: bool) -> list[CardPlacement]:
     """Cards fanned around a pivot near their bottom edge, as dropped or spread on the table."""
     step = float(rng.uniform(5, 14))
@@ -105,7 +105,7 @@ def random_scene(rng: np.random.Generator, area: PlayArea = PlayArea(), marker_p
                  hands_p: float = 0.55) -> Scene:
     """A random moment of a Spit game between players A (near, y < 0) and B (far); now and then
     an empty table (hands and props only)."""
-    dealer = _Dealer(rng)
+    dealer = Dealer(rng)
     cards: list[CardPlacement] = []
     hands: list[HandPose] = []
     empty = rng.random() < 0.03

@@ -418,9 +418,10 @@ class SpitReferee:
         return False
 
     def _turned_unseen(self, player: str, before: float) -> tuple[str, When] | None:
-        """A face-down stock top of `player` their hand touched (since the camera last saw it
-        change) before `before`: a card turned up and taken away before it could be read. The
-        zone and the first such touch, for the zone touched last."""
+        """A face-down stock top of `player` their hand touched (since the last move there)
+        before `before`: a card turned up and taken away before it could be read. The zone and
+        the first such touch, for the zone touched last; None (and the referee waits) while
+        such a place is not settled."""
         best: tuple[str, When] | None = None
         latest = -1.0
         s = self.state
@@ -430,7 +431,7 @@ class SpitReferee:
             if not self._clear(zone):
                 self._deferred = True  # the card may still show there once the hand has gone
                 return None
-            since = max(self._seen.get(zone, (0.0, 0))[0], self._moved.get(zone, 0.0))
+            since = self._moved.get(zone, 0.0)
             touched = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t < before]
             if touched and touched[-1].t > latest:
                 latest = touched[-1].t
@@ -713,6 +714,7 @@ class SpitReferee:
         self._first_layout = False
         self._end_t = None
         self._last_move_t = latest[0]
+        self._moved = dict.fromkeys(self._owner, latest[0])
         self._emit("layout", latest, counts=self.state.counts(), tops=tops)
 
     def _layout_holdings(self, filled: dict[str, tuple[bool, ...]]) -> dict[str, int] | None:

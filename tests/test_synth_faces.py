@@ -1,5 +1,6 @@
 """Card faces and backs: every code in every built-in style, folders of images, clear errors."""
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -74,3 +75,10 @@ def test_shared_svg_faces_and_backs(shared_dir: Path):
 def test_builtin_faces_are_cached():
     faces = BuiltinFaces(BUILTIN_STYLES[1])
     assert faces.face("AS") is faces.face("as")
+
+
+def test_svg_without_cairosvg_is_a_clear_error(tmp_path: Path, monkeypatch):
+    (tmp_path / "QS.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="63" height="88"/>')
+    monkeypatch.setitem(sys.modules, "cairosvg", None)  # import fails as if it were not installed
+    with pytest.raises(SynthAssetError, match="cairosvg"):
+        FolderFaces(tmp_path).face("QS")

@@ -17,10 +17,11 @@ from referee.render.compose import FrameRenderer, Webcam
 from referee.render.video import frame_times, geometry_for, stage
 from referee.simulate import simulate_games
 from referee.synth import render_scene
+from referee.vision.calibrate import calibrate_markers
 
 SEED = 1
 SECONDS = 2.5
-SMALL = RenderOptions(width=480, height=270, max_seconds=SECONDS)
+SMALL = RenderOptions(width=640, height=360, max_seconds=SECONDS)
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +55,19 @@ def test_video_reads_back_with_its_frame_times(rendered) -> None:  # type: ignor
     assert times[0] == 0.0 and times[-1] == pytest.approx(SECONDS)
     frames, msec = _decoded(rendered.video)
     assert len(frames) == len(times)
-    assert frames[0].shape == (270, 480, 3)
+    assert frames[0].shape == (360, 640, 3)
     assert np.allclose(msec, np.array(times) * 1000, atol=0.5)
     assert info["table_to_image"] and info["play_size_cm"] == [76.0, 56.0]
+
+
+def test_the_calibration_finds_the_play_area_in_the_video(rendered) -> None:  # type: ignore[no-untyped-def]
+    info = json.loads(rendered.frames.read_text())
+    frames, _ = _decoded(rendered.video)
+    calibration = calibrate_markers(frames[0], info["marker_cm"])
+    assert calibration.play_size_cm == pytest.approx(info["play_size_cm"], abs=1.0)
+    corners = np.array([[0, 0], [76, 0], [76, 56], [0, 56], [38, 28]], float)
+    truth = np.c_[corners, np.ones(len(corners))] @ np.array(info["table_to_image"]).T
+    assert np.abs(calibration.to_image(corners) - truth[:, :2] / truth[:, 2:]).max() < 2.0
 
 
 def test_ground_truth_is_the_simulators_log(rendered, events) -> None:  # type: ignore[no-untyped-def]

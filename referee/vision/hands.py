@@ -1,0 +1,344 @@
+"""Hands over the table: foreground against a learned still-table reference in the rectified view, each arm's side, zones and first contacts.
+
+Every frame is warped once into a small top-down view of the play area and a margin around it
+(`TableView`, 4 px/cm by default). `HandFinder` keeps a *reference* of the still table (cards
+included): a pixel joins it once it has been still for a few frames and is not part of a hand.
+What differs from the reference and is connected to a player's edge of the view is an arm with
+its hand (and whatever it carries); what differs but lies loose on the table is a card that
+moved, left to the zones' change detection (`referee.vision.observe`). An arm that reaches
+across to the other edge (two arms meeting over a pile) is split between the two edges by
+growing both at once through the blob.
+
+A hand *touches* a zone when its leading edge stops there: reaching movements end with a
+minimum-jerk deceleration, so the frame where the tip's step falls below `stop_cm` is the first
+at rest, and the two steps before it date the arrival inside that frame interval (remaining
+distance ~ time to go cubed). The touched zone is the one under the hand's grip, `grip_cm`
+behind the tip along the arm.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from referee.errors import RefereeError
+from referee.observations import HandSeen
+from referee.vision.calibrate import Calibration, TopDown
+
+EDGE_OF: dict[str, str] = {"A": "bottom", "B": "top", "C": "left", "D": "right"}
+"""The edge of the top-down view (up is towards B) each player's arms come in from."""
+
+
+class BadHandConfig(RefereeError, ValueError):
+    """Hand-finder settings that make no sense."""
+
+
+@dataclass(frozen=True)
+class HandConfig:
+    """`px_per_cm`, `margin_cm`: the top-down view (play area grown by the margin); `threshold`:
+    grey levels a pixel must differ from the reference (largest channel) to be foreground;
+    `min_area_cm2`: smaller blobs are noise; `still_frames`: frames a pixel must stay within
+    `still_threshold` to join the reference (`forget_frames` for a pixel inside a hand: an arm
+    lying still that long becomes table); `over_fraction`: share of a zone a hand must cover to be
+    over it; `stop_cm`: a tip step below this, with no more than `stir_share` of the hand's pixels
+    changing, is a hand at rest (it came to rest where its tip came within `rest_cm` of where it lies); `grip_cm`: how far behind the tip
+    the hand holds (what it touches)."""
+
+    px_per_cm: float = 4.0
+    margin_cm: float = 10.0
+    threshold: int = 30
+    min_area_cm2: float = 12.0
+    still_frames: int = 4
+    still_threshold: int = 10
+    forget_frames: int = 90
+    over_fraction: float = 0.12
+    stop_cm: float = 0.6
+    grip_cm: float = 4.0
+    stir_share: float = 0.1
+    rest_cm: float = 0.35
+
+    def __post_init__(self) -> None:
+        if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0 and self.stop_cm > 0):
+            raise BadHandConfig("px_per_cm, min_area_cm2 and stop_cm must be positive and margin_cm >= 0")
+        if not (0 < self.threshold < 256 and 0 < self.still_threshold < 256):
+            raise BadHandConfig("thresholds are grey levels in 1..255")
+        if not (1 <= self.still_frames < self.forget_frames <= 255):
+            raise BadHandConfig("still_frames must be at least 1 and less than forget_frames (at most 255)")
+        if not 0.0 < self.over_fraction <= 1.0:
+            raise BadHandConfig("over_fraction must lie in (0, 1]")
+
+
+class TableView:
+    """The top-down view of the play area (grown by `margin_cm`) at `px_per_cm`, warped from
+    camera frames through maps computed once per calibration; zone masks in its pixels."""
+
+    def __init__(self, calibration: Calibration, px_per_cm: float = 4.0, margin_cm: float = 10.0) -> None:
+        self.calibration = calibration
+        area = calibration.play_area_cm
+        (x0, y0), (x1, y1) = area.min(0) - margin_cm, area.max(0) + margin_cm
+        width, height = math.ceil((x1 - x0) * px_per_cm), math.ceil((y1 - y0) * px_per_cm)
+        self.origin_cm = (float(x0), float(y1))
+        self.px_per_cm = float(px_per_cm)
+        self.size = (width, height)
+        u, v = np.meshgrid(np.arange(width), np.arange(height))
+        table = np.stack([x0 + (u + 0.5) / px_per_cm, y1 - (v + 0.5) / px_per_cm], -1)
+        pixels = calibration.to_image(table).astype(np.float32)
+        self._maps = cv2.convertMaps(pixels[..., 0], pixels[..., 1], cv2.CV_16SC2)
+        self.zones: dict[str, np.ndarray] = {}
+        self.boxes: dict[str, tuple[int, int, int, int]] = {}
+        for zone in calibration.layout.piles:
+            mask = np.zeros((height, width), np.uint8)
+            cv2.fillPoly(mask, [np.round(self.to_pixels(np.asarray(zone.polygon)) * 16).astype(np.int32)], 1,
+                         cv2.LINE_8, shift=4)
+            x, y, w, h = cv2.boundingRect(mask)
+            self.zones[zone.name] = mask[y:y + h, x:x + w].astype(bool)
+            self.boxes[zone.name] = (x, y, w, h)
+
+    def warp(self, frame: np.ndarray) -> np.ndarray:
+        """The view of a camera frame (BGR)."""
+        return cv2.remap(frame, self._maps[0], self._maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def top_down(self, image: np.ndarray) -> TopDown:
+        return TopDown(image, self.origin_cm, self.px_per_cm)
+
+    def to_table(self, points_px: np.ndarray) -> np.ndarray:
+        """View pixels (..., 2) -> table cm."""
+        uv = np.asarray(points_px, dtype=float)
+        x0, y1 = self.origin_cm
+        return np.stack([x0 + (uv[..., 0] + 0.5) / self.px_per_cm, y1 - (uv[..., 1] + 0.5) / self.px_per_cm], -1)
+
+    def to_pixels(self, points_cm: np.ndarray) -> np.ndarray:
+        """Table cm (..., 2) -> view pixels."""
+        xy = np.asarray(points_cm, dtype=float)
+        x0, y1 = self.origin_cm
+        return np.stack([(xy[..., 0] - x0) * self.px_per_cm - 0.5, (y1 - xy[..., 1]) * self.px_per_cm - 0.5], -1)
+
+    def crop(self, image: np.ndarray, zone: str) -> np.ndarray:
+        """A zone's bounding box cut from a view-sized image."""
+        x, y, w, h = self.boxes[zone]
+        return image[y:y + h, x:x + w]
+
+
+def largest_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per pixel, the largest channel difference of two BGR images (uint8)."""
+    diff = cv2.absdiff(a, b)
+    blue, green, red = cv2.split(diff)
+    return cv2.max(cv2.max(blue, green), red)
+
+
+@dataclass(frozen=True)
+class Hand:
+    """One arm with its hand in one frame: the `side` it comes from, its pixel `mask` (view size),
+    the zones it is `over`, its `tip` and `entry` (table cm: the leading edge and where the arm
+    crosses into the view), the zone its grip lies on (None: between zones), and `stirring`, the
+    share of its pixels that changed since the previous frame."""
+
+    side: str
+    mask: np.ndarray = field(repr=False)
+    over: tuple[str, ...]
+    tip: tuple[float, float]
+    entry: tuple[float, float]
+    grip_zone: str | None
+    stirring: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.side not in EDGE_OF:
+            raise BadHandConfig(f"a hand's side is one of {', '.join(EDGE_OF)}, not {self.side!r}")
+
+
+@dataclass
+class _Track:
+    """One side's hand followed over frames: recent tip positions and its current contact."""
+
+    tips: list[tuple[float, tuple[float, float]]] = field(default_factory=list)
+    contact: dict[str, float] = field(default_factory=dict)
+    seen_frame: int = -1
+
+
+class HandFinder:
+    """Finds the hands in each top-down view (`update`) and reports them as `HandSeen` with the
+    zones they cover and first-contact times; keeps the still-table reference."""
+
+    def __init__(self, view: TableView, players: tuple[str, ...] = ("A", "B"), config: HandConfig = HandConfig()) -> None:
+        if not set(players) <= set(EDGE_OF):
+            raise BadHandConfig(f"players come from the edges of {', '.join(EDGE_OF)}, not {players}")
+        self.view = view
+        self.players = tuple(players)
+        self.config = config
+        self.reference: np.ndarray | None = None
+        self._previous: np.ndarray | None = None
+        width, height = view.size
+        self._still = np.zeros((height, width), np.uint8)
+        self._min_area = config.min_area_cm2 * config.px_per_cm**2
+        self._tracks: dict[str, _Track] = {p: _Track() for p in self.players}
+        self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+        self.hands: tuple[Hand, ...] = ()
+        self.mask = np.zeros((height, width), np.uint8)
+
+    def _edges(self, labels: np.ndarray) -> dict[str, set[int]]:
+        """The labels touching each player's edge of the view."""
+        strips = {"bottom": labels[-2:, :], "top": labels[:2, :], "left": labels[:, :2], "right": labels[:, -2:]}
+        return {p: set(np.unique(strips[EDGE_OF[p]]).tolist()) - {0} for p in self.players}
+
+    def _split(self, blob: np.ndarray, seeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """A blob reaching several edges shared out by growing each edge's part at the same pace."""
+        owned = {p: (seed & blob) for p, seed in seeds.items()}
+        taken = np.zeros_like(blob)
+        for part in owned.values():
+            taken |= part
+        while True:
+            grown = False
+            for p in owned:
+                more = cv2.dilate(owned[p], self._kernel) & blob & ~taken
+                if more.any():
+                    owned[p] |= more
+                    taken |= more
+                    grown = True
+            if not grown:
+                return owned
+
+    def update(self, image: np.ndarray, t: float, frame: int) -> tuple[HandSeen, ...]:
+        """One top-down view (`TableView.warp`) captured at `t`: the hands over the table."""
+        cfg = self.config
+        if self.reference is None:
+            self.reference = image.copy()
+            self._previous = image
+            self.hands = ()
+            return ()
+        assert self._previous is not None
+        moving = largest_difference(image, self._previous) > cfg.still_threshold
+        fore = (largest_difference(image, self.reference) > cfg.threshold).astype(np.uint8)
+        fore = cv2.morphologyEx(fore, cv2.MORPH_OPEN, self._kernel)
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
+        edges = self._edges(labels)
+        owners: dict[int, list[str]] = {}
+        for player, found in edges.items():
+            for label in found:
+                if stats[label, cv2.CC_STAT_AREA] >= self._min_area:
+                    owners.setdefault(label, []).append(player)
+        hands: list[Hand] = []
+        hand_mask = np.zeros_like(fore)
+        height, width = fore.shape
+        strips = {"bottom": (slice(height - 2, height), slice(None)), "top": (slice(0, 2), slice(None)),
+                  "left": (slice(None), slice(0, 2)), "right": (slice(None), slice(width - 2, width))}
+        for label, players in owners.items():
+            x, y, w, h = stats[label, :4]
+            blob = labels[y:y + h, x:x + w] == label
+            hand_mask[y:y + h, x:x + w] |= blob.astype(np.uint8)
+            if len(players) == 1:
+                parts = {players[0]: blob}
+            else:
+                seeds = {}
+                for p in players:
+                    seed = np.zeros((height, width), np.uint8)
+                    seed[strips[EDGE_OF[p]]] = 1
+                    seeds[p] = seed[y:y + h, x:x + w]
+                parts = {p: part.astype(bool) for p, part in self._split(blob.astype(np.uint8), seeds).items()}
+            for player, part in parts.items():
+                area = int(part.sum())
+                if area >= self._min_area:
+                    stirring = np.count_nonzero(part & moving[y:y + h, x:x + w]) / area
+                    hands.append(self._describe(player, part, (x, y), stirring))
+        self._learn(image, hand_mask, moving)
+        self.mask = hand_mask
+        self.hands = tuple(hands)
+        return self._report(t, frame)
+
+    def _learn(self, image: np.ndarray, hand_mask: np.ndarray, moving: np.ndarray) -> None:
+        """Pixels still for `still_frames` (outside hands; inside after `forget_frames`) join the reference."""
+        cfg = self.config
+        assert self.reference is not None
+        self._still += 1
+        np.minimum(self._still, 255, out=self._still)
+        self._still[moving] = 0
+        arm = cv2.dilate(hand_mask, self._kernel, iterations=2).astype(bool)
+        learn = (self._still >= cfg.still_frames) & (~arm | (self._still >= cfg.forget_frames))
+        self.reference[learn] = image[learn]
+        self._previous = image
+
+    def _describe(self, side: str, part: np.ndarray, offset: tuple[int, int], stirring: float) -> Hand:
+        """A hand from its blob (cut from the view at `offset`): zones covered, tip, entry, grip zone."""
+        view = self.view
+        height, width = view.size[1], view.size[0]
+        mask = np.zeros((height, width), bool)
+        x, y = offset
+        mask[y:y + part.shape[0], x:x + part.shape[1]] = part
+        over = []
+        for name, zone in view.zones.items():
+            zx, zy, zw, zh = view.boxes[name]
+            covered = np.count_nonzero(mask[zy:zy + zh, zx:zx + zw] & zone)
+            if covered >= self.config.over_fraction * zone.sum():
+                over.append(name)
+        vs, us = np.nonzero(part)
+        us = us + x
+        vs = vs + y
+        edge = EDGE_OF[side]
+        # how far each pixel lies from the arm's own edge, in view pixels
+        depth = {"bottom": height - 1 - vs, "top": vs, "left": us, "right": width - 1 - us}[edge]
+        far = depth >= depth.max() - max(1.0, 0.5 * view.px_per_cm)
+        tip_px = np.array([us[far].mean(), vs[far].mean()])
+        near = depth <= depth.min() + 2
+        entry_px = np.array([us[near].mean(), vs[near].mean()])
+        tip, entry = view.to_table(tip_px), view.to_table(entry_px)
+        along = tip - entry
+        length = float(np.hypot(*along))
+        grip = tip - along / length * self.config.grip_cm if length > 1e-6 else tip
+        grip_zone = view.calibration.layout.locate(grip)
+        if grip_zone is not None and grip_zone not in view.zones:
+            grip_zone = None
+        return Hand(side, mask, tuple(over), (float(tip[0]), float(tip[1])), (float(entry[0]), float(entry[1])),
+                    grip_zone, stirring)
+
+    def _report(self, t: float, frame: int) -> tuple[HandSeen, ...]:
+        """The hands as observations, with the contacts each side's hand has made and kept."""
+        cfg = self.config
+        out = []
+        seen_sides = set()
+        for hand in sorted(self.hands, key=lambda h: -h.mask.sum()):
+            if hand.side in seen_sides:  # a second arm of one player: over zones, no contact of its own
+                out.append(HandSeen(hand.side, hand.over, {}, hand.tip))
+                continue
+            seen_sides.add(hand.side)
+            track = self._tracks[hand.side]
+            if frame - track.seen_frame > 3:
+                track.tips.clear()
+                track.contact.clear()
+            track.seen_frame = frame
+            track.tips.append((t, hand.tip))
+            del track.tips[:-8]
+            moving = len(track.tips) < 2 or math.dist(track.tips[-1][1], track.tips[-2][1]) >= cfg.stop_cm \
+                or hand.stirring > cfg.stir_share
+            if moving:
+                track.contact.clear()
+            elif hand.grip_zone is not None and hand.grip_zone not in track.contact:
+                track.contact = {hand.grip_zone: self._arrival(track.tips)}
+            over = tuple(hand.over) + tuple(z for z in track.contact if z not in hand.over)
+            out.append(HandSeen(hand.side, over, dict(track.contact), (round(hand.tip[0], 2), round(hand.tip[1], 2))))
+        for side, track in self._tracks.items():
+            if side not in seen_sides and frame - track.seen_frame > 3:
+                track.tips.clear()
+                track.contact.clear()
+        return tuple(out)
+
+    def _arrival(self, tips: list[tuple[float, tuple[float, float]]]) -> float:
+        """When the tip came to rest: the first of the last frames whose tip lies within `rest_cm`
+        of where it rests now, dated within the interval before it by the two steps that led
+        there (a minimum-jerk ending: the distance still to go falls as the cube of the time to
+        go, so the ratio of the last step to the one before says how much of the interval the
+        hand still moved in)."""
+        rest = tips[-1][1]
+        j = len(tips) - 1
+        while j > 0 and math.dist(tips[j - 1][1], rest) <= self.config.rest_cm:
+            j -= 1
+        if j < 2:
+            return tips[j][0]
+        (_, p0), (t1, p1), (t2, p2) = tips[j - 2], tips[j - 1], tips[j]
+        before, last = math.dist(p0, p1), math.dist(p1, p2)
+        if before <= 1e-6:
+            return t2
+        ratio = min(last / before, 1 / 7)
+        s = (ratio / (1 + ratio)) ** (1 / 3)
+        return t1 + s / (1 - s) * (t2 - t1)

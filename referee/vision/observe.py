@@ -1,0 +1,247 @@
+"""Camera frames to per-frame observations: cheap per-zone change detection every frame, the card detector only on zones that changed and settled.
+
+Every frame: one warp into the small top-down view (`TableView`), the hands (`HandFinder`), and
+for each zone a comparison of its patch with the previous frame (is it still?) and with the
+patch it showed when last read (did it change?). A zone under a hand reads `occluded`; a zone
+that changed and has been still for `settle_frames` with no hand over it is read again by the
+`ZoneReader` (the detector, on rectified crops at 8 px/cm, all such zones in one pass); every
+other zone keeps its last reading. An unsure reading (below `min_confidence`) is read again in
+the next frames.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from referee.cards import FACE_DOWN
+from referee.errors import RefereeError
+from referee.observations import EMPTY, OCCLUDED, Observation, ZoneReading
+from referee.vision.calibrate import Calibration
+from referee.vision.detector import CardDetector
+from referee.vision.hands import HandConfig, HandFinder, TableView, largest_difference
+from referee.vision.zones import CardSeen, LayoutError, fit_layout
+
+_OCCLUDED = ZoneReading(OCCLUDED)
+
+
+class BadObserveConfig(RefereeError, ValueError):
+    """Observer settings that make no sense."""
+
+
+class ZoneReader(Protocol):
+    """What reads cards: the top card of named zones of a frame, and every card on the table."""
+
+    def read(self, frame: np.ndarray, calibration: Calibration, zones: Sequence[str]) -> dict[str, ZoneReading]:
+        """The reading of each zone (`empty` when no card lies there)."""
+
+    def table_cards(self, frame: np.ndarray, calibration: Calibration) -> list[CardSeen]:
+        """Every card seen on the play area, in table cm (for fitting a layout)."""
+
+
+@dataclass(frozen=True)
+class ObserveConfig:
+    """`change_threshold`: grey levels a pixel of a zone must differ from its last read patch to
+    count as changed, `change_fraction` the share of the zone's pixels that must; `still_threshold`
+    and `still_fraction` likewise between consecutive frames for a zone to be still;
+    `settle_frames`: still frames before a changed zone is read; `min_confidence`: readings below
+    are read again, at most `retries` times; `hands`: the hand finder's settings."""
+
+    change_threshold: int = 40
+    change_fraction: float = 0.02
+    still_threshold: int = 20
+    still_fraction: float = 0.01
+    settle_frames: int = 2
+    min_confidence: float = 0.6
+    retries: int = 5
+    hands: HandConfig = field(default_factory=HandConfig)
+
+    def __post_init__(self) -> None:
+        if not (0 < self.change_threshold < 256 and 0 < self.still_threshold < 256):
+            raise BadObserveConfig("thresholds are grey levels in 1..255")
+        if not (0 < self.change_fraction < 1 and 0 < self.still_fraction < 1):
+            raise BadObserveConfig("fractions must lie in (0, 1)")
+        if self.settle_frames < 1 or self.retries < 0 or not 0 <= self.min_confidence <= 1:
+            raise BadObserveConfig("settle_frames >= 1, retries >= 0, min_confidence in 0..1")
+
+
+@dataclass
+class _ZoneState:
+    reading: ZoneReading | None = None
+    read_patch: np.ndarray | None = None
+    previous: np.ndarray | None = None
+    still: int = 0
+    tries: int = 0
+
+
+@dataclass(frozen=True)
+class FrameCost:
+    """What one frame cost: zones read by the detector and seconds spent in each stage."""
+
+    zones_read: int
+    hands_s: float
+    zones_s: float
+    detector_s: float
+
+
+class Observer:
+    """Turns frames of a calibrated table into `Observation`s (`observe`); `view_image` is the
+    last top-down view (for evidence) and `cost` what the last frame cost."""
+
+    def __init__(self, calibration: Calibration, reader: ZoneReader, players: tuple[str, ...] = ("A", "B"),
+                 config: ObserveConfig = ObserveConfig()) -> None:
+        self.reader = reader
+        self.players = players
+        self.config = config
+        self.view_image: np.ndarray | None = None
+        self.cost = FrameCost(0, 0.0, 0.0, 0.0)
+        self.set_calibration(calibration)
+
+    def set_calibration(self, calibration: Calibration) -> None:
+        """Go on with another calibration (a moved camera, a fitted layout): zones are read afresh."""
+        self.calibration = calibration
+        self.view = TableView(calibration, self.config.hands.px_per_cm, self.config.hands.margin_cm)
+        self.hands = HandFinder(self.view, self.players, self.config.hands)
+        self._zones = {name: _ZoneState() for name in self.view.zones}
+        self._pixels = {name: int(mask.sum()) for name, mask in self.view.zones.items()}
+
+    def fit_layout(self, frame: np.ndarray, stock_places: int) -> bool:
+        """Fit the layout to the cards dealt on the table now; False (layout kept) when they do not
+        make one."""
+        cards = self.reader.table_cards(frame, self.calibration)
+        if not cards:
+            return False
+        width, depth = self.calibration.play_size_cm
+        try:
+            layout = fit_layout(cards, width, depth, players=len(self.players), stock_places=stock_places)
+        except LayoutError:
+            return False
+        self.set_calibration(replace(self.calibration, layout=layout))
+        return True
+
+    def observe(self, frame: np.ndarray, t: float, index: int) -> Observation:
+        """One captured frame (BGR, capture time `t` s, frame index) -> its observation."""
+        cfg = self.config
+        began = time.perf_counter()
+        image = self.view.warp(frame)
+        self.view_image = image
+        hands = self.hands.update(image, t, index)
+        covered = {zone for hand in hands for zone in hand.over}
+        after_hands = time.perf_counter()
+        readings: dict[str, ZoneReading] = {}
+        due: list[str] = []
+        for name, state in self._zones.items():
+            patch = self.view.crop(image, name)
+            if name in covered:
+                state.still = 0
+                state.previous = patch
+                readings[name] = _OCCLUDED
+                continue
+            mask = self.view.zones[name]
+            pixels = self._pixels[name]
+            if state.previous is not None and self._share(patch, state.previous, mask, cfg.still_threshold) \
+                    < cfg.still_fraction * pixels:
+                state.still += 1
+            else:
+                state.still = 0
+            state.previous = patch
+            changed = state.read_patch is None or \
+                self._share(patch, state.read_patch, mask, cfg.change_threshold) >= cfg.change_fraction * pixels
+            if changed and state.still >= cfg.settle_frames:
+                due.append(name)
+            elif state.reading is not None:
+                readings[name] = state.reading
+        after_zones = time.perf_counter()
+        if due:
+            for name, reading in self.reader.read(frame, self.calibration, due).items():
+                state = self._zones[name]
+                readings[name] = reading
+                state.reading = reading
+                if reading.confidence >= cfg.min_confidence or state.tries >= cfg.retries:
+                    state.read_patch = self.view.crop(image, name).copy()
+                    state.tries = 0
+                else:
+                    state.tries += 1
+        done = time.perf_counter()
+        self.cost = FrameCost(len(due), after_hands - began, after_zones - after_hands, done - after_zones)
+        return Observation(t, index, readings, hands)
+
+    @staticmethod
+    def _share(a: np.ndarray, b: np.ndarray, mask: np.ndarray, threshold: int) -> int:
+        """How many pixels of a zone differ by more than `threshold` between two patches."""
+        return int(np.count_nonzero((largest_difference(a, b) > threshold) & mask))
+
+
+class DetectorReader:
+    """Reads zones with the card detector: each zone rectified from the full frame at
+    `px_per_cm` (grown by `margin_cm`), up to `per_pass` zones tiled into one image per pass; a
+    zone shows the most confident card whose centre lies in it, else `empty`."""
+
+    def __init__(self, detector: CardDetector, px_per_cm: float = 8.0, margin_cm: float = 1.5, per_pass: int = 6,
+                 min_card_confidence: float = 0.3, empty_confidence: float = 0.9) -> None:
+        self.detector = detector
+        self.px_per_cm = px_per_cm
+        self.margin_cm = margin_cm
+        self.per_pass = per_pass
+        self.min_card_confidence = min_card_confidence
+        self.empty_confidence = empty_confidence
+
+    def read(self, frame: np.ndarray, calibration: Calibration, zones: Sequence[str]) -> dict[str, ZoneReading]:
+        out: dict[str, ZoneReading] = {}
+        for start in range(0, len(zones), self.per_pass):
+            out.update(self._pass(frame, calibration, list(zones[start:start + self.per_pass])))
+        return out
+
+    def _pass(self, frame: np.ndarray, calibration: Calibration, zones: list[str]) -> dict[str, ZoneReading]:
+        views = [calibration.rectify(frame, zone, self.px_per_cm, self.margin_cm) for zone in zones]
+        cols = math.ceil(math.sqrt(len(views)))
+        rows = math.ceil(len(views) / cols)
+        cell_w = max(v.image.shape[1] for v in views) + 8
+        cell_h = max(v.image.shape[0] for v in views) + 8
+        mosaic = np.full((rows * cell_h, cols * cell_w, 3), 114, np.uint8)
+        places = []
+        for k, view in enumerate(views):
+            y, x = (k // cols) * cell_h + 4, (k % cols) * cell_w + 4
+            h, w = view.image.shape[:2]
+            mosaic[y:y + h, x:x + w] = view.image
+            places.append((x, y))
+        found = self.detector.detect(mosaic)
+        out = {}
+        for zone, view, (x, y) in zip(zones, views, places):
+            polygon = view.to_pixels(np.asarray(calibration.layout.zone(zone).polygon)) + (x, y)
+            contour = polygon.astype(np.float32)
+            best = None
+            for card in found:  # most confident first
+                if card.confidence < self.min_card_confidence:
+                    break
+                cx, cy = (card.box[0] + card.box[2]) / 2, (card.box[1] + card.box[3]) / 2
+                if cv2.pointPolygonTest(contour, (cx, cy), False) >= 0:
+                    best = card
+                    break
+            if best is None:
+                out[zone] = ZoneReading(EMPTY, self.empty_confidence)
+            else:
+                out[zone] = ZoneReading(best.code if best.face_up else FACE_DOWN, min(1.0, best.confidence))
+        return out
+
+    def table_cards(self, frame: np.ndarray, calibration: Calibration) -> list[CardSeen]:
+        view = calibration.rectify(frame, None, self.px_per_cm, self.margin_cm)
+        cards = []
+        for card in self.detector.detect(view.image):
+            if card.confidence < self.min_card_confidence or card.corners is None:
+                continue
+            corners = view.to_table(np.asarray(card.corners))
+            centre = corners.mean(0)
+            sides = np.linalg.norm(np.roll(corners, -1, 0) - corners, axis=1)
+            short, long_ = sorted(((sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2))
+            k = 0 if sides[0] < sides[1] else 1
+            edge = corners[k + 1] - corners[k]
+            angle = math.degrees(math.atan2(edge[1], edge[0])) % 180.0
+            cards.append(CardSeen(float(centre[0]), float(centre[1]), float(short), float(long_), angle))
+        return cards

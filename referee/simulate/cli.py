@@ -8,7 +8,7 @@ from pathlib import Path
 
 from referee.events import EventLog
 from referee.simulate.play import SimConfig, simulate_games
-from referee.simulate.timing import Mistakes, TimingProfile
+from referee.simulate.timing import MAX_MISTAKE_RATE, Mistakes, TimingProfile
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -63,6 +63,6 @@ def _positive_float(text: str) -> float:
 
 def _rate(text: str) -> float:
     value = float(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError("must lie between 0 and 1")
+    if not 0 <= value <= MAX_MISTAKE_RATE:
+        raise argparse.ArgumentTypeError(f"must lie between 0 and {MAX_MISTAKE_RATE}")
     return value

@@ -71,6 +71,10 @@ def _draw(rng: random.Random, median: float, sigma: float) -> int:
     return max(1, round(median * math.exp(rng.gauss(0.0, sigma))))
 
 
+MAX_MISTAKE_RATE = 0.5
+"""Above this, players who misplay nearly every card would hardly ever finish a game."""
+
+
 @dataclass(frozen=True)
 class Mistakes:
     """How often players err. `rate` is the chance, at each decision where one is possible, of
@@ -83,8 +87,8 @@ class Mistakes:
     wrong_slap_factor: float = 2.0
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.rate <= 1.0:
-            raise ValueError("the mistake rate must lie between 0 and 1")
+        if not 0.0 <= self.rate <= MAX_MISTAKE_RATE:
+            raise ValueError(f"the mistake rate must lie between 0 and {MAX_MISTAKE_RATE}")
 
     @property
     def illegal(self) -> float:

@@ -121,11 +121,13 @@ def layout_counts(sizes: tuple[int, ...], cards: int) -> tuple[list[int], int]:
 class SpitReferee:
     """Referees one game of a two-player Spit rule set from tracker snapshots (`update`).
 
-    `on_event` is called with each call as it is made; `update` also returns them.
+    The game starts with its first layout to be read, or from `state` (a position already on the
+    table, e.g. `SpitState.position(...)`). `on_event` is called with each call as it is made;
+    `update` also returns them.
     """
 
     def __init__(self, rules: str | SpitRules = "classic", config: RefereeConfig = RefereeConfig(),
-                 on_event: Callable[[Event], None] | None = None) -> None:
+                 on_event: Callable[[Event], None] | None = None, *, state: SpitState | None = None) -> None:
         self.rules = r = spit_rules(rules)
         if r.decks != 1:
             raise ImpossiblePosition("the camera referee tells cards apart by their faces: one deck only")
@@ -152,7 +154,11 @@ class SpitReferee:
         self._pending_spit: dict[str, tuple[str, When, str]] = {}
         self._last_move_t = 0.0
         self._end_t: float | None = None
-        self._first_layout = True
+        self._first_layout = state is None
+        if state is not None:
+            if state.rules != r:
+                raise ImpossiblePosition("the starting position is of another rule set")
+            self.state = state
         self._changed_since_end: set[str] = set()
         self._slaps: dict[str, tuple[str, When]] = {}
         self._returns: list[tuple[Card, _Lift, str, When]] = []

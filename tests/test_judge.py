@@ -1,0 +1,348 @@
+"""The referee's calls on hand-made observation streams: each test is named after the call it checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.events import Event
+from referee.judge.judge import Judge
+from referee.judge.speahx import SpeahxReferee
+from referee.judge.spit import SLAP_FALLBACK, TOO_CLOSE, SpitReferee, layout_counts
+from referee.observations import HandSeen, Observation, ZoneReading
+from referee.rules import get_rules
+from referee.rules.spit import SpitRules, SpitState
+from referee.tracker import Tracker
+
+FPS = 30.0
+LAYOUT = {"A1": "7C", "A2": "9H", "A3": "KD", "A4": "2S", "A5": "5H",
+          "B1": "QS", "B2": "4D", "B3": "8S", "B4": "JD", "B5": "AC"}
+
+
+class Film:
+    """Writes observations frame by frame: zones as seen, hands laying, lifting and touching."""
+
+    def __init__(self, zones: dict[str, str]) -> None:
+        self.zones = dict(zones)
+        self.frames: list[Observation] = []
+
+    @property
+    def t(self) -> float:
+        return round(len(self.frames) / FPS, 6)
+
+    def frame(self, hands: tuple[HandSeen, ...] = (), **override: str) -> float:
+        t = self.t
+        seen = dict(self.zones, **override)
+        for hand in hands:
+            for zone in hand.over:
+                seen[zone] = "occluded"
+        self.frames.append(Observation(t, len(self.frames), {z: ZoneReading(v) for z, v in seen.items()}, hands))
+        return t
+
+    def still(self, n: int = 6) -> None:
+        for _ in range(n):
+            self.frame()
+
+    def touch(self, side: str, zone: str, n: int = 3, then: str | None = None) -> float:
+        """A hand of `side` on `zone` for `n` frames (touching it); `zone` then shows `then`."""
+        first = self.t
+        for _ in range(n):
+            self.frame((HandSeen(side, (zone,), {zone: first}),))
+        if then is not None:
+            self.zones[zone] = then
+        return first
+
+    def touch_both(self, a: tuple[str, str], b: tuple[str, str], lag: int, n: int = 4) -> tuple[float, float]:
+        """Hands of two sides on zones, the second arriving `lag` frames after the first."""
+        start = self.t
+        for i in range(n + lag):
+            hands = []
+            if i < n:
+                hands.append(HandSeen(a[0], (a[1],), {a[1]: start}))
+            if i >= lag:
+                hands.append(HandSeen(b[0], (b[1],), {b[1]: round(start + lag / FPS, 6)}))
+            self.frame(tuple(hands))
+        return start, round(start + lag / FPS, 6)
+
+    def play(self, side: str, source: str, under: str, pile: str) -> float:
+        """Lift the top of `source` (showing `under`), lay it on `pile`; the touch time."""
+        card = self.zones[source]
+        self.touch(side, source, 2, then=under)
+        self.still(4)
+        t = self.touch(side, pile, 3, then=card)
+        self.still(6)
+        return t
+
+    def judge(self, rules: str = "classic", **options: object) -> list[Event]:
+        judge = Judge(rules, fps=FPS, **options)  # type: ignore[arg-type]
+        return [event for obs in self.frames for event in judge.feed(obs)]
+
+
+STUCK = {"A1": "2S", "A2": "3H", "A3": "9C", "A4": "10D", "A5": "QH",
+         "B1": "2D", "B2": "3S", "B3": "9H", "B4": "10C", "B5": "QC"}
+"""A layout where no top is next to a six."""
+
+
+def _opened(spit_l: str = "8D", spit_r: str = "3C", layout: dict[str, str] = LAYOUT) -> Film:
+    """A classic layout read, then the opening spit."""
+    film = Film(dict(layout, L="empty", R="empty"))
+    film.still(6)
+    film.touch("A", "L", 3, then=spit_l)
+    film.touch("B", "R", 3, then=spit_r)
+    film.still(6)
+    return film
+
+
+def _of(events: list[Event], kind: str) -> list[Event]:
+    return [e for e in events if e.type == kind]
+
+
+def test_layout_is_read_with_counts_from_the_deal() -> None:
+    events = _opened().judge()
+    layout, spit = events[0], events[1]
+    assert layout.type == "layout" and layout["counts"] == {"A": 26, "B": 26} and layout.t == 0.0
+    assert spit.type == "spit" and spit["cards"] == {"L": "8D", "R": "3C"}
+
+
+def test_layout_counts_deal_as_far_as_the_cards_go() -> None:
+    assert layout_counts((1, 2, 3, 4, 5), 26) == ([1, 2, 3, 4, 5], 11)
+    assert layout_counts((1, 2, 3, 4, 5), 7) == ([1, 2, 2, 1, 1], 0)
+
+
+def test_play_event_time_is_the_first_contact_frame() -> None:
+    film = _opened()
+    t = film.play("A", "A2", "back", "L")  # 9H onto 8D
+    plays = _of(film.judge(), "play")
+    assert [(e["player"], e["card"], e["from"], e["to"]) for e in plays] == [("A", "9H", "A2", "L")]
+    assert plays[0].t == t and plays[0]["called_at"] > t
+
+
+def test_illegal_play_names_the_reason() -> None:
+    film = _opened()
+    t = film.play("A", "A1", "empty", "L")  # 7C onto 8D is legal; KD onto 8D is not
+    film.play("A", "A3", "back", "L")
+    film.zones["L"] = "7C"
+    film.still(6)
+    events = film.judge()
+    illegal = _of(events, "illegal_play")
+    assert [(e["player"], e["card"], e["to"]) for e in illegal] == [("A", "KD", "L")]
+    assert illegal[0]["reason"] == "K♦ is not next to 7♣"
+    assert _of(events, "play")[0].t == t
+    assert len(_of(events, "play")) == 1  # the engine did not move on the illegal card
+
+
+def test_one_frame_misread_is_not_an_event() -> None:
+    film = _opened()
+    film.frame(L="9C")  # a one-frame misread of a card that would be a legal play
+    film.frame(A3="QH")
+    film.still(6)
+    events = film.judge()
+    assert [e.type for e in events] == ["layout", "spit"]
+
+
+def test_card_under_a_hand_is_held() -> None:
+    film = _opened()
+    for _ in range(20):  # a hand resting over A2 and L: their cards are not read as gone
+        film.frame((HandSeen("B", ("A2", "L")),), A2="empty", L="empty")
+    film.still(6)
+    assert [e.type for e in film.judge()] == ["layout", "spit"]
+
+
+def test_turn_up_reveals_the_card() -> None:
+    film = _opened()
+    film.play("A", "A2", "back", "L")
+    t = film.touch("A", "A2", 3, then="6S")
+    film.still(6)
+    turned = _of(film.judge(), "turn_up")
+    assert [(e["player"], e["pile"], e["card"], e.t) for e in turned] == [("A", "A2", "6S", t)]
+
+
+def test_move_to_space_fills_an_empty_place() -> None:
+    film = _opened()
+    film.play("A", "A1", "empty", "L")  # A1 is now empty
+    film.touch("A", "A4", 2, then="back")
+    film.still(4)
+    t = film.touch("A", "A1", 3, then="2S")
+    film.still(6)
+    moved = _of(film.judge(), "move_to_space")
+    assert [(e["card"], e["from"], e["to"], e.t) for e in moved] == [("2S", "A4", "A1", t)]
+
+
+def test_spit_is_called_when_nobody_can_move() -> None:
+    film = _opened("6C", "6D", STUCK)
+    events = film.judge()
+    spit = _of(events, "spit")[0]
+    calls = _of(events, "spit_call")
+    assert len(calls) == 1 and calls[0].t == spit.t  # the stalemate began with the spit
+
+
+def test_spit_is_never_called_while_a_move_exists() -> None:
+    film = _opened()  # 9H and 7C fit 8D
+    film.still(30)
+    assert not _of(film.judge(), "spit_call")
+
+
+def test_spit_waits_for_both_cards() -> None:
+    film = _opened("6C", "6D", STUCK)
+    film.still(10)
+    a = film.touch("A", "L", 3, then="JH")
+    film.still(8)
+    b = film.touch("B", "R", 3, then="10S")
+    film.still(6)
+    spits = _of(film.judge(), "spit")
+    assert spits[-1]["cards"] == {"L": "JH", "R": "10S"}
+    assert spits[-1]["contact"] == {"A": a, "B": b} and spits[-1].t == b
+
+
+def test_premature_spit_names_the_move() -> None:
+    film = _opened()
+    t = film.touch("B", "R", 3, then="JH")  # B turns a spit card while A can play 7C or 9H on 8D
+    film.still(8)
+    film.touch("B", "R", 3, then="3C")  # and takes it back
+    film.still(6)
+    events = film.judge()
+    early = _of(events, "premature_spit")
+    assert len(early) == 1 and early[0]["player"] == "B" and early[0].t == t
+    assert early[0]["move"] == "A plays 7♣ from A1 onto L"  # the first move the engine finds
+    assert not _of(events, "spit")[1:]
+
+
+def test_race_margin_is_the_touch_time_difference() -> None:
+    film = _opened()
+    film.touch("A", "A2", 2, then="back")  # 9H
+    film.touch("B", "B3", 2, then="back")  # 8S
+    film.still(4)
+    ta, tb = film.touch_both(("A", "L"), ("B", "L"), lag=2)  # 9H onto 8D, then 8S onto 9H
+    film.zones["L"] = "8S"
+    film.still(8)
+    events = film.judge()
+    races = _of(events, "race")
+    assert len(races) == 1
+    race = races[0]
+    assert (race["pile"], race["first"], race["second"]) == ("L", "A", "B")
+    assert race["margin_ms"] == pytest.approx((tb - ta) * 1000, abs=0.01)
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("9H", ta), ("8S", tb)]
+
+
+def test_race_loser_taken_back_unseen_is_judged_against_the_new_top() -> None:
+    film = _opened()
+    film.touch("A", "A2", 2, then="back")  # 9H
+    film.touch("B", "B5", 2, then="back")  # AC
+    film.still(4)
+    ta, tb = film.touch_both(("A", "L"), ("B", "L"), lag=3, n=6)
+    film.zones["L"] = "9H"
+    film.still(3)
+    film.touch("B", "B5", 3, then="AC")  # B's ace comes back without ever being seen on L
+    film.still(12)
+    events = film.judge()
+    illegal = _of(events, "illegal_play")
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in illegal] == [("B", "AC", tb, "A♣ is not next to 9♥")]
+    assert _of(events, "race")[0]["second"] == "B"
+
+
+def _settling(rules: SpitRules | None = None) -> tuple[Film, SpitReferee]:
+    """A deal about to end: A's last stock card 7C goes onto 6D."""
+    rules = rules or SpitRules()
+    state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", "back |"]}, spit={"A": "2C 3C", "B": "4C"},
+                               piles={"L": "6D", "R": "KH"})
+    zones = {z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D", "R": "KH"}
+    film = Film(zones)
+    film.still(4)
+    film.play("A", "A1", "empty", "L")
+    film.still(10)
+    return film, SpitReferee(rules, state=state)
+
+
+def _run(film: Film, referee: SpitReferee) -> list[Event]:
+    tracker = Tracker()
+    return [event for obs in film.frames for event in referee.update(tracker.update(obs))]
+
+
+def test_deal_end_counts_the_cards() -> None:
+    film, referee = _settling()
+    ends = _of(_run(film, referee), "deal_end")
+    assert [(e["player"], e["counts"]) for e in ends] == [("A", {"A": 2, "B": 3})]
+
+
+def test_same_pile_slap_goes_to_the_first_hand() -> None:
+    film, referee = _settling()
+    ta, tb = film.touch_both(("B", "R"), ("A", "R"), lag=2)
+    film.still(4)
+    slap = _of(_run(film, referee), "slap")[0]
+    assert (slap["pile"], slap["winner"]) == ("R", "B")
+    assert slap["contact"] == {"A": tb, "B": ta}
+    assert slap["margin_ms"] == pytest.approx(2000 / FPS, abs=0.01) and "verdict" not in slap.fields
+
+
+def test_slap_closer_than_a_frame_is_too_close_to_call() -> None:
+    film, referee = _settling()
+    film.touch_both(("B", "R"), ("A", "R"), lag=0)
+    film.still(4)
+    slap = _of(_run(film, referee), "slap")[0]
+    assert slap["verdict"] == TOO_CLOSE and slap["fallback"] == SLAP_FALLBACK
+    assert slap["winner"] == "A"  # the first player out chooses
+    assert slap["margin_ms"] == 0
+
+
+def test_slaps_on_different_piles_each_take_their_own() -> None:
+    film, referee = _settling()
+    film.touch_both(("B", "R"), ("A", "L"), lag=1)
+    film.still(4)
+    events = _run(film, referee)
+    slap = _of(events, "slap")[0]
+    assert slap["piles"] == {"A": "L", "B": "R"} and slap["margin_ms"] is None
+    assert referee.state.held_count("A") == 2 + 2  # A's spit cards and L (6D, 7C)
+
+
+def test_stacking_without_the_option_is_an_illegal_play() -> None:
+    film = _opened()
+    film.touch("A", "A1", 2, then="empty")  # 7C onto A4's 2S
+    film.still(4)
+    film.touch("A", "A4", 3, then="7C")
+    film.still(6)
+    illegal = _of(film.judge(), "illegal_play")
+    assert [(e["card"], e["to"]) for e in illegal] == [("7C", "A4")]
+    assert "may not be stacked" in illegal[0]["reason"]
+
+
+def test_referee_refuses_rule_sets_it_cannot_watch() -> None:
+    from referee.judge.camera import UnsupportedRules
+
+    with pytest.raises(UnsupportedRules):
+        SpitReferee("five-card-hand")
+    with pytest.raises(UnsupportedRules):
+        SpitReferee("three-players")
+
+
+def _speahx(*steps: tuple[str, str]) -> list[Event]:
+    """A Speahx pile: each step a side laying (or taking) what `P` then shows."""
+    film = Film({"P": "empty"})
+    film.still(4)
+    for side, shows in steps:
+        film.touch(side, "P", 3, then=shows)
+        film.still(5)
+    referee = SpeahxReferee(get_rules("speahx"))
+    tracker = Tracker()
+    return [event for obs in film.frames for event in referee.update(tracker.update(obs))]
+
+
+def test_speahx_lay_is_checked_against_the_pile() -> None:
+    events = _speahx(("A", "7H"), ("B", "9H"), ("C", "QS"))
+    assert [(e.type, e["player"], e["card"]) for e in events] == [
+        ("play", "A", "7H"), ("play", "B", "9H"), ("illegal_play", "C", "QS")]
+    assert events[2]["reason"] == "Q♠ matches neither the suit nor the rank of 9♥"
+
+
+def test_speahx_ten_burns_the_pile() -> None:
+    events = _speahx(("A", "7H"), ("B", "10S"), ("B", "empty"), ("B", "4C"))
+    assert [e.type for e in events] == ["play", "play", "burn", "play"]
+    assert events[2]["by"] == "ten"
+
+
+def test_speahx_named_suit_gets_the_benefit_of_the_doubt() -> None:
+    events = _speahx(("A", "7H"), ("B", "2H"), ("C", "KS"))
+    assert [(e.type, e.get("certain")) for e in events] == [("play", True), ("play", True), ("play", False)]
+
+
+def test_speahx_pile_taken_is_a_pick_up() -> None:
+    events = _speahx(("A", "7H"), ("B", "8H"), ("C", "empty"))
+    assert [(e.type, e["player"]) for e in events][-1] == ("pick_up", "C")

@@ -90,3 +90,16 @@ def test_annotation_round_trips_and_labels_are_clipped():
     (cls, pts), = yolo_obb(ann)
     assert len(pts) == 8 and all(0.0 <= v <= 1.0 for v in pts)
     assert yolo_boxes(ann, min_in_frame=0.95) == []
+
+
+def test_a_card_turned_over_shows_its_back():
+    out = _render([CardPlacement("JH", 0, 0, 0, 0, height=2.0, lift=2.0, tilt=180)])
+    card = out.annotation.cards[0]
+    assert card.card == "back" and card.index_visible == (False, False) and card.visible > 0.97
+    tl, tr, br, bl = card.corners  # turned about its middle line: its printed top is now near player A
+    assert tl[1] > bl[1] and tl[0] < tr[0]
+    tilted = _render([CardPlacement("JH", 0, 0, 0, 0, height=2.0, lift=2.0, tilt=60)]).annotation.cards[0]
+    assert tilted.card == "JH"
+    width = abs(tilted.corners[1][0] - tilted.corners[0][0])
+    height = abs(tilted.corners[3][1] - tilted.corners[0][1])
+    assert height < 0.6 * width * 8.8 / 6.3  # seen from above, a tilted card looks shorter

@@ -22,7 +22,9 @@ Rendering a scene of your own (e.g. a game as video)::
 
 A moving card or hand: `CardPlacement(..., motion_cm=3, motion_angle=90)` smears it over 3 cm
 towards +x during the exposure (its annotation is the middle of the movement); a card carried in
-a hand is a placement with `height` and `lift` of a few cm and a higher `z` than the piles.
+a hand is a placement with `height` and `lift` of a few cm and a higher `z` than the piles;
+`tilt` / `roll` turn a card out of the table plane (a card being turned over: tilt 0 -> 180; once
+the camera sees its other side the annotation calls it "back").
 Rendering is deterministic: the same scene, camera and deck give the same image (for video,
 keep `TableStyle.seed` fixed and vary only the placements, hands and the effects' rng).
 

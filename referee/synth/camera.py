@@ -56,6 +56,10 @@ class Camera:
         H = self.K @ Rt
         return H / H[2, 2]
 
+    def projection(self) -> np.ndarray:
+        """The 3x4 map from homogeneous table-frame points (cm) to homogeneous image points."""
+        return self.K @ np.column_stack([self.R, self.t])
+
     def project(self, points: np.ndarray) -> np.ndarray:
         """Image points (N x 2) of table-frame points (N x 3, cm); points behind the camera get NaN."""
         cam = np.asarray(points, np.float64) @ self.R.T + self.t

@@ -92,9 +92,10 @@ def held_stack(rng: np.random.Generator, side: str, x: float, y: float, z0: int,
     base = 0.0 if side == "A" else 180.0
     angle = base + float(rng.normal(0, 20))
     height = float(rng.uniform(2.5, 9.0))
+    tilt, roll = float(rng.normal(0, 10)), float(rng.normal(0, 10))
     cards = [CardPlacement(BACK, x + float(rng.normal(0, 0.08)), y + float(rng.normal(0, 0.08)),
                            angle + float(rng.normal(0, 1.5)), z0 + k, height + k * CARD_THICKNESS_CM,
-                           lift=height if k == 0 else 0.04) for k in range(count)]
+                           lift=height if k == 0 else 0.04, tilt=tilt, roll=roll) for k in range(count)]
     a = math.radians(angle)
     grip = float(rng.uniform(-1.0, 2.5))  # how far the palm sits behind the stack's centre
     hand = random_hand(rng, side, x - grip * math.sin(a) * 2, y - grip * math.cos(a) * 2, height + 1.2)
@@ -171,7 +172,14 @@ def random_scene(rng: np.random.Generator, area: PlayArea = PlayArea(), marker_p
         lifted = max(0.5, hand.height - 0.8)
         cards.append(CardPlacement(dealer.next(), hand.x + 5 * math.sin(a), hand.y + 5 * math.cos(a),
                                    hand.angle + float(rng.normal(0, 15)), z + 1, lifted, None, lift=lifted,
-                                   motion_cm=hand.motion_cm, motion_angle=hand.motion_angle))
+                                   motion_cm=hand.motion_cm, motion_angle=hand.motion_angle,
+                                   tilt=float(rng.normal(0, 15)), roll=float(rng.normal(0, 12))))
+    elif reaching and rng.random() < 0.15:  # a stock card being turned over, on its edge
+        hand = reaching[0]
+        a = math.radians(hand.angle)
+        cards.append(CardPlacement(dealer.next(), hand.x + 4 * math.sin(a), hand.y + 4 * math.cos(a),
+                                   hand.angle + float(rng.normal(0, 10)), z + 1, float(rng.uniform(2.0, 5.0)), None,
+                                   lift=3.0, tilt=float(rng.uniform(40, 150)), roll=float(rng.normal(0, 10))))
     hands += reaching
     lighting = Lighting(
         azimuth=float(rng.uniform(0, 360)), elevation=float(rng.uniform(35, 85)),

@@ -45,6 +45,11 @@ class CardPlacement:
     motion_angle: float = 0.0
     """How far and which way (degrees, 0 = +y) the card moves while the shutter is open; the
     annotation gives its place in the middle of that movement."""
+    tilt: float = 0.0
+    """Degrees the card turns about its middle line parallel to its top edge, lifting the top
+    edge (a card being picked up or turned over; 180 shows its other side)."""
+    roll: float = 0.0
+    """Degrees the card turns about its middle line parallel to its side edges, lifting its right edge."""
 
 
 @dataclass(frozen=True)
@@ -118,26 +123,51 @@ class Rendered:
 
 
 def card_corners_table(card: CardPlacement) -> np.ndarray:
-    """The card's corners on the table (4 x 3, cm): top-left, top-right, bottom-right, bottom-left as printed."""
+    """The card's corners on the table frame (4 x 3, cm): top-left, top-right, bottom-right, bottom-left as printed."""
     w, h = CARD_W_CM / 2, CARD_H_CM / 2
-    local = np.array([[-w, h], [w, h], [w, -h], [-w, -h]])
-    return _place(local, card.x, card.y, card.angle, card.height)
+    return _card_points(card, np.array([[-w, h], [w, h], [w, -h], [-w, -h]]))
+
+
+def _card_rotation(angle: float, tilt: float = 0.0, roll: float = 0.0) -> np.ndarray:
+    """3x3 rotation from card coordinates (x to its right edge, y to its top edge, z out of its
+    face) to the table frame."""
+    a, t, r = (math.radians(v) for v in (angle, tilt, roll))
+    rz = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
+    rx = np.array([[1, 0, 0], [0, math.cos(t), -math.sin(t)], [0, math.sin(t), math.cos(t)]])
+    ry = np.array([[math.cos(r), 0, -math.sin(r)], [0, 1, 0], [math.sin(r), 0, math.cos(r)]])
+    return rz @ rx @ ry
+
+
+def _card_points(card: CardPlacement, local: np.ndarray) -> np.ndarray:
+    """Points given in card coordinates (N x 2, cm from its centre) on the table frame (N x 3)."""
+    rot = _card_rotation(card.angle, card.tilt, card.roll)
+    return local @ rot[:, :2].T + (card.x, card.y, card.height)
+
+
+def _faces_camera(card: CardPlacement, camera: Camera) -> bool:
+    """Whether the camera looks at the card's printed side (for a back: at the back)."""
+    normal = _card_rotation(card.angle, card.tilt, card.roll)[:, 2]
+    return float(normal @ (camera.centre - (card.x, card.y, card.height))) >= 0
 
 
 def _place(local: np.ndarray, x: float, y: float, angle: float, z: float) -> np.ndarray:
-    a = math.radians(angle)
-    c, s = math.cos(a), math.sin(a)
-    xy = local @ np.array([[c, s], [-s, c]]) + (x, y)
-    return np.column_stack([xy, np.full(len(xy), z)])
+    """Points of something flat (N x 2, cm from its centre), turned `angle` and put at (x, y, z)."""
+    return local @ _card_rotation(angle)[:, :2].T + (x, y, z)
 
 
-def _face_to_table(angle: float, x: float, y: float, w_cm: float, h_cm: float, cols: int, rows: int) -> np.ndarray:
-    """3x3 map from raster pixel indices (col, row) of a face to table-plane cm."""
-    a = math.radians(angle)
-    c, s = math.cos(a), math.sin(a)
+def _raster_to_world(w_cm: float, h_cm: float, cols: int, rows: int, centre: tuple[float, float, float],
+                     rotation: np.ndarray) -> np.ndarray:
+    """4x3 map from raster pixel indices (col, row, 1) of a face to homogeneous table-frame points."""
     to_local = np.array([[w_cm / cols, 0, (0.5 * w_cm / cols) - w_cm / 2],
                          [0, -h_cm / rows, h_cm / 2 - 0.5 * h_cm / rows], [0, 0, 1]])
-    return np.array([[c, -s, x], [s, c, y], [0, 0, 1]]) @ to_local
+    out = np.zeros((4, 3))
+    out[:3, :] = np.column_stack([rotation[:, 0], rotation[:, 1], np.array(centre)]) @ to_local
+    out[3, :] = to_local[2]
+    return out
+
+
+def _flat(angle: float, x: float, y: float, z: float, w_cm: float, h_cm: float, cols: int, rows: int) -> np.ndarray:
+    return _raster_to_world(w_cm, h_cm, cols, rows, (x, y, z), _card_rotation(angle))
 
 
 _MIPS: dict[int, tuple[np.ndarray, list[np.ndarray]]] = {}
@@ -186,18 +216,18 @@ class _Canvas:
             return None
         return x0, y0, x1, y1
 
-    def _shadow_shift(self, centre: np.ndarray, z_cm: float, drop: float) -> np.ndarray:
-        """Where (in whole pixels) the shadow of a point lands relative to the point itself."""
-        x, y = centre[0] / centre[2], centre[1] / centre[2]
+    def _shadow_shift(self, centre: np.ndarray, drop: float) -> np.ndarray:
+        """Where (in whole pixels) the shadow of a point (x, y, z cm) lands relative to the point itself."""
+        x, y, z = centre
         dx, dy = self.shadow_dir * drop
-        p = self.camera.project(np.array([[x, y, z_cm], [x + dx, y + dy, max(z_cm - drop, 0.0)]]))
+        p = self.camera.project(np.array([[x, y, z], [x + dx, y + dy, max(z - drop, 0.0)]]))
         return np.nan_to_num(np.round(p[1] - p[0])).astype(int)
 
     def shadow(self, outline: np.ndarray, drop: float, strength: float) -> None:
-        """Darken what lies under an outline (N x 3 cm) lifted `drop` cm above it."""
+        """Darken what lies under an outline (N x 3 cm) lifted `drop` cm above it (or above the table)."""
         shifted = outline.copy()
-        shifted[:, :2] += self.shadow_dir * drop
         shifted[:, 2] = np.maximum(outline[:, 2] - drop, 0.0)
+        shifted[:, :2] += self.shadow_dir * (outline[:, 2:3] - shifted[:, 2:3])
         pts = self.camera.project(shifted)
         ppc = self.camera.pixels_per_cm(float(outline[:, 0].mean()), float(outline[:, 1].mean()))
         sigma = max(0.6, (0.07 + 0.22 * drop) * ppc)
@@ -243,24 +273,25 @@ class _Canvas:
         part = cv2.resize(mask[my0:my1, mx0:mx1], ((mx1 - mx0) * f, (my1 - my0) * f), interpolation=cv2.INTER_LINEAR)
         self.image[y0:y1, x0:x1] *= cv2.merge([1 - strength * part[:y1 - y0, :x1 - x0]] * 3)
 
-    def paste(self, rgba: np.ndarray, face_to_table: np.ndarray, z_cm: float, owner: int | None,
+    def paste(self, rgba: np.ndarray, to_world: np.ndarray, owner: int | None,
               contact_shadow: float = 0.0, drop: float = 0.04, shade: float = 0.0,
               blur: np.ndarray | None = None) -> None:
-        """Warp an RGBA raster whose pixels map to the table by `face_to_table` (at height z_cm),
+        """Warp an RGBA raster whose pixels map to the table frame by `to_world` (4 x 3),
         first darkening what is under it with a soft contact shadow of strength `contact_shadow`
         (for things lying `drop` cm above what is under them); `shade` brightens the raster's
         right edge against its left; `blur` smears it along an image vector (pixels)."""
         rows, cols = rgba.shape[:2]
-        H = _TO_INDEX @ self.camera.homography(z_cm) @ face_to_table
+        H = _TO_INDEX @ self.camera.projection() @ to_world
         corners = np.array([[-0.5, -0.5, 1], [cols - 0.5, -0.5, 1], [cols - 0.5, rows - 0.5, 1], [-0.5, rows - 0.5, 1]])
         img_pts = corners @ H.T
         if np.any(img_pts[:, 2] <= 0):
             return
         pts = img_pts[:, :2] / img_pts[:, 2:]
         area = abs(cv2.contourArea(pts.astype(np.float32)))
-        ppc = math.sqrt(area / max(abs(np.linalg.det(face_to_table[:2, :2])) * rows * cols, 1e-9))
+        world_area = float(np.linalg.norm(np.cross(to_world[:3, 0], to_world[:3, 1]))) * rows * cols
+        ppc = math.sqrt(area / max(world_area, 1e-9))
         sigma = max(0.6, (0.07 + 0.22 * drop) * ppc)
-        shift = self._shadow_shift(face_to_table @ np.array([(cols - 1) / 2, (rows - 1) / 2, 1.0]), z_cm, drop)
+        shift = self._shadow_shift(to_world[:3] @ np.array([(cols - 1) / 2, (rows - 1) / 2, 1.0]), drop)
         smear = blur if blur is not None and float(np.abs(blur).max()) >= 1.0 else None
         pad = int(3 * sigma + 2 + np.abs(shift).max()) if contact_shadow > 0 else 2
         if smear is not None:
@@ -505,8 +536,7 @@ def _index_points(card: CardPlacement, bottom_right: bool) -> np.ndarray:
     u, v = us.ravel(), vs.ravel()
     if bottom_right:
         u, v = 1 - u, 1 - v
-    local = np.column_stack([(u - 0.5) * CARD_W_CM, (0.5 - v) * CARD_H_CM])
-    return _place(local, card.x, card.y, card.angle, card.height)
+    return _card_points(card, np.column_stack([(u - 0.5) * CARD_W_CM, (0.5 - v) * CARD_H_CM]))
 
 
 def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
@@ -515,22 +545,27 @@ def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
     markers: list[MarkerLabel] = []
     for marker in scene.markers:
         rgba, paper_cm = _marker_raster(marker)
-        to_table = _face_to_table(marker.angle, marker.x, marker.y, paper_cm, paper_cm, rgba.shape[1], rgba.shape[0])
-        canvas.paste(rgba, to_table, 0.0, None, scene.lighting.shadow * 0.5, 0.02)
+        to_world = _flat(marker.angle, marker.x, marker.y, 0.0, paper_cm, paper_cm, rgba.shape[1], rgba.shape[0])
+        canvas.paste(rgba, to_world, None, scene.lighting.shadow * 0.5, 0.02)
         corners = camera.project(marker_corners_table(marker))
         if np.all(np.isfinite(corners)):
             markers.append(MarkerLabel(marker.marker_id, _points(corners)))
     for prop in scene.props:
         rgba = prop_raster(prop.kind, prop.color, prop.seed)
         w_cm, h_cm, height = prop.size
-        to_table = _face_to_table(prop.angle, prop.x, prop.y, w_cm, h_cm, rgba.shape[1], rgba.shape[0])
-        canvas.paste(rgba, to_table, height, None, scene.lighting.shadow * 0.8, max(height, 0.02))
+        to_world = _flat(prop.angle, prop.x, prop.y, height, w_cm, h_cm, rgba.shape[1], rgba.shape[0])
+        canvas.paste(rgba, to_world, None, scene.lighting.shadow * 0.8, max(height, 0.02))
     order = sorted(range(len(scene.cards)), key=lambda k: (scene.cards[k].z, k))
     for k in order:
         card = scene.cards[k]
-        raster = deck.back if card.code == BACK else deck.faces.face(card.code)
+        rotation = _card_rotation(card.angle, card.tilt, card.roll)
+        face_up = card.code != BACK
+        if not _faces_camera(card, camera):  # turned over: the other side shows, mirrored
+            face_up = not face_up
+            rotation = rotation @ np.diag([-1.0, 1.0, -1.0])
+        raster = deck.faces.face(card.code) if face_up and card.code != BACK else deck.back
         drop = max(card.lift, 0.02)
-        to_table = _face_to_table(card.angle, card.x, card.y, CARD_W_CM, CARD_H_CM, FACE_W, FACE_H)
+        to_world = _raster_to_world(CARD_W_CM, CARD_H_CM, FACE_W, FACE_H, (card.x, card.y, card.height), rotation)
         blur = None
         if card.motion_cm > 0:
             a = math.radians(card.motion_angle)
@@ -538,11 +573,11 @@ def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
             ends = camera.project(np.array([[card.x - dx, card.y - dy, card.height],
                                             [card.x + dx, card.y + dy, card.height]]))
             blur = np.nan_to_num(ends[1] - ends[0])
-        if drop < 0.3:
-            canvas.paste(raster, to_table, card.height, k, scene.lighting.shadow * 0.7, drop, card.shade, blur)
+        if drop < 0.3 and card.tilt == 0 and card.roll == 0:
+            canvas.paste(raster, to_world, k, scene.lighting.shadow * 0.7, drop, card.shade, blur)
         else:
             canvas.shadow(card_corners_table(card), drop, scene.lighting.shadow)
-            canvas.paste(raster, to_table, card.height, k, shade=card.shade, blur=blur)
+            canvas.paste(raster, to_world, k, shade=card.shade, blur=blur)
     outlines = [(pose.side, canvas.draw_hand(pose)) for pose in scene.hands]
     hands = [HandLabel(side, _points(outline)) for side, outline in outlines if len(outline) >= 3]
     image = canvas.finish()
@@ -558,14 +593,16 @@ def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
         visible = min(1.0, int(seen_counts[k]) / drawn) if drawn > 0 else 0.0
         in_frame = min(1.0, drawn / area) if area > 0 else 0.0
         index = [False, False]
-        if card.code != BACK:
+        shows_face = card.code != BACK and _faces_camera(card, camera)
+        if shows_face:
             for side in (0, 1):
                 pts = camera.project(_index_points(card, side == 1))
                 cols, rows = np.floor(pts[:, 0]).astype(int), np.floor(pts[:, 1]).astype(int)
                 inside = (cols >= 0) & (cols < camera.width) & (rows >= 0) & (rows < camera.height)
                 hits = np.count_nonzero(owner[rows[inside], cols[inside]] == k)
                 index[side] = bool(hits >= 0.75 * len(pts))
-        labels.append(CardLabel(card.code, _points(corners), round(visible, 4), (index[0], index[1]),
+        labels.append(CardLabel(card.code if shows_face else BACK, _points(corners), round(visible, 4),
+                                (index[0], index[1]),
                                 card.z, card.zone, round(in_frame, 4)))
     return Rendered(image, Annotation(camera.width, camera.height, tuple(labels), tuple(hands), tuple(markers),
                                       tuple(tuple(round(float(v), 8) for v in row) for row in camera.homography(0.0)),

@@ -50,8 +50,9 @@ continuous pixels, (0, 0) at the top-left corner of the top-left pixel::
                                                    # (at least 3/4 of it); always false for backs
                 "z": int,                          # stacking order, higher is on top
                 "zone": "L" | "R" | "A1".."B5" | null}],   # pile, null for loose cards
-     "hands": [{"side": "A" | "B", "polygon": [[x, y], ...]}],   # hand and forearm outline,
-                                                   # clipped to the frame
+     "hands": [{"side": "A" | "B", "polygon": [[x, y], ...]}],   # hand and arm outline,
+                                                   # clipped to the frame (another hand above may
+                                                   # cover part of it)
      "markers": [{"id": 0..3, "corners": [[x, y] x 4]}],   # ArUco DICT_4X4_50, OpenCV corner
                                                    # order; only when the markers are on the table
      "camera": {"homography": 3x3,                 # table plane (cm, z = 0) -> image pixels

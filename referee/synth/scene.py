@@ -578,8 +578,10 @@ def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
         else:
             canvas.shadow(card_corners_table(card), drop, scene.lighting.shadow)
             canvas.paste(raster, to_world, k, shade=card.shade, blur=blur)
-    outlines = [(pose.side, canvas.draw_hand(pose)) for pose in scene.hands]
-    hands = [HandLabel(side, _points(outline)) for side, outline in outlines if len(outline) >= 3]
+    drawn_hands = {k: canvas.draw_hand(scene.hands[k])  # the lower hand first
+                   for k in sorted(range(len(scene.hands)), key=lambda k: scene.hands[k].height)}
+    hands = [HandLabel(pose.side, _points(drawn_hands[k])) for k, pose in enumerate(scene.hands)
+             if len(drawn_hands[k]) >= 3]
     image = canvas.finish()
     owner = canvas.owner
     seen_counts = np.bincount(owner.ravel().astype(np.int64) + 2, minlength=len(scene.cards) + 2)[2:]

@@ -289,13 +289,14 @@ class SpitReferee:
                 return self._owner[zone], zone
         return None
 
-    def _state_at(self, t: float) -> SpitState:
-        """The engine's position at time `t` (moves dated later left out), as far as remembered."""
+    def _state_at(self, t: float, *, before: bool = False) -> SpitState:
+        """The engine's position at time `t` (moves dated later, or with `before` at `t` too,
+        left out), as far as remembered."""
         state = self.state
-        for when, before in reversed(self._history):
-            if when <= t:
+        for when, previous in reversed(self._history):
+            if when < t or (when == t and not before):
                 break
-            state = before
+            state = previous
         return state
 
     def _apply(self, move: SpitMove, when: When, **extra: Any) -> None:
@@ -332,8 +333,7 @@ class SpitReferee:
         self._slaps = {}
         self._lifted.clear()
         self._pending_spit.clear()
-        self._landed.clear()
-        self._history.clear()
+
         self._emit("deal_end", when, player=player, counts=after.counts(), reason=reason)
 
     # ------------------------------------------------------------------------------ reconciling
@@ -393,7 +393,7 @@ class SpitReferee:
         card = parse_card(seen)
         expected = self._expected(zone)
         if expected == FACE_DOWN:
-            return self._try(TurnUp(owner, zone, card), when)
+            return self._turned(owner, zone, card, when)
         source = self._stock_top_of(card)
         if expected != EMPTY and any(lift.zone == zone for lift in self._lifted.values()):
             return False  # its top is still in a hand: what lies there now waits for that card to land
@@ -422,6 +422,22 @@ class SpitReferee:
             if expected == EMPTY and self.rules.refilled_singles:
                 return self._try(Refill(owner, zone, card), when)
         return False
+
+    def _turned(self, player: str, zone: str, card: Card, when: When) -> bool:
+        """A face-down top seen face up: turned at the player's first touch since the last move
+        there; if their hand touched a spit pile between that and their last touch on the place,
+        the card went there and came back (judged as a play once that pile has settled)."""
+        since = self._moved.get(zone, 0.0)
+        touches = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t <= when[0]]
+        turned = (touches[0].t, touches[0].frame) if touches else when
+        if not self._try(TurnUp(player, zone, card), turned):
+            return False
+        for pile in self._piles:
+            for touch in self._touches.get(pile, ()):
+                if touch.contact and touch.side == player and turned[0] < touch.t < when[0]:
+                    self._returns.append((card, _Lift(player, zone, turned[0]), pile, (touch.t, touch.frame)))
+                    return True
+        return True
 
     def _turned_unseen(self, player: str, before: float) -> tuple[str, When] | None:
         """A face-down stock top of `player` their hand touched (since the last move there)
@@ -476,7 +492,7 @@ class SpitReferee:
             player, zone = source
             when = self._when(pile, player, first_seen)
             applied = self._earlier(pile, card, when)
-            partners = self._tied(pile, card, when) - {self._shown.get(pile)}
+            partners = self._tied(pile, player, when) - {self._shown.get(pile)}
             if partners:
                 since = self._ties.setdefault(pile, self._now[0])
                 if self._now[0] - since < TIE_WAIT_S:
@@ -533,15 +549,15 @@ class SpitReferee:
             applied |= self._attempt(lift.player, parse_card(code), lift.zone, pile, touched, visible=False)
         return applied
 
-    def _tied(self, pile: str, card: Card, when: When) -> set[str]:
+    def _tied(self, pile: str, player: str, when: When) -> set[str]:
         """Other players' lifted cards that touched `pile` in the same frame as `card`: which
         came first shows only later (a card seen on top and taken back was second; both staying:
         the one on top)."""
         tied = set()
         for code, lift in self._lifted.items():
-            if code != card.code and not lift.attempted:
+            if lift.player != player and not lift.attempted:
                 for touch in self._touches.get(pile, ()):
-                    if touch.contact and touch.side == lift.player and touch.t == when[0]:
+                    if touch.contact and touch.side == lift.player and touch.t == when[0] >= lift.t:
                         tied.add(code)
         return tied
 
@@ -554,10 +570,16 @@ class SpitReferee:
             return False
         move = Play(player, card, zone, pile)
         reason = (self.state if legal_counts else self._state_at(when[0])).check(move)
+        first = False
         if reason is None and not legal_counts:
-            return False
+            # taken back, so it was refused: a card that touched in the same frame as one that
+            # stayed came first
+            reason = self._state_at(when[0], before=True).check(move)
+            if reason is None:
+                return False
+            first = True
         self._judged.add(key)
-        landed = [item for item in self._landed.get(pile, ()) if item[0] <= when[0]]
+        landed = [item for item in self._landed.get(pile, ()) if item[0] < when[0] or (item[0] == when[0] and not first)]
         if landed and landed[-1][1] != player and when[0] - landed[-1][0] < self.config.race_window_s:
             t0, first = landed[-1]
             self._emit("race", when, pile=pile, first=first, second=player,
@@ -597,9 +619,8 @@ class SpitReferee:
             return
         self._returns = [item for item in self._returns if item not in ready]
         for card, lift, pile, when in ready:
-            if self.state.phase != "play":
-                continue
-            self._earlier(pile, card, when)
+            if self.state.phase == "play":
+                self._earlier(pile, card, when)
             self._attempt(lift.player, card, lift.zone, pile, when, visible=False, legal_counts=False)
 
     def _spit(self) -> bool:
@@ -721,6 +742,8 @@ class SpitReferee:
         self._end_t = None
         self._last_move_t = latest[0]
         self._moved = dict.fromkeys(self._owner, latest[0])
+        self._landed.clear()
+        self._history.clear()
         self._emit("layout", latest, counts=self.state.counts(), tops=tops)
 
     def _layout_holdings(self, filled: dict[str, tuple[bool, ...]]) -> dict[str, int] | None:

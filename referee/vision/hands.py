@@ -9,11 +9,11 @@ moved, left to the zones' change detection (`referee.vision.observe`). An arm th
 across to the other edge (two arms meeting over a pile) is split between the two edges by
 growing both at once through the blob.
 
-A hand *touches* a zone when its leading edge stops there: reaching movements end with a
-minimum-jerk deceleration, so the frame where the tip's step falls below `stop_cm` is the first
-at rest, and the two steps before it date the arrival inside that frame interval (remaining
-distance ~ time to go cubed). The touched zone is the one under the hand's grip, `grip_cm`
-behind the tip along the arm.
+A hand *touches* a zone when it comes to rest there: its step between frames is measured by the
+share of its pixels that changed (robust where the leading edge flips between a finger and a
+carried card), the arrival is dated inside the frame interval from the last two steps
+(reaching movements end with a minimum-jerk deceleration: distance to go ~ time to go cubed),
+and the touched zone is the one under the hand's grip, `grip_cm` behind the tip along the arm.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ class HandConfig:
     `min_area_cm2`: smaller blobs are noise; `still_frames`: frames a pixel must stay within
     `still_threshold` to join the reference (`forget_frames` for a pixel inside a hand: an arm
     lying still that long becomes table); `over_fraction`: share of a zone a hand must cover to be
-    over it; `stop_cm`: a tip step below this, with no more than `stir_share` of the hand's pixels
-    changing, is a hand at rest (it came to rest where its tip came within `rest_cm` of where it lies); `grip_cm`: how far behind the tip
+    over it; a hand with no more than `stir_share` of its pixels changed since the previous frame
+    is at rest; `grip_cm`: how far behind the tip
     the hand holds (what it touches)."""
 
     px_per_cm: float = 4.0
@@ -55,14 +55,12 @@ class HandConfig:
     still_threshold: int = 10
     forget_frames: int = 90
     over_fraction: float = 0.12
-    stop_cm: float = 0.6
     grip_cm: float = 4.0
     stir_share: float = 0.1
-    rest_cm: float = 0.35
 
     def __post_init__(self) -> None:
-        if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0 and self.stop_cm > 0):
-            raise BadHandConfig("px_per_cm, min_area_cm2 and stop_cm must be positive and margin_cm >= 0")
+        if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0):
+            raise BadHandConfig("px_per_cm and min_area_cm2 must be positive and margin_cm >= 0")
         if not (0 < self.threshold < 256 and 0 < self.still_threshold < 256):
             raise BadHandConfig("thresholds are grey levels in 1..255")
         if not (1 <= self.still_frames < self.forget_frames <= 255):
@@ -151,9 +149,9 @@ class Hand:
 
 @dataclass
 class _Track:
-    """One side's hand followed over frames: recent tip positions and its current contact."""
+    """One side's hand followed over frames: recent (capture time, stirring) and its current contact."""
 
-    tips: list[tuple[float, tuple[float, float]]] = field(default_factory=list)
+    history: list[tuple[float, float]] = field(default_factory=list)
     contact: dict[str, float] = field(default_factory=dict)
     seen_frame: int = -1
 
@@ -209,7 +207,8 @@ class HandFinder:
             self.hands = ()
             return ()
         assert self._previous is not None
-        moving = largest_difference(image, self._previous) > cfg.still_threshold
+        moving_mask = cv2.compare(largest_difference(image, self._previous), cfg.still_threshold, cv2.CMP_GT)
+        moving = moving_mask > 0
         fore = (largest_difference(image, self.reference) > cfg.threshold).astype(np.uint8)
         fore = cv2.morphologyEx(fore, cv2.MORPH_OPEN, self._kernel)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
@@ -242,7 +241,7 @@ class HandFinder:
                 if area >= self._min_area:
                     stirring = np.count_nonzero(part & moving[y:y + h, x:x + w]) / area
                     hands.append(self._describe(player, part, (x, y), stirring))
-        self._learn(image, hand_mask, moving)
+        self._learn(image, hand_mask, moving_mask)
         self.mask = hand_mask
         self.hands = tuple(hands)
         return self._report(t, frame)
@@ -251,12 +250,12 @@ class HandFinder:
         """Pixels still for `still_frames` (outside hands; inside after `forget_frames`) join the reference."""
         cfg = self.config
         assert self.reference is not None
-        self._still += 1
-        np.minimum(self._still, 255, out=self._still)
-        self._still[moving] = 0
-        arm = cv2.dilate(hand_mask, self._kernel, iterations=2).astype(bool)
-        learn = (self._still >= cfg.still_frames) & (~arm | (self._still >= cfg.forget_frames))
-        self.reference[learn] = image[learn]
+        self._still = cv2.subtract(cv2.add(self._still, 1), moving)  # saturating: a moving pixel starts again at 0
+        arm = cv2.dilate(hand_mask, self._kernel, iterations=2)
+        settled = cv2.compare(self._still, cfg.still_frames, cv2.CMP_GE)
+        forgotten = cv2.compare(self._still, cfg.forget_frames, cv2.CMP_GE)
+        learn = cv2.bitwise_and(settled, cv2.bitwise_or(cv2.compare(arm, 0, cv2.CMP_EQ), forgotten))
+        cv2.copyTo(image, learn, self.reference)
         self._previous = image
 
     def _describe(self, side: str, part: np.ndarray, offset: tuple[int, int], stirring: float) -> Hand:
@@ -299,46 +298,43 @@ class HandFinder:
         seen_sides = set()
         for hand in sorted(self.hands, key=lambda h: -h.mask.sum()):
             if hand.side in seen_sides:  # a second arm of one player: over zones, no contact of its own
-                out.append(HandSeen(hand.side, hand.over, {}, hand.tip))
+                out.append(HandSeen(hand.side, hand.over, {}, (round(hand.tip[0], 2), round(hand.tip[1], 2))))
                 continue
             seen_sides.add(hand.side)
             track = self._tracks[hand.side]
             if frame - track.seen_frame > 3:
-                track.tips.clear()
+                track.history.clear()
                 track.contact.clear()
             track.seen_frame = frame
-            track.tips.append((t, hand.tip))
-            del track.tips[:-8]
-            moving = len(track.tips) < 2 or math.dist(track.tips[-1][1], track.tips[-2][1]) >= cfg.stop_cm \
-                or hand.stirring > cfg.stir_share
-            if moving:
+            track.history.append((t, hand.stirring))
+            del track.history[:-4]
+            if hand.stirring > cfg.stir_share:
                 track.contact.clear()
             elif hand.grip_zone is not None and hand.grip_zone not in track.contact:
-                track.contact = {hand.grip_zone: self._arrival(track.tips)}
+                track.contact = {hand.grip_zone: self._arrival(track.history)}
             over = tuple(hand.over) + tuple(z for z in track.contact if z not in hand.over)
             out.append(HandSeen(hand.side, over, dict(track.contact), (round(hand.tip[0], 2), round(hand.tip[1], 2))))
         for side, track in self._tracks.items():
             if side not in seen_sides and frame - track.seen_frame > 3:
-                track.tips.clear()
+                track.history.clear()
                 track.contact.clear()
         return tuple(out)
 
-    def _arrival(self, tips: list[tuple[float, tuple[float, float]]]) -> float:
-        """When the tip came to rest: the first of the last frames whose tip lies within `rest_cm`
-        of where it rests now, dated within the interval before it by the two steps that led
-        there (a minimum-jerk ending: the distance still to go falls as the cube of the time to
-        go, so the ratio of the last step to the one before says how much of the interval the
-        hand still moved in)."""
-        rest = tips[-1][1]
-        j = len(tips) - 1
-        while j > 0 and math.dist(tips[j - 1][1], rest) <= self.config.rest_cm:
-            j -= 1
-        if j < 2:
-            return tips[j][0]
-        (_, p0), (t1, p1), (t2, p2) = tips[j - 2], tips[j - 1], tips[j]
-        before, last = math.dist(p0, p1), math.dist(p1, p2)
+    def _arrival(self, history: list[tuple[float, float]]) -> float:
+        """When a hand found at rest in the last frame came to rest. The share of its pixels that
+        changed between frames measures its step: if the frame before was still too, it rested
+        already then; else it arrived within the interval before the last frame, dated by the
+        last two steps (a minimum-jerk ending: the distance still to go falls as the cube of the
+        time to go, so the ratio of the last step to the one before says how much of the interval
+        the hand still moved in)."""
+        share = self.config.stir_share
+        if len(history) < 2 or history[-2][1] <= share:
+            return history[-1][0] if len(history) < 2 else history[-2][0]
+        if len(history) < 3:
+            return history[-2][0]
+        (t0, before), (t1, last) = history[-3], history[-2]
         if before <= 1e-6:
-            return t2
+            return t1
         ratio = min(last / before, 1 / 7)
         s = (ratio / (1 + ratio)) ** (1 / 3)
-        return t1 + s / (1 - s) * (t2 - t1)
+        return t0 + s / (1 - s) * (t1 - t0)

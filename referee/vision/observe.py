@@ -4,8 +4,9 @@ Every frame: one warp into the small top-down view (`TableView`), the hands (`Ha
 for each zone a comparison of its patch with the previous frame (is it still?) and with the
 patch it showed when last read (did it change?). A zone under a hand reads `occluded`; a zone
 that changed and has been still for `settle_frames` with no hand over it is read again by the
-`ZoneReader` (the detector, on rectified crops at 8 px/cm, all such zones in one pass); every
-other zone keeps its last reading. An unsure reading (below `min_confidence`) is read again in
+`ZoneReader` (the detector, on rectified crops at 8 px/cm, all such zones in one pass); a zone
+that looks as when last read keeps its reading, one that changed and is not yet read is left out
+of the observation (not read in this frame). An unsure reading (below `min_confidence`) is read again in
 the next frames.
 """
 
@@ -155,7 +156,7 @@ class Observer:
                 self._share(patch, state.read_patch, mask, cfg.change_threshold) >= cfg.change_fraction * pixels
             if changed and state.still >= cfg.settle_frames:
                 due.append(name)
-            elif state.reading is not None:
+            elif not changed and state.reading is not None:
                 readings[name] = state.reading
         after_zones = time.perf_counter()
         if due:

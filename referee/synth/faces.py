@@ -95,14 +95,6 @@ BUILTIN_STYLES: Final[tuple[FaceStyle, ...]] = (
 )
 
 
-def style_named(name: str) -> FaceStyle:
-    for style in BUILTIN_STYLES:
-        if style.name == name:
-            return style
-    raise SynthAssetError(f"no built-in face style {name!r}; known: "
-                          + ", ".join(s.name for s in BUILTIN_STYLES))
-
-
 @functools.lru_cache(maxsize=64)
 def font(name: str, size: int) -> ImageFont.FreeTypeFont:
     try:

@@ -19,7 +19,7 @@ import numpy as np
 from referee.render.timeline import Frame
 from referee.synth import Camera, CardPlacement, Deck, HandPose, Lighting, MarkerPlacement, TableStyle
 from referee.synth.faces import CARD_H_CM, CARD_W_CM, FACE_H, FACE_W
-from referee.synth.scene import BACK, _Canvas, _face_to_table, _marker_raster, card_corners_table
+from referee.synth.scene import BACK, _Canvas, _card_rotation, _flat, _marker_raster, _raster_to_world, card_corners_table
 
 _NOISE_BANK = 7
 _CACHE_AFTER = 3
@@ -52,13 +52,15 @@ class FrameRenderer:
         canvas = _Canvas(camera, table, lighting)
         for marker in markers:
             rgba, paper_cm = _marker_raster(marker)
-            to_table = _face_to_table(marker.angle, marker.x, marker.y, paper_cm, paper_cm, rgba.shape[1], rgba.shape[0])
-            canvas.paste(rgba, to_table, 0.0, None, lighting.shadow * 0.5, 0.02)
+            to_world = _flat(marker.angle, marker.x, marker.y, 0.0, paper_cm, paper_cm, rgba.shape[1], rgba.shape[0])
+            canvas.paste(rgba, to_world, None, lighting.shadow * 0.5, 0.02)
         self._canvas = canvas
         self._table_image = canvas.image.copy()
         self._light = self._light_field()
         self._still: frozenset[CardPlacement] = frozenset()
         self._still_image = self._table_image.copy()
+        self._scratch = self._table_image.copy()
+        self._footprints: dict[CardPlacement, tuple[int, int, int, int]] = {}
         rng = np.random.default_rng([seed, 5])
         h, w = camera.height, camera.width
         self._noise: list[tuple[np.ndarray, np.ndarray]] = []
@@ -68,7 +70,7 @@ class FrameRenderer:
             noise = np.round(grain + chroma)
             self._noise.append((np.clip(noise, 0, 255).astype(np.uint8), np.clip(-noise, 0, 255).astype(np.uint8)))
         self._hands: dict[tuple[str, bool], _HandCache] = {}
-        self.full_redraws = 0
+        self.redraws = 0
 
     def _light_field(self) -> np.ndarray:
         """The lighting's ramp, vignetting and white balance as a per-pixel gain times 255 (float32 RGB)."""
@@ -78,11 +80,17 @@ class FrameRenderer:
         return (probe.finish() * (255 / 0.25)).astype(np.float32)
 
     def _draw_cards(self, canvas: _Canvas, cards: Sequence[CardPlacement]) -> None:
+        """Cards in stacking order, drawn as `referee.synth.render_scene` draws them."""
         shadow = self.lighting.shadow
         for card in sorted(cards, key=lambda c: c.z):
-            raster = self.deck.back if card.code == BACK else self.deck.faces.face(card.code)
+            rotation = _card_rotation(card.angle, card.tilt, card.roll)
+            face_up = card.code != BACK
+            if rotation[2, 2] < 0:  # turned past the vertical: the other side shows, mirrored
+                face_up = not face_up
+                rotation = rotation @ np.diag([-1.0, 1.0, -1.0])
+            raster = self.deck.faces.face(card.code) if face_up and card.code != BACK else self.deck.back
             drop = max(card.lift, 0.02)
-            to_table = _face_to_table(card.angle, card.x, card.y, CARD_W_CM, CARD_H_CM, FACE_W, FACE_H)
+            to_world = _raster_to_world(CARD_W_CM, CARD_H_CM, FACE_W, FACE_H, (card.x, card.y, card.height), rotation)
             blur = None
             if card.motion_cm > 0:
                 a = np.radians(card.motion_angle)
@@ -90,27 +98,51 @@ class FrameRenderer:
                 ends = self.camera.project(np.array([[card.x - dx, card.y - dy, card.height],
                                                      [card.x + dx, card.y + dy, card.height]]))
                 blur = np.nan_to_num(ends[1] - ends[0])
-            if drop < 0.3:
-                canvas.paste(raster, to_table, card.height, None, shadow * 0.7, drop, card.shade, blur)
+            if drop < 0.3 and card.tilt == 0 and card.roll == 0:
+                canvas.paste(raster, to_world, None, shadow * 0.7, drop, card.shade, blur)
             else:
                 canvas.shadow(card_corners_table(card), drop, shadow)
-                canvas.paste(raster, to_table, card.height, None, shade=card.shade, blur=blur)
+                canvas.paste(raster, to_world, None, shade=card.shade, blur=blur)
 
     def _still_layer(self, still: tuple[CardPlacement, ...]) -> np.ndarray:
-        """The table with the cards lying still; only cards put on top since the last frame are drawn
-        when nothing was taken away or turned."""
+        """The table with the cards lying still. Cards put on top since the last frame are drawn onto
+        it; where cards were taken away or turned, that part of the frame is drawn again."""
         cards = frozenset(still)
-        if cards != self._still:
-            canvas = copy.copy(self._canvas)
-            if self._still <= cards:
-                canvas.image = self._still_image
-                self._draw_cards(canvas, [c for c in still if c not in self._still])
-            else:
-                canvas.image = self._table_image.copy()
-                self._draw_cards(canvas, still)
-                self.full_redraws += 1
-            self._still, self._still_image = cards, canvas.image
+        if cards == self._still:
+            return self._still_image
+        canvas = copy.copy(self._canvas)
+        gone = self._still - cards
+        if not gone:
+            canvas.image = self._still_image
+            self._draw_cards(canvas, [c for c in still if c not in self._still])
+        else:
+            boxes = [self._footprint(c) for c in gone | (cards - self._still)]
+            x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+            x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+            scratch = self._scratch
+            scratch[y0:y1, x0:x1] = self._table_image[y0:y1, x0:x1]
+            canvas.image = scratch
+            self._draw_cards(canvas, [c for c in still if _overlaps(self._footprint(c), (x0, y0, x1, y1))])
+            self._still_image[y0:y1, x0:x1] = scratch[y0:y1, x0:x1]
+            self.redraws += 1
+        self._still = cards
         return self._still_image
+
+    def _footprint(self, card: CardPlacement) -> tuple[int, int, int, int]:
+        """The pixels a card lying still can change (its shadow included), clipped to the frame."""
+        box = self._footprints.get(card)
+        if box is None:
+            corners = card_corners_table(card)
+            centre = corners.mean(axis=0)
+            grown = centre + (corners - centre) * np.array([(CARD_W_CM + 2.0) / CARD_W_CM, (CARD_H_CM + 2.0) / CARD_H_CM, 1.0])
+            u, v = self.camera.project(grown).T
+            w, h = self.camera.width, self.camera.height
+            box = (int(np.clip(np.floor(u.min()), 0, w)), int(np.clip(np.floor(v.min()), 0, h)),
+                   int(np.clip(np.ceil(u.max()) + 1, 0, w)), int(np.clip(np.ceil(v.max()) + 1, 0, h)))
+            if len(self._footprints) > 4096:
+                self._footprints.clear()
+            self._footprints[card] = box
+        return box
 
     def _draw_hand(self, canvas: _Canvas, pose: HandPose) -> None:
         """Draw a hand; a hand held still for a few frames is drawn from its cached effect on what
@@ -164,3 +196,7 @@ class FrameRenderer:
             cv2.add(out, up, dst=out)
             cv2.subtract(out, down, dst=out)
         return cv2.cvtColor(out, cv2.COLOR_RGB2BGR)
+
+
+def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]

@@ -168,6 +168,7 @@ class _Table:
         self.piles: dict[str, list[_Card]] = {}
         self.motions: dict[int, _Motion] = {}
         self._still: tuple[CardPlacement, ...] | None = None
+        self._rank: dict[str, int] = {}
 
     def _rng(self, *parts: str) -> np.random.Generator:
         return np.random.default_rng([self.seed, self.deal, *(zlib.crc32(p.encode()) for p in parts)])
@@ -238,7 +239,7 @@ class _Table:
         index = len(self.piles.get(dest, [])) + sum(m.dest == dest for m in self.motions.values())
         p1 = self.rest_pose(dest, card.code, player, index)
         x, y, a, h = card.pose if card.pose != (0.0, 0.0, 0.0, 0.0) else (*self.centre(src), 0.0, 0.0)
-        self.motions[mid] = _Motion(card, hand, t0, t1, (x, y, a, h), p1, dest, player, face0, face1, 100_000 + mid)
+        self.motions[mid] = _Motion(card, hand, t0, t1, (x, y, a, h), p1, dest, player, face0, face1, 10_000_000 + mid)
 
     def land(self, mid: int) -> None:
         motion = self.motions.pop(mid, None)
@@ -260,14 +261,13 @@ class _Table:
         """Every card lying on a pile (cached until the table changes)."""
         if self._still is None:
             cards = []
-            z = 0
             for name in sorted(self.piles):
                 zone = None if name.startswith("_") else name
-                for card in self.piles[name]:
+                base = 1000 * self._rank.setdefault(name, len(self._rank))  # a pile's cards keep their z
+                for k, card in enumerate(self.piles[name]):
                     x, y, a, h = card.pose
-                    cards.append(CardPlacement(card.code if card.face_up else BACK, x, y, a, z, h, zone,
+                    cards.append(CardPlacement(card.code if card.face_up else BACK, x, y, a, base + k, h, zone,
                                                shade=card.shade))
-                    z += 1
             self._still = tuple(cards)
         return self._still
 

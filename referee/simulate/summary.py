@@ -51,11 +51,6 @@ class Summary:
         return self.count(type) / self.games if self.games else 0.0
 
     @property
-    def deals(self) -> int:
-        """Deals played: every layout dealt (the first of each game included)."""
-        return self.count("layout")
-
-    @property
     def mean_game_s(self) -> float:
         return self.total_ms / 1000 / self.games if self.games else 0.0
 
@@ -69,7 +64,7 @@ class Summary:
         lines = [
             f"rules               {self.rules}",
             f"games               {g}",
-            f"deals per game      {self.per_game('layout'):.2f}",
+            f"deals per game      {self.per_game('layout'):.2f}",  # every layout dealt, the first included
             f"plays               {self.count('play')} ({self.per_game('play'):.1f} per game)",
             f"turn-ups            {self.count('turn_up')} ({self.per_game('turn_up'):.1f} per game)",
             f"moves to a space    {self.count('move_to_space')} ({self.per_game('move_to_space'):.1f} per game)",

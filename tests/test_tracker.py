@@ -39,9 +39,14 @@ def test_card_under_a_hand_is_held() -> None:
     assert _feed(Tracker(), frames) == [(2, None, "7C", 0)]
 
 
-def test_frames_under_a_hand_break_the_settling_run() -> None:
+def test_a_hand_over_a_new_card_makes_it_seen_anew() -> None:
     hand = (HandSeen("B", ("L",)),)
     frames = _plain("7C", "7C", "7C", "8D", "8D") + [("8D", hand)] + _plain("8D", "8D", "8D")
+    assert _feed(Tracker(), frames)[-1] == (8, "7C", "8D", 6)
+
+
+def test_occluded_reading_breaks_the_settling_run() -> None:
+    frames = _plain("7C", "7C", "7C", "8D", "8D", "occluded", "8D", "8D", "8D")
     assert _feed(Tracker(), frames)[-1] == (8, "7C", "8D", 3)
 
 

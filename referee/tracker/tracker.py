@@ -2,8 +2,9 @@
 
 A zone's settled state (a card code, `back` or `empty`) changes only once a new reading has been
 seen in `settle_frames` consecutive readable frames with no hand over the zone; a reading under
-a hand, an `occluded` one, one below `min_confidence` or a missing one holds the state. The
-change keeps the capture time of the first frame the new state was seen; the touches (the first
+a hand, an `occluded` one, one below `min_confidence` or a missing one holds the state (a hand
+also drops a new state not yet settled: it is seen anew once the hand has gone). The change
+keeps the capture time of the first frame the new state was seen; the touches (the first
 frame of each hand's contact with, or cover of, a zone) let the referee date an event to the
 moment the card touched its pile.
 
@@ -142,6 +143,8 @@ class Tracker:
                 z = zones.get(name)
                 if z is not None:
                     z.count = 0
+                    if name in covered:
+                        z.candidate = None  # what shows once the hand has gone is seen anew
                 covered.add(name)
                 continue
             z = zones.get(name)

@@ -355,6 +355,11 @@ class _Canvas:
         if box is None:
             return np.zeros((0, 2))
         x0, y0, x1, y1 = box
+        az = math.radians(self.lighting.azimuth)
+        ends = self.camera.project(np.array([[pose.x, pose.y, pose.height],
+                                             [pose.x + math.sin(az), pose.y + math.cos(az), pose.height]]))
+        towards_light = np.nan_to_num(ends[1] - ends[0])
+        towards_light /= max(float(np.hypot(*towards_light)), 1e-6)
         # a big hand is drawn at a lower resolution: it is smooth, and the saving is large
         f = 1 if (x1 - x0) * (y1 - y0) < 150_000 else 2
         lw, lh = -(-(x1 - x0) // f), -(-(y1 - y0) // f)
@@ -371,8 +376,9 @@ class _Canvas:
             poly = np.round((local - 0.5 - (px0, py0)) * 16).astype(np.int32)
             mask = _fill(poly, (py1 - py0, px1 - px0))
             size = max(1.0, math.sqrt(max(cv2.contourArea(local.astype(np.float32)), 1.0)))
-            # rounded shading: darker towards the part's edges, brighter along its middle
-            shade = _blur_small(mask, max(0.8, size * 0.2))
+            # rounded shading: darker towards the part's edges, brightest a little towards the light
+            lit = np.round(towards_light * size * 0.12).astype(int)
+            shade = _blur_small(_shifted(mask, int(lit[0]), int(lit[1])), max(0.8, size * 0.2))
             np.minimum(shade * 1.6, 1.0, out=shade)
             base = np.array(part.color, np.float32) / 255
             weight = (0.55 + 0.55 * shade) * mask

@@ -25,6 +25,7 @@ from referee.events import Event
 from referee.render.errors import RenderError
 from referee.render.geometry import PLAYER_ANGLE, TableGeometry
 from referee.synth import SKIN_TONES, CardPlacement, HandPose
+from referee.synth.faces import CARD_H_CM
 from referee.synth.scene import BACK, CARD_THICKNESS_CM
 
 PLAYERS: Final = ("A", "B")
@@ -42,6 +43,8 @@ _SPIT_REACH_S: Final = 0.3
 _GATHER_STEP_S: Final = 0.3
 _GATHER_LEAD_S: Final = 6.0
 _SETTLE_HOLD_S: Final = 0.6
+_TURN_S: Final = 0.18
+"""Half the time a turned card is in the air."""
 
 
 @dataclass(frozen=True)
@@ -131,22 +134,41 @@ class _Motion:
     face0: bool
     face1: bool
     z: int
+    zone: str | None = None
+    """The pile the card stays on while it moves (a card turned over in place), else None."""
+    flip_at: float = 0.0
+    """When a card turned over on the way shows its other side (it stands on its edge)."""
+
+    def _progress(self, t: float) -> float:
+        return _ease((t - self.t0) / max(self.t1 - self.t0, 1e-6))
+
+    def tilt(self, t: float) -> float:
+        """How far the card is turned over (degrees): 180 shows its other side; a card turned face
+        up on the way stands on its edge (90) half-way through the move."""
+        if self.face0 == self.face1:
+            return 0.0
+        e = self._progress(t)
+        showing = t >= self.flip_at
+        tilt = 180.0 * (1.0 - e) if self.face1 else 180.0 * e
+        return min(tilt, 89.9) if showing == self.face1 else max(tilt, 90.1)
 
     def pose(self, t: float) -> tuple[float, float, float, float]:
-        e = _ease((t - self.t0) / max(self.t1 - self.t0, 1e-6))
+        e = self._progress(t)
         (x0, y0, a0, h0), (x1, y1, a1, h1) = self.p0, self.p1
         turn = (a1 - a0 + 180.0) % 360.0 - 180.0
         h = h0 + (h1 - h0) * e + _arc(x0, y0, x1, y1) * math.sin(math.pi * e)
+        h = max(h, CARD_H_CM / 2 * abs(math.sin(math.radians(self.tilt(t)))) + 0.2 * math.sin(math.pi * e))
         return x0 + (x1 - x0) * e, y0 + (y1 - y0) * e, a0 + turn * e, h
 
     def placement(self, t: float) -> CardPlacement:
         x, y, a, h = self.pose(t)
         xb, yb, _, _ = self.pose(t - EXPOSURE_S / 2)
         xf, yf, _, _ = self.pose(t + EXPOSURE_S / 2)
-        face = self.face0 if _ease((t - self.t0) / max(self.t1 - self.t0, 1e-6)) < 0.5 else self.face1
-        return CardPlacement(self.card.code if face else BACK, x, y, a, self.z, h, None, lift=max(h, 0.04),
-                             shade=self.card.shade, motion_cm=math.hypot(xf - xb, yf - yb),
-                             motion_angle=math.degrees(math.atan2(xf - xb, yf - yb)))
+        turning = self.face0 != self.face1
+        code = self.card.code if turning or self.face0 else BACK
+        return CardPlacement(code, x, y, a, self.z, h, self.zone, lift=max(h, 0.04), shade=self.card.shade,
+                             motion_cm=math.hypot(xf - xb, yf - yb),
+                             motion_angle=math.degrees(math.atan2(xf - xb, yf - yb)), tilt=self.tilt(t))
 
 
 def _stack_name(player: str) -> str:
@@ -232,26 +254,21 @@ class _Table:
         return _Card(code, face_up, shade=float(np.clip(self._rng("shade", code).normal(0, 0.05), -0.12, 0.12)))
 
     def lift(self, mid: int, src: str, code: str | None, dest: str, player: str, hand: tuple[str, str] | None,
-             t0: float, t1: float, face0: bool, face1: bool, shown: str | None) -> None:
+             t0: float, t1: float, face0: bool, face1: bool, shown: str | None, flip_at: float) -> None:
         card = self.take(src, code)
         if shown is not None:
             card.code = shown
         index = len(self.piles.get(dest, [])) + sum(m.dest == dest for m in self.motions.values())
         p1 = self.rest_pose(dest, card.code, player, index)
         x, y, a, h = card.pose if card.pose != (0.0, 0.0, 0.0, 0.0) else (*self.centre(src), 0.0, 0.0)
-        self.motions[mid] = _Motion(card, hand, t0, t1, (x, y, a, h), p1, dest, player, face0, face1, 10_000_000 + mid)
+        self.motions[mid] = _Motion(card, hand, t0, t1, (x, y, a, h), p1, dest, player, face0, face1, 10_000_000 + mid,
+                                    dest if src == dest and not dest.startswith("_") else None, flip_at)
 
     def land(self, mid: int) -> None:
         motion = self.motions.pop(mid, None)
         if motion is not None:
             motion.card.face_up = motion.face1
             self.put(motion.dest, motion.card, motion.player)
-
-    def turn(self, pile: str, code: str) -> None:
-        stack = self.piles.get(pile)
-        if stack:
-            stack[-1].code, stack[-1].face_up = code, True
-            self._still = None
 
     def clear(self, pile: str) -> None:
         if self.piles.pop(pile, None):
@@ -382,12 +399,15 @@ class Timeline:
         self._track(hand).keys.append(Key(t, grip, max(hold, t), approach, layer))
 
     def _move(self, hand: tuple[str, str], player: str, src: str, code: str | None, dest: str, t0: float, t1: float,
-              face0: bool = True, face1: bool = True, shown: str | None = None, hold: float = 0.08) -> None:
-        """A hand picks a card from `src` at `t0` (not before the deal's layout) and lays it on `dest` at `t1`."""
+              face0: bool = True, face1: bool = True, shown: str | None = None, hold: float = 0.08,
+              flip_at: float | None = None) -> None:
+        """A hand picks a card from `src` at `t0` (not before the deal's layout) and lays it on `dest` at `t1`;
+        a card turned over on the way shows its other side from `flip_at` (default half-way)."""
         t0 = min(max(t0, self._dealt), t1)
         mid = len(self._effects)
         table = self._table
-        self._effect(t0, _Table.lift, mid, src, code, dest, player, hand, t0, t1, face0, face1, shown)
+        flip = (t0 + t1) / 2 if flip_at is None else flip_at
+        self._effect(t0, _Table.lift, mid, src, code, dest, player, hand, t0, t1, face0, face1, shown, flip)
         self._effect(t1, _Table.land, mid)
         approach = min(0.4, max(0.12, (t1 - t0) / 3))
         self._key(hand, t0, table.centre(src), CARRY, t0, approach)
@@ -413,9 +433,9 @@ class Timeline:
                 pickup = t + min(0.15, (back - t) / 2)
                 self._move(hand, player, src, f["card"], f["to"], start, t, hold=pickup - t)
                 self._move(hand, player, f["to"], f["card"], src, pickup, back)
-            elif event.type == "turn_up":
-                self._effect(t, _Table.turn, f["pile"], f["card"])
-                self._key(hand, t - 0.1, table.centre(f["pile"]), TOUCH, t + 0.12, approach=0.2)
+            elif event.type == "turn_up":  # turned over in place, the face showing from `t` (half-way)
+                self._move(hand, player, f["pile"], None, f["pile"], t - _TURN_S, t + _TURN_S, face0=False,
+                           shown=f["card"], flip_at=t)
             elif event.type == "refill":
                 self._move(hand, player, _stack_name(player), None, f["pile"], f.get("start", t - 0.35), t,
                            face0=False, shown=f["card"])

@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "judge": ("referee.judge.cli", "referee a game from a per-frame observation stream"),
     "render-game": ("referee.render.cli", "render a simulated game as camera video with its ground truth"),
     "run": ("referee.pipeline.cli", "referee a game from a video file or a camera in real time"),
+    "serve": ("referee.server.cli", "the live overlay in the browser (default: the built-in demo game)"),
 }
 
 

@@ -262,6 +262,8 @@ class SpitReferee:
             if touch.t < seen[0] - TOUCH_REACH_S:
                 break
             if touch.contact:
+                if cover is not None and touch.t < cover[0] - 0.1:
+                    break  # the last hand there covered it without a contact seen
                 return touch.t, touch.frame
             if cover is None:
                 cover = (touch.t, touch.frame)

@@ -71,6 +71,10 @@ class TableGeometry:
         limit = self.width_cm / 2 - 4.0
         return (max(-limit, x - 11.5) if player == "A" else min(limit, x + 11.5)), y
 
+    def packet(self, player: str) -> tuple[float, float]:
+        """Where a player holds the packet they deal from: over their edge of the play area, a little to their left."""
+        return (-8.0, -self.depth_cm / 2 + 1.0) if player == "A" else (8.0, self.depth_cm / 2 - 1.0)
+
     def seat(self, player: str, hand: str) -> Seat:
         """The shoulder a hand comes from and where it waits, just off the player's edge."""
         side = 1.0 if hand == "right" else -1.0

@@ -41,7 +41,9 @@ EXPOSURE_S: Final = 1 / 60
 _WITHDRAW_S: Final = 0.3
 _SPIT_REACH_S: Final = 0.3
 _GATHER_STEP_S: Final = 0.3
-_GATHER_LEAD_S: Final = 6.0
+_GATHER_S: Final = 3.0
+_DEAL_S: Final = 4.0
+"""How long the players take to deal the stock piles (less when the log leaves less time)."""
 _SETTLE_HOLD_S: Final = 0.6
 _TURN_S: Final = 0.18
 """Half the time a turned card is in the air."""
@@ -196,6 +198,8 @@ class _Table:
         return np.random.default_rng([self.seed, self.deal, *(zlib.crc32(p.encode()) for p in parts)])
 
     def centre(self, pile: str) -> tuple[float, float]:
+        if pile.startswith("~"):
+            return self.geometry.packet(pile[1])
         return self.geometry.stack(pile[1]) if pile.startswith("_") else self.geometry.pile(pile)
 
     def rest_pose(self, pile: str, code: str, player: str, index: int) -> tuple[float, float, float, float]:
@@ -229,13 +233,21 @@ class _Table:
         if stack:
             self._still = None
             return stack.pop()
-        return _Card(code or BACK, False, shade=float(self._rng(pile, str(code)).normal(0, 0.05)))
+        return self._card(code or BACK, False)
 
     # the effects, applied in time order ------------------------------------------------------------
 
-    def reset(self, fields: Mapping[str, Any]) -> None:
-        """A new deal: the stock piles (only each top face up), spit piles and face-down spit cards."""
-        self.deal += 1
+    def begin_deal(self, deal: int) -> None:
+        """The table is cleared for deal number `deal` (its cards are about to be dealt)."""
+        self.deal = deal
+        self.piles = {}
+        self.motions = {}
+        self._still = None
+
+    def reset(self, fields: Mapping[str, Any], deal: int) -> None:
+        """Deal number `deal` lies on the table: the stock piles (only each top face up), spit piles
+        and face-down spit cards, each card where it was dealt."""
+        self.deal = deal
         self.piles = {}
         self.motions = {}
         self._still = None
@@ -255,12 +267,12 @@ class _Table:
 
     def lift(self, mid: int, src: str, code: str | None, dest: str, player: str, hand: tuple[str, str] | None,
              t0: float, t1: float, face0: bool, face1: bool, shown: str | None, flip_at: float) -> None:
-        card = self.take(src, code)
+        card = self.take(src, code or shown)
         if shown is not None:
             card.code = shown
         index = len(self.piles.get(dest, [])) + sum(m.dest == dest for m in self.motions.values())
         p1 = self.rest_pose(dest, card.code, player, index)
-        x, y, a, h = card.pose if card.pose != (0.0, 0.0, 0.0, 0.0) else (*self.centre(src), 0.0, 0.0)
+        x, y, a, h = card.pose if card.pose != (0.0, 0.0, 0.0, 0.0) else (*self.centre(src), PLAYER_ANGLE[player], 2.0)
         self.motions[mid] = _Motion(card, hand, t0, t1, (x, y, a, h), p1, dest, player, face0, face1, 10_000_000 + mid,
                                     dest if src == dest and not dest.startswith("_") else None, flip_at)
 
@@ -416,15 +428,20 @@ class Timeline:
     def _build(self) -> None:
         table = self._table
         settled = 0.0
+        deal = 0
         for event in self.events:
             f, t = event.fields, event.t
             player = f.get("player", "A")
             hand = (player, f.get("hand", "right"))
             if event.type == "layout":
-                self._dealt = t
+                deal += 1
                 if t > 0:
-                    self._gather(max(t - _GATHER_LEAD_S, settled + 0.5), t)
-                self._effect(t, _Table.reset, f)
+                    dealing = min(_DEAL_S, max(0.5, (t - settled) / 2))
+                    self._gather(max(t - dealing - _GATHER_S, settled + 0.5), t - dealing)
+                    self._effect(t - dealing, _Table.begin_deal, deal)
+                    self._deal(f, t - dealing, t)
+                self._dealt = t
+                self._effect(t, _Table.reset, f, deal)
             elif event.type in ("play", "move_to_space", "stack_equal"):
                 self._move(hand, player, f["from"], f["card"], f["to"], f.get("start", t - 0.35), t)
             elif event.type == "illegal_play":
@@ -464,19 +481,35 @@ class Timeline:
                 self._key(hand, t, table.centre(f["pile"]), TOUCH, settled)
                 self._effect(settled, _Table.clear, f["pile"])
 
-    def _gather(self, begin: float, layout_t: float) -> None:
-        """Before a new layout each player picks up the spit piles' rest, their stock piles and spit cards."""
-        begin = min(begin, layout_t - 0.5)
+    def _gather(self, begin: float, end: float) -> None:
+        """Before a new deal each player picks up the spit piles' rest, their stock piles and spit cards."""
+        begin = min(begin, end - 0.3)
         for pile in SPIT_OWNER:
             self._effect(begin, _Table.clear, pile)
         names = sorted({n for n in self._stock_names()})
         for player in PLAYERS:
             places = [n for n in names if n[0] == player] + [_stack_name(player)]
-            step = min(_GATHER_STEP_S, max(0.05, (layout_t - begin - 0.4) / len(places)))
+            step = min(_GATHER_STEP_S, max(0.03, (end - begin - 0.2) / len(places)))
             for k, pile in enumerate(places):
                 t = begin + k * step
                 self._key((player, "right"), t, self._table.centre(pile), TOUCH, t + step * 0.5, approach=0.3)
                 self._effect(t + step * 0.4, _Table.clear, pile)
+
+    def _deal(self, fields: Mapping[str, Any], begin: float, end: float) -> None:
+        """Each player deals their stock piles row by row from the packet in their hand, the top of
+        each pile turned face up on the way; the last card lands at `end`, the layout's time."""
+        stock: Mapping[str, Sequence[str]] = fields.get("stock", {})
+        for player in PLAYERS:
+            names = sorted((n for n in stock if n[0] == player), key=lambda n: int(n[1:]))
+            order = [(n, codes[r], r == len(codes) - 1) for r in range(max((len(stock[n]) for n in names), default=0))
+                     for n in names for codes in (stock[n],) if r < len(codes)]
+            if not order:
+                continue
+            step = (end - begin) / len(order)
+            for k, (pile, code, top) in enumerate(order):
+                land = end if k == len(order) - 1 else begin + (k + 1) * step
+                self._move((player, "right"), player, f"~{player}", None, pile, land - 0.55 * step, land,
+                           face0=False, face1=top, shown=code, hold=0.0)
 
     def _stock_names(self) -> set[str]:
         return {name for e in self.events if e.type == "layout" for name in e.fields.get("stock", {})}

@@ -507,7 +507,7 @@ def _table_image(camera: Camera, table: TableStyle) -> np.ndarray:
     x1, y1 = np.ceil(pts.max(axis=0))
     ppc_max = max(camera.pixels_per_cm(float(x), float(y)) for x, y in pts[::3])
     fine = table.kind in FINE_KINDS
-    ppc = min(ppc_max * (1.0 if fine else 0.6), (1000.0 if fine else 560.0) / max(x1 - x0, y1 - y0, 1.0))
+    ppc = min(ppc_max * (0.8 if fine else 0.6), (800.0 if fine else 560.0) / max(x1 - x0, y1 - y0, 1.0))
     ppc = max(ppc, 0.5)
     size = (max(2, int((y1 - y0) * ppc)), max(2, int((x1 - x0) * ppc)))
     texture = render_table(table, float(x0), float(y0), ppc, size)

@@ -164,11 +164,12 @@ class SpitReferee:
         self._returns: list[tuple[Card, _Lift, str, When]] = []
         self._ties: dict[str, float] = {}
         self._shown: dict[str, str] = {}
-        self._stock_changed = 0.0
         self._moved: dict[str, float] = {}
         self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))
         self._covered: dict[str, float] = {}
         self._deferred = False
+        self._unsettled: frozenset[str] = frozenset()
+        self._layout_due = math.inf
         self._now: When = (0.0, 0)
         self._out: list[Event] = []
 
@@ -190,9 +191,12 @@ class SpitReferee:
             self._watch_slap()
         if self._returns:
             self._judge_returns()
-        if not snap.changes and (self._deferred or self.state.phase == "layout" or (
-                self._ties and min(self._ties.values()) <= snap.t - TIE_WAIT_S)):
+        if not snap.changes and (
+                (self._deferred and snap.unsettled != self._unsettled)
+                or (self.state.phase == "layout" and self._layout_due <= snap.t)
+                or (self._ties and min(self._ties.values()) <= snap.t - TIE_WAIT_S)):
             self._reconcile()
+        self._unsettled = snap.unsettled
         return self._out
 
     def _remember(self, touches: tuple[Touch, ...]) -> None:
@@ -210,7 +214,7 @@ class SpitReferee:
         if self._end_t is not None:
             self._changed_since_end.add(zone)
         if zone in self._owner:
-            self._stock_changed = change.seen_t
+            self._layout_due = change.seen_t + LAYOUT_STILL_S
         if zone in self._piles:
             self._ties.pop(zone, None)
             for key in [key for key in self._flagged if key[0] == zone and key[1] != change.after]:
@@ -754,8 +758,9 @@ class SpitReferee:
         patterns = self._patterns
         if all(patterns[n] == filled[p] for p, n in held.items()):
             return held
-        if self._now[0] - self._stock_changed < LAYOUT_STILL_S:
+        if self._now[0] < self._layout_due:
             return None
+        self._layout_due = math.inf  # tried once the table is still; again after the next change
         total = sum(held.values())
         options = {p: [n for n in range(total + 1) if patterns[n] == filled[p]] for p in self._players}
         if not all(options.values()):

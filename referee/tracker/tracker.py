@@ -139,22 +139,20 @@ class Tracker:
         zones = self._zones
         for name, reading in obs.zones.items():
             seen = reading.seen
-            if name in covered or seen in HOLD or reading.confidence < floor:
-                z = zones.get(name)
-                if z is not None:
-                    z.count = 0
-                    if name in covered:
-                        z.candidate = None  # what shows once the hand has gone is seen anew
-                covered.add(name)
-                continue
             z = zones.get(name)
             if z is None:
                 z = zones[name] = _Zone()
-            if seen == z.stable:
-                z.candidate = None
+            if name in covered or seen in HOLD or reading.confidence < floor:
                 z.count = 0
+                if name in covered:
+                    z.candidate = None  # what shows once the hand has gone is seen anew
+                covered.add(name)
                 continue
-            covered.add(name)
+            if seen == z.stable:
+                if z.candidate is not None:
+                    z.candidate = None
+                    z.count = 0
+                continue
             if seen == z.candidate:
                 z.count += 1
                 if reading.confidence < z.low:
@@ -170,7 +168,8 @@ class Tracker:
                 z.stable = seen
                 z.candidate = None
                 z.count = 0
-                covered.discard(name)
+            else:
+                covered.add(name)
         if changes:
             self._stable = MappingProxyType({n: z.stable for n, z in zones.items() if z.stable is not None})
         return Snapshot(obs.t, frame, self._stable, frozenset(covered), tuple(changes), tuple(touches))

@@ -70,12 +70,20 @@ def test_markers_are_found_where_annotated():
     corners, ids, _ = detector.detectMarkers(gray)
     assert ids is not None and sorted(ids.ravel().tolist()) == [0, 1, 2, 3]
     truth = {m.marker_id: np.array(m.corners) for m in out.annotation.markers}
+    assert all(m.visible == 1.0 for m in out.annotation.markers)
     for found, marker_id in zip(corners, ids.ravel()):
         # OpenCV gives pixel-centre coordinates; the annotation's are continuous (+0.5)
         assert np.abs(found[0] + 0.5 - truth[marker_id]).max() < 1.5
     # INTERFACES.md: id 0 far left, 1 far right, 2 near right, 3 near left (seen from player A)
     centres = {i: c.mean(axis=0) for i, c in truth.items()}
     assert centres[0][0] < centres[1][0] and centres[0][1] < centres[3][1] and centres[2][1] > centres[1][1]
+
+
+def test_a_hand_over_a_marker_hides_it():
+    marker = PlayArea().markers()[3]
+    hand = HandPose("A", marker.x, marker.y, 0, height=1.0, skin=(200, 150, 120))
+    out = _render([], Camera.look_at(640, 480, (marker.x, marker.y), 40, 0, 0), hands=[hand], markers=[marker])
+    assert out.annotation.markers[0].visible < 0.3
 
 
 def test_annotation_round_trips_and_labels_are_clipped():

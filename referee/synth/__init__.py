@@ -53,8 +53,9 @@ continuous pixels, (0, 0) at the top-left corner of the top-left pixel::
      "hands": [{"side": "A" | "B", "polygon": [[x, y], ...]}],   # hand and arm outline,
                                                    # clipped to the frame (another hand above may
                                                    # cover part of it)
-     "markers": [{"id": 0..3, "corners": [[x, y] x 4]}],   # ArUco DICT_4X4_50, OpenCV corner
-                                                   # order; only when the markers are on the table
+     "markers": [{"id": 0..3, "corners": [[x, y] x 4],    # ArUco DICT_4X4_50, OpenCV corner
+                  "visible": 0.0..1.0}],           # order; share of the black square seen; only
+                                                   # when the markers are on the table
      "camera": {"homography": 3x3,                 # table plane (cm, z = 0) -> image pixels
                 "tilt_deg": float},                # 0 = looking straight down
      "scene": {"table": "wood", "faces": "classic-sans" | "folder", "back": "lattice-aa1923"}}

@@ -34,10 +34,12 @@ class HandLabel:
 
 @dataclass(frozen=True)
 class MarkerLabel:
-    """An ArUco marker's id and its image corners in OpenCV's order (TL, TR, BR, BL as printed)."""
+    """An ArUco marker's id, its image corners in OpenCV's order (TL, TR, BR, BL as printed) and
+    the share of its black square seen (not covered, inside the frame)."""
 
     marker_id: int
     corners: tuple[Point, ...]
+    visible: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,8 @@ class Annotation:
                        "index_visible": list(c.index_visible), "z": c.z, "zone": c.zone,
                        "in_frame": c.in_frame} for c in self.cards],
             "hands": [{"side": h.side, "polygon": [list(p) for p in h.polygon]} for h in self.hands],
-            "markers": [{"id": m.marker_id, "corners": [list(p) for p in m.corners]} for m in self.markers],
+            "markers": [{"id": m.marker_id, "corners": [list(p) for p in m.corners], "visible": m.visible}
+                        for m in self.markers],
             "camera": {"homography": [list(r) for r in self.homography], "tilt_deg": self.tilt_deg},
             "scene": {"table": self.table, "faces": self.faces, "back": self.back},
         }
@@ -80,7 +83,8 @@ class Annotation:
                                   (bool(c["index_visible"][0]), bool(c["index_visible"][1])),
                                   int(c["z"]), c["zone"], float(c.get("in_frame", 1.0))) for c in data["cards"]),
             hands=tuple(HandLabel(h["side"], pts(h["polygon"])) for h in data["hands"]),
-            markers=tuple(MarkerLabel(int(m["id"]), pts(m["corners"])) for m in data["markers"]),
+            markers=tuple(MarkerLabel(int(m["id"]), pts(m["corners"]), float(m.get("visible", 1.0)))
+                          for m in data["markers"]),
             homography=tuple(tuple(float(v) for v in row) for row in data["camera"]["homography"]),
             tilt_deg=float(data["camera"]["tilt_deg"]),
             table=str(data.get("scene", {}).get("table", "")), faces=str(data.get("scene", {}).get("faces", "")),

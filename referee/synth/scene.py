@@ -21,6 +21,8 @@ INDEX_REGION = (0.03, 0.03, 0.22, 0.27)
 """The top-left index corner as fractions of the card (left, top, right, bottom)."""
 _OWNER_HAND = -2
 _OWNER_NONE = -1
+_OWNER_MARKER = -10
+"""Marker m owns its pixels as _OWNER_MARKER - m."""
 
 
 @dataclass(frozen=True)
@@ -549,13 +551,10 @@ def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
     """Draw a scene as the camera sees it; the annotation is exact (see `referee.synth`)."""
     canvas = _Canvas(camera, scene.table, scene.lighting)
     markers: list[MarkerLabel] = []
-    for marker in scene.markers:
+    for m, marker in enumerate(scene.markers):
         rgba, paper_cm = _marker_raster(marker)
         to_world = _flat(marker.angle, marker.x, marker.y, 0.0, paper_cm, paper_cm, rgba.shape[1], rgba.shape[0])
-        canvas.paste(rgba, to_world, None, scene.lighting.shadow * 0.5, 0.02)
-        corners = camera.project(marker_corners_table(marker))
-        if np.all(np.isfinite(corners)):
-            markers.append(MarkerLabel(marker.marker_id, _points(corners)))
+        canvas.paste(rgba, to_world, _OWNER_MARKER - m, scene.lighting.shadow * 0.5, 0.02)
     for prop in scene.props:
         rgba = prop_raster(prop.kind, prop.color, prop.seed)
         w_cm, h_cm, height = prop.size
@@ -590,7 +589,17 @@ def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
              if len(drawn_hands[k]) >= 3]
     image = canvas.finish()
     owner = canvas.owner
-    seen_counts = np.bincount(owner.ravel().astype(np.int64) + 2, minlength=len(scene.cards) + 2)[2:]
+    for m, marker in enumerate(scene.markers):
+        corners = camera.project(marker_corners_table(marker))
+        if np.all(np.isfinite(corners)):
+            s_ = marker.size / 2
+            grid = np.linspace(-s_ * 0.9, s_ * 0.9, 6)
+            samples = camera.project(_place(np.array([(u, v) for u in grid for v in grid]), marker.x, marker.y,
+                                            marker.angle, 0.0))
+            seen = _owned(owner, samples, _OWNER_MARKER - m)
+            markers.append(MarkerLabel(marker.marker_id, _points(corners), round(seen / len(samples), 3)))
+    shown = owner[owner >= 0]
+    seen_counts = np.bincount(shown.astype(np.int64), minlength=len(scene.cards))
     labels = []
     for k, card in enumerate(scene.cards):
         corners = camera.project(card_corners_table(card))
@@ -605,16 +614,22 @@ def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
         if shows_face:
             for side in (0, 1):
                 pts = camera.project(_index_points(card, side == 1))
-                cols, rows = np.floor(pts[:, 0]).astype(int), np.floor(pts[:, 1]).astype(int)
-                inside = (cols >= 0) & (cols < camera.width) & (rows >= 0) & (rows < camera.height)
-                hits = np.count_nonzero(owner[rows[inside], cols[inside]] == k)
-                index[side] = bool(hits >= 0.75 * len(pts))
+                index[side] = bool(_owned(owner, pts, k) >= 0.75 * len(pts))
         labels.append(CardLabel(card.code if shows_face else BACK, _points(corners), round(visible, 4),
                                 (index[0], index[1]),
                                 card.z, card.zone, round(in_frame, 4)))
     return Rendered(image, Annotation(camera.width, camera.height, tuple(labels), tuple(hands), tuple(markers),
                                       tuple(tuple(round(float(v), 8) for v in row) for row in camera.homography(0.0)),
                                       round(camera.tilt_deg, 3), scene.table.kind, deck.faces.name, deck.back_name))
+
+
+def _owned(owner: np.ndarray, pts: np.ndarray, who: int) -> int:
+    """How many of the image points (N x 2) fall on pixels that `who` shows (inside the frame)."""
+    pts = np.nan_to_num(pts, nan=-1.0)
+    cols, rows = np.floor(pts[:, 0]).astype(int), np.floor(pts[:, 1]).astype(int)
+    h, w = owner.shape
+    inside = (cols >= 0) & (cols < w) & (rows >= 0) & (rows < h)
+    return int(np.count_nonzero(owner[rows[inside], cols[inside]] == who))
 
 
 def _points(pts: np.ndarray) -> tuple[tuple[float, float], ...]:

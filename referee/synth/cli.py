@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     config = SynthConfig(seed=args.seed, faces_dir=args.faces, backs_dir=args.backs,
                          val_fraction=args.val_fraction, labels=args.labels, min_visible=args.min_visible,
                          min_in_frame=args.min_in_frame)
+    config.check()  # bad options and folders fail before the progress bar shows
     start = time.monotonic()
     done = 0
     with tqdm(total=args.images, unit="img", disable=args.no_progress, desc="synth-data") as bar:

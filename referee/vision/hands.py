@@ -43,8 +43,8 @@ class HandConfig:
     `min_area_cm2`: smaller blobs are noise; `still_frames`: frames a pixel must stay within
     `still_threshold` to join the reference (`forget_frames` for a pixel inside a hand: an arm
     lying still that long becomes table); `over_fraction`: share of a zone a hand must cover to be
-    over it; a hand with no more than `stir_share` of its pixels changed since the previous frame
-    is at rest; `grip_cm`: how far behind the tip
+    over it; a hand is at rest when no more than `stir_share` of its pixels changed since the
+    previous frame and its tip (the middle of its leading `lead_cm`) moved less than `stop_cm`; `grip_cm`: how far behind the tip
     the hand holds (what it touches)."""
 
     px_per_cm: float = 4.0
@@ -54,13 +54,16 @@ class HandConfig:
     still_frames: int = 4
     still_threshold: int = 10
     forget_frames: int = 90
-    over_fraction: float = 0.12
-    grip_cm: float = 4.0
+    over_fraction: float = 0.3
+    grip_cm: float = 1.0
     stir_share: float = 0.1
+    stop_cm: float = 1.0
+    lead_cm: float = 2.5
 
     def __post_init__(self) -> None:
-        if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0):
-            raise BadHandConfig("px_per_cm and min_area_cm2 must be positive and margin_cm >= 0")
+        if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0 and self.stop_cm > 0
+                and self.lead_cm > 0):
+            raise BadHandConfig("px_per_cm, min_area_cm2, stop_cm and lead_cm must be positive and margin_cm >= 0")
         if not (0 < self.threshold < 256 and 0 < self.still_threshold < 256):
             raise BadHandConfig("thresholds are grey levels in 1..255")
         if not (1 <= self.still_frames < self.forget_frames <= 255):
@@ -149,9 +152,10 @@ class Hand:
 
 @dataclass
 class _Track:
-    """One side's hand followed over frames: recent (capture time, stirring) and its current contact."""
+    """One side's hand followed over frames: recent (capture time, stirring, at rest) and its current contact."""
 
-    history: list[tuple[float, float]] = field(default_factory=list)
+    history: list[tuple[float, float, bool]] = field(default_factory=list)
+    tip: tuple[float, float] | None = None
     contact: dict[str, float] = field(default_factory=dict)
     seen_frame: int = -1
 
@@ -277,7 +281,7 @@ class HandFinder:
         edge = EDGE_OF[side]
         # how far each pixel lies from the arm's own edge, in view pixels
         depth = {"bottom": height - 1 - vs, "top": vs, "left": us, "right": width - 1 - us}[edge]
-        far = depth >= depth.max() - max(1.0, 0.5 * view.px_per_cm)
+        far = depth >= depth.max() - self.config.lead_cm * view.px_per_cm
         tip_px = np.array([us[far].mean(), vs[far].mean()])
         near = depth <= depth.min() + 2
         entry_px = np.array([us[near].mean(), vs[near].mean()])
@@ -305,10 +309,14 @@ class HandFinder:
             if frame - track.seen_frame > 3:
                 track.history.clear()
                 track.contact.clear()
+                track.tip = None
             track.seen_frame = frame
-            track.history.append((t, hand.stirring))
-            del track.history[:-4]
-            if hand.stirring > cfg.stir_share:
+            rest = hand.stirring <= cfg.stir_share and track.tip is not None \
+                and math.dist(track.tip, hand.tip) < cfg.stop_cm
+            track.tip = hand.tip
+            track.history.append((t, hand.stirring, rest))
+            del track.history[:-8]
+            if not rest:
                 track.contact.clear()
             elif hand.grip_zone is not None and hand.grip_zone not in track.contact:
                 track.contact = {hand.grip_zone: self._arrival(track.history)}
@@ -320,19 +328,19 @@ class HandFinder:
                 track.contact.clear()
         return tuple(out)
 
-    def _arrival(self, history: list[tuple[float, float]]) -> float:
-        """When a hand found at rest in the last frame came to rest. The share of its pixels that
-        changed between frames measures its step: if the frame before was still too, it rested
-        already then; else it arrived within the interval before the last frame, dated by the
-        last two steps (a minimum-jerk ending: the distance still to go falls as the cube of the
-        time to go, so the ratio of the last step to the one before says how much of the interval
-        the hand still moved in)."""
-        share = self.config.stir_share
-        if len(history) < 2 or history[-2][1] <= share:
-            return history[-1][0] if len(history) < 2 else history[-2][0]
-        if len(history) < 3:
-            return history[-2][0]
-        (t0, before), (t1, last) = history[-3], history[-2]
+    def _arrival(self, history: list[tuple[float, float, bool]]) -> float:
+        """When a hand found at rest in the last frame came to rest. The frame-to-frame steps are
+        measured by the share of its pixels that changed: the first frame of the run at rest shows
+        the hand already resting in the frame before it, and the two steps before that date the
+        arrival inside their interval (a minimum-jerk ending: the distance still to go falls as
+        the cube of the time to go, so the ratio of the last step to the one before says how much
+        of the interval the hand still moved in)."""
+        j = len(history) - 1
+        while j > 0 and history[j - 1][2]:
+            j -= 1
+        if j <= 1:
+            return history[0][0]
+        (t0, before, _), (t1, last, _) = history[j - 2], history[j - 1]
         if before <= 1e-6:
             return t1
         ratio = min(last / before, 1 / 7)

@@ -1,0 +1,112 @@
+"""Hands over the table: found against the still-table reference, with their side, the zones they cover and first-contact times."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.observations import HandSeen
+from referee.pipeline.sources import VideoFile
+from referee.vision.calibrate import calibrate_manual, calibrate_markers
+from referee.vision.hands import BadHandConfig, HandConfig, HandFinder, TableView
+from test_pipeline_clip import Clip, clip  # noqa: F401  (the shared clip fixture)
+
+FRAME = 1 / 30
+
+
+def _hands_over(clip: Clip) -> list[tuple[float, tuple[HandSeen, ...]]]:
+    out = []
+    finder = None
+    for frame in VideoFile(clip.video):
+        if finder is None:
+            view = TableView(calibrate_markers(frame.image))
+            finder = HandFinder(view)
+        out.append((frame.t, finder.update(view.warp(frame.image), frame.t, frame.index)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def seen(clip: Clip) -> list[tuple[float, tuple[HandSeen, ...]]]:  # noqa: F811
+    return _hands_over(clip)
+
+
+def _first_contact(seen: list[tuple[float, tuple[HandSeen, ...]]], side: str, zone: str, after: float) -> float:
+    for t, hands in seen:
+        for hand in hands:
+            if t >= after and hand.side == side and zone in hand.contact:
+                return hand.contact[zone]
+    raise AssertionError(f"no contact of {side} on {zone} after {after} s")
+
+
+def test_hands_have_their_side_and_first_contact_within_a_frame(clip: Clip, seen) -> None:  # noqa: F811
+    touches = []
+    for event in clip.truth:
+        if event.type == "play" and event.t < 4.5:
+            touches.append((event["player"], event["to"], event.t))
+        if event.type == "spit" and event.t < 1.0:
+            piles = {"A": "L", "B": "R"}
+            touches += [(player, piles[player], t) for player, t in event["contact"].items()]
+    assert len(touches) >= 5
+    for player, zone, t in touches:
+        found = _first_contact(seen, player, zone, t - 0.3)
+        assert abs(found - t) <= FRAME + 1e-6, (player, zone, t, found)
+
+
+def test_no_hand_is_seen_on_the_empty_still_table(seen) -> None:  # noqa: F811
+    assert seen[0][1] == () and seen[1][1] == ()
+    # every hand seen touching a zone lies over it, and contacts are never later than their frame
+    for t, hands in seen:
+        for hand in hands:
+            assert hand.side in ("A", "B")
+            assert all(when <= t + 1e-9 and zone in hand.over for zone, when in hand.contact.items())
+
+
+def _table(calibration_size: tuple[int, int] = (400, 300)):  # type: ignore[no-untyped-def]
+    width, height = calibration_size
+    calibration = calibrate_manual((width, height), [(0, 0), (width, 0), (width, height), (0, height)], 80.0, 60.0)
+    image = np.full((height, width, 3), 150, np.uint8)
+    return calibration, image
+
+
+def test_two_arms_meeting_over_a_pile_are_split_between_the_two_edges() -> None:
+    calibration, table = _table()
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    finder.update(view.warp(table), 0.0, 0)
+    frame = table.copy()
+    cx = int(calibration.to_image(np.array(calibration.layout.zone("L").centre))[0])
+    cv2.rectangle(frame, (cx - 22, 0), (cx + 22, 150), (40, 80, 200), -1)  # B's arm from the far edge
+    cv2.rectangle(frame, (cx - 25, 150), (cx + 25, 299), (30, 140, 60), -1)  # A's arm from the near edge
+    hands = finder.update(view.warp(frame), 1 / 30, 1)
+    assert sorted(h.side for h in hands) == ["A", "B"]
+    assert all("L" in h.over for h in hands)
+
+
+def test_a_hand_at_rest_on_a_pile_touches_it_from_the_frame_it_stopped() -> None:
+    calibration, table = _table()
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    finder.update(view.warp(table), 0.0, 0)
+    target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
+    contacts = []
+    for i, reach in enumerate([0.3, 0.6, 0.85, 0.97, 1.0, 1.0, 1.0, 1.0], start=1):  # slowing down, then at rest
+        frame = table.copy()
+        top = int(299 - (299 - target[1]) * reach)
+        cv2.rectangle(frame, (int(target[0]) - 22, top), (int(target[0]) + 22, 299), (60, 90, 170), -1)
+        hands = finder.update(view.warp(frame), i / 30, i)
+        assert [h.side for h in hands] == ["A"]
+        contacts.append(dict(hands[0].contact))
+    touching = [i for i, contact in enumerate(contacts, start=1) if contact]
+    assert touching == [6, 7, 8]  # seen at rest one frame after it stopped (frame 5)...
+    assert contacts[-1] == contacts[5] == {"L": pytest.approx(5 / 30)}  # ...and dated to when it stopped
+
+
+def test_settings_are_checked() -> None:
+    with pytest.raises(BadHandConfig):
+        HandConfig(threshold=0)
+    with pytest.raises(BadHandConfig):
+        HandConfig(still_frames=10, forget_frames=5)
+    calibration, _ = _table()
+    with pytest.raises(BadHandConfig):
+        HandFinder(TableView(calibration), players=("A", "Z"))

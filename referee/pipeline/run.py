@@ -133,11 +133,11 @@ class Pipeline:
             if event.type == "layout":
                 self._fit_wanted, self._fit_tries, self._fit_next = True, 0, frame.index
             if event.type == "slap":
-                event = self._with_evidence(event)
+                event = self.with_evidence(event)
             calls.append(event)
         return calls
 
-    def _with_evidence(self, event: Event) -> Event:
+    def with_evidence(self, event: Event) -> Event:
         """The slap call with the path of its evidence strip (the frames around both first contacts)."""
         if self.evidence_dir is None or self.observer is None or not self._recent:
             return event

@@ -1,0 +1,91 @@
+"""Frames to observations: zones read only when they changed and settled, held under hands, unsure readings read again."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.observations import OCCLUDED, ZoneReading
+from referee.vision.calibrate import Calibration, calibrate_manual
+from referee.vision.observe import BadObserveConfig, ObserveConfig, Observer
+from referee.vision.zones import CardSeen
+
+SIZE = (400, 300)
+
+
+class ScriptedReader:
+    """Says what each zone shows (a card code per zone, else `empty`), logging every call."""
+
+    def __init__(self, shows: dict[str, ZoneReading] | None = None) -> None:
+        self.shows = dict(shows or {})
+        self.calls: list[tuple[str, ...]] = []
+
+    def read(self, frame: np.ndarray, calibration: Calibration, zones: list[str]) -> dict[str, ZoneReading]:
+        self.calls.append(tuple(zones))
+        return {z: self.shows.get(z, ZoneReading("empty")) for z in zones}
+
+    def table_cards(self, frame: np.ndarray, calibration: Calibration) -> list[CardSeen]:
+        return []
+
+
+def _setup() -> tuple[Calibration, np.ndarray, ScriptedReader, Observer]:
+    width, height = SIZE
+    calibration = calibrate_manual(SIZE, [(0, 0), (width, 0), (width, height), (0, height)], 80.0, 60.0)
+    table = np.full((height, width, 3), 150, np.uint8)
+    reader = ScriptedReader()
+    return calibration, table, reader, Observer(calibration, reader)
+
+
+def _card(image: np.ndarray, calibration: Calibration, zone: str) -> np.ndarray:
+    out = image.copy()
+    x, y = calibration.to_image(np.array(calibration.layout.zone(zone).centre))
+    cv2.rectangle(out, (int(x) - 15, int(y) - 22), (int(x) + 15, int(y) + 22), (245, 245, 245), -1)
+    cv2.putText(out, "7C", (int(x) - 12, int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1)
+    return out
+
+
+def test_every_zone_is_read_once_when_still_then_only_a_zone_that_changed() -> None:
+    calibration, table, reader, observer = _setup()
+    observed = [observer.observe(table, i / 30, i) for i in range(4)]
+    assert len(reader.calls) == 1 and set(reader.calls[0]) == set(observer.view.zones)
+    assert observed[0].zones == {} and observed[-1].zones["L"] == ZoneReading("empty")
+    reader.shows["L"] = ZoneReading("7C", 0.95)
+    with_card = _card(table, calibration, "L")
+    observed = [observer.observe(with_card, i / 30, i) for i in range(4, 10)]
+    assert reader.calls[1:] == [("L",)]  # one read, once the card lay still for two frames
+    assert "L" not in observed[0].zones and "L" not in observed[1].zones  # changed, not read yet: left out
+    assert observed[2].zones["L"] == ZoneReading("7C", 0.95) == observed[-1].zones["L"]
+    assert observed[0].zones["R"] == ZoneReading("empty")  # the others keep their readings
+
+
+def test_a_zone_under_a_hand_is_occluded_and_read_when_the_hand_has_gone() -> None:
+    calibration, table, reader, observer = _setup()
+    for i in range(4):
+        observer.observe(table, i / 30, i)
+    x, y = calibration.to_image(np.array(calibration.layout.zone("L").centre))
+    hand = _card(table, calibration, "L")
+    cv2.rectangle(hand, (int(x) - 25, int(y) - 20), (int(x) + 25, SIZE[1] - 1), (50, 90, 160), -1)
+    covered = [observer.observe(hand, i / 30, i) for i in range(4, 8)]
+    assert all(obs.zones["L"].seen == OCCLUDED for obs in covered[1:])
+    assert [h.side for h in covered[-1].hands] == ["A"]
+    reader.shows["L"] = ZoneReading("7C")
+    after = [observer.observe(_card(table, calibration, "L"), i / 30, i) for i in range(8, 14)]
+    assert after[-1].zones["L"] == ZoneReading("7C") and after[-1].hands == ()
+    assert reader.calls[-1] == ("L",)
+
+
+def test_an_unsure_reading_is_read_again() -> None:
+    calibration, table, reader, observer = _setup()
+    reader.shows["R"] = ZoneReading("9H", 0.3)
+    for i in range(4):
+        observer.observe(table, i / 30, i)
+    assert [("R" in call) for call in reader.calls] == [True, True]  # the unsure zone again, alone
+    assert reader.calls[1] == ("R",)
+
+
+def test_settings_are_checked() -> None:
+    with pytest.raises(BadObserveConfig):
+        ObserveConfig(change_fraction=0)
+    with pytest.raises(BadObserveConfig):
+        ObserveConfig(settle_frames=0)

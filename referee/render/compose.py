@@ -72,6 +72,12 @@ class FrameRenderer:
         self._hands: dict[tuple[str, bool], _HandCache] = {}
         self.redraws = 0
 
+    def forget(self) -> None:
+        """Drop what was kept from earlier frames (the cards lying still, hands held still)."""
+        self._still = frozenset()
+        self._still_image = self._table_image.copy()
+        self._hands.clear()
+
     def _light_field(self) -> np.ndarray:
         """The lighting's ramp, vignetting and white balance as a per-pixel gain times 255 (float32 RGB)."""
         probe = copy.copy(self._canvas)

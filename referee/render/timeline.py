@@ -179,7 +179,11 @@ def _stack_name(player: str) -> str:
 
 
 def _owner(pile: str, player: str) -> str:
-    return pile[1] if pile.startswith("_") else pile[0] if pile[0] in PLAYERS and len(pile) > 1 else player
+    """Whose way round a card lies on a pile: a player's own stock or spit cards lie their way,
+    a spit pile's card the way of the player who put it there."""
+    if pile.startswith("_"):
+        return pile[1]
+    return pile[0] if pile[0] in PLAYERS and len(pile) > 1 else player
 
 
 class _Table:
@@ -320,12 +324,11 @@ def _spit_cards(fields: Mapping[str, Any]) -> dict[str, list[str]]:
 
 @dataclass
 class _Track:
-    """One hand's keyframes in time order."""
+    """One hand's keyframes in time order (after `seal`), and where it waits between them."""
 
-    player: str
-    hand: str
     rest: Grip
     keys: list[Key] = field(default_factory=list)
+    _times: list[float] = field(default_factory=list)
 
     def grip(self, t: float) -> tuple[Grip, float]:
         """Where the hand is at `t`, and its layer."""
@@ -339,8 +342,9 @@ class _Track:
             if t <= end:
                 return key.grip, key.layer
             prev, layer = key.grip, key.layer
-        if nxt is not None and nxt.t - end <= nxt.approach + _WITHDRAW_S + 0.2:
-            return prev.towards(nxt.grip, (t - end) / max(nxt.t - end, 1e-6), _arc(prev.x, prev.y, nxt.grip.x, nxt.grip.y)), nxt.layer
+        if nxt is not None and nxt.t - end <= nxt.approach + _WITHDRAW_S + 0.2:  # straight on to the next place
+            arc = _arc(prev.x, prev.y, nxt.grip.x, nxt.grip.y)
+            return prev.towards(nxt.grip, (t - end) / max(nxt.t - end, 1e-6), arc), nxt.layer
         if t - end < _WITHDRAW_S:
             return prev.towards(self.rest, (t - end) / _WITHDRAW_S, 1.0), layer
         if nxt is not None and t > nxt.t - nxt.approach:
@@ -398,7 +402,7 @@ class Timeline:
     def _track(self, key: tuple[str, str]) -> _Track:
         if key not in self._tracks:
             rest = self.geometry.seat(*key).rest
-            self._tracks[key] = _Track(key[0], key[1], replace(REST, x=rest[0], y=rest[1]))
+            self._tracks[key] = _Track(replace(REST, x=rest[0], y=rest[1]))
         return self._tracks[key]
 
     def _effect(self, t: float, action: Callable[..., None], *args: Any) -> None:

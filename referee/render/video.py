@@ -13,6 +13,7 @@ import json
 import math
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,18 +34,22 @@ from referee.synth import (
 FRAMES_VERSION = 1
 _TAIL_S = 1.0
 """Seconds rendered after the last event."""
+_CHUNK = 30
+"""Frames drawn together from fresh caches, so that a frame does not depend on how the work is split."""
 
 
 @dataclass(frozen=True)
 class RenderOptions:
-    """Frame size and rate, the camera's tilt from straight down (degrees), and how much of the game
-    to render (None: all of it)."""
+    """Frame size and rate, the camera's tilt from straight down (degrees), how much of the game to
+    render (None: all of it), and how many processes draw."""
 
     width: int = 1280
     height: int = 720
     fps: float = 30.0
     tilt_deg: float = 30.0
     max_seconds: float | None = None
+    jobs: int = 1
+    """Processes drawing frames; the video is the same for any number."""
 
 
 @dataclass(frozen=True)
@@ -149,20 +154,29 @@ def render_game(events: Sequence[Event], out: Path, seed: int, options: RenderOp
     video, log_path, frames_path = outputs(out)
     _check_writable([video, log_path, frames_path])
     geometry = geometry_for(events)
-    timeline = Timeline(events, geometry, seed)
-    duration = timeline.end + _TAIL_S
+    check_drawable(events)
+    duration = max(e.t for e in events) + _TAIL_S
     if options.max_seconds is not None:
         duration = min(duration, options.max_seconds)
     times = frame_times(duration, options.fps)
-    camera, table, lighting, deck = stage(seed, geometry, options)
-    renderer = FrameRenderer(camera, table, lighting, geometry.markers(), deck, Webcam(), seed)
+    camera = stage(seed, geometry, options)[0]
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), options.fps, (options.width, options.height))
     if not writer.isOpened():
         raise RenderError(f"OpenCV cannot write an mp4 video to {video}")
+    chunks = [(first, times[first:first + _CHUNK]) for first in range(0, len(times), _CHUNK)]
+    lines = tuple(e.to_json() for e in events)
     began = time.perf_counter()
     try:
-        for i, t in enumerate(times):
-            writer.write(renderer.render(timeline.at(t), i))
+        if options.jobs > 1 and len(chunks) > 1:
+            with ProcessPoolExecutor(options.jobs, initializer=_start_worker, initargs=(lines, seed, options)) as pool:
+                for images in pool.map(_paint, chunks):
+                    for image in images:
+                        writer.write(image)
+        else:
+            painter = _Painter(lines, seed, options)
+            for first, chunk in chunks:
+                for image in painter.chunk(first, chunk):
+                    writer.write(image)
     finally:
         writer.release()
     spent = time.perf_counter() - began
@@ -179,6 +193,34 @@ def render_game(events: Sequence[Event], out: Path, seed: int, options: RenderOp
         "t": times,
     }) + "\n", encoding="utf-8")
     return RenderResult(video, log_path, frames_path, len(times), times[-1], len(times) / max(spent, 1e-9))
+
+
+class _Painter:
+    """One process's drawing state: the game's timeline and a frame renderer (built from the log's lines)."""
+
+    def __init__(self, lines: Sequence[str], seed: int, options: RenderOptions) -> None:
+        events = [Event.from_json(line) for line in lines]
+        geometry = geometry_for(events)
+        self.timeline = Timeline(events, geometry, seed)
+        camera, table, lighting, deck = stage(seed, geometry, options)
+        self.renderer = FrameRenderer(camera, table, lighting, geometry.markers(), deck, Webcam(), seed)
+
+    def chunk(self, first: int, times: Sequence[float]) -> list[np.ndarray]:
+        """Frames `first`, `first + 1`, ... at `times`, drawn from fresh caches."""
+        self.renderer.forget()
+        return [self.renderer.render(self.timeline.at(t), first + k) for k, t in enumerate(times)]
+
+
+_WORKER: list[_Painter] = []
+
+
+def _start_worker(lines: Sequence[str], seed: int, options: RenderOptions) -> None:
+    cv2.setNumThreads(1)
+    _WORKER.append(_Painter(lines, seed, options))
+
+
+def _paint(job: tuple[int, list[float]]) -> list[np.ndarray]:
+    return _WORKER[0].chunk(*job)
 
 
 def simulate_and_render(out: Path, seed: int, rules: str = "classic", log: Path | None = None,

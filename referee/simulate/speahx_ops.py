@@ -11,6 +11,11 @@ from referee.rules.speahx import TABLE_CARDS, Play, SpeahxRules, SpeahxState
 from referee.rules.speahx_judge import TEN, TWO, parse_cards
 
 
+WHIM = 0.25
+"""How often a player lays whatever goes instead of their best lay. Two players who always make
+the best lay can pass the same few cards back and forth through pick-ups for ever."""
+
+
 class SpeahxOps:
     """The `TurnOps` of Speahx."""
 
@@ -61,7 +66,10 @@ class SpeahxOps:
 
     def choose(self, state: SpeahxState, player: str, moves: list[Any], rng: random.Random) -> Any:
         """Lay the most cards of an ordinary rank; a special card only when nothing else goes; then
-        a chance card; pick up the pile last."""
+        a chance card; pick up the pile last. Now and then (`WHIM`) any lay that goes."""
+        lays = [m for m in moves if m.event()[0] in ("play", "turn_up")]
+        if lays and rng.random() < WHIM:
+            return rng.choice(lays)
         best: list[Any] = []
         best_score: tuple[int, int] | None = None
         draws = []

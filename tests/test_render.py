@@ -196,6 +196,8 @@ def test_bad_input_is_a_typed_error(tmp_path: Path, capsys: pytest.CaptureFixtur
     with pytest.raises(RenderError, match="cannot write"):
         render_game(game_events("classic", 0, None), tmp_path / "no" / "dir" / "g.mp4", 0, RenderOptions(max_seconds=0.1))
     assert main(["render-game", "--rules", "no-such-rules", "--out", str(tmp_path / "g.mp4")]) == 2
-    assert main(["render-game", "--out", str(tmp_path), "--max-seconds", "0.1"]) == 2
+    (tmp_path / "taken.mp4").mkdir()
+    assert main(["render-game", "--out", str(tmp_path / "taken.mp4"), "--max-seconds", "0.1"]) == 2
+    assert main(["render-game", "--out", str(tmp_path / "game.avi"), "--max-seconds", "0.1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 2 and all(line.startswith("referee render-game: error:") for line in err)
+    assert len(err) == 3 and all(line.startswith("referee render-game: error:") for line in err)

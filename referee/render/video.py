@@ -134,6 +134,8 @@ def scene_at(timeline: Timeline, t: float, table: TableStyle, lighting: Lighting
 
 def outputs(out: Path) -> tuple[Path, Path, Path]:
     """The video and, beside it, the ground-truth log and the frame times."""
+    if out.suffix.lower() != ".mp4":
+        raise RenderError(f"the video must be an .mp4 file, not {out}")
     return out, out.with_suffix(".jsonl"), out.with_suffix(".frames.json")
 
 

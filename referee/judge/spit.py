@@ -189,6 +189,8 @@ class SpitReferee:
             self._reconcile()
         elif snap.touches and self.state.slap_due:
             self._watch_slap()
+        if snap.touches and self.state.phase == "play" and self._laid(snap.touches):
+            self._reconcile()
         if self._returns:
             self._judge_returns()
         if not snap.changes and (
@@ -221,6 +223,9 @@ class SpitReferee:
                 side, since = self._flagged.pop(key)
                 self._took_back[zone] = (side, since, change.seen_t)
             return
+        if self._flagged and change.after in CARD_CODES:  # a flagged card back in a stock place
+            for key in [key for key in self._flagged if key[1] == change.after]:
+                del self._flagged[key]
         lift = self._lifted.get(change.after)
         if lift is not None and lift.zone == zone and self._expected(zone) == change.after:
             del self._lifted[change.after]
@@ -276,11 +281,17 @@ class SpitReferee:
     def _last_touch(self, zone: str, seen: When, sides: set[str] | None = None) -> tuple[str, When] | None:
         """The side and first contact of the hand that touched `zone` last before `seen` (one of
         `sides`, if given), leaving out a hand that was taking back a card flagged there."""
+        touches = self._touches.get(zone, ())
+        skip: set[float] = set()
         took = self._took_back.get(zone)
-        for touch in reversed(self._touches.get(zone, ())):
+        if took is not None:  # the touch that laid a flagged card and the one that took it back
+            side, since, gone = took
+            skip.add(since)
+            skip.update([t.t for t in touches if t.contact and t.side == side and since < t.t <= gone][:1])
+        for touch in reversed(touches):
             if touch.t > seen[0] or not touch.contact or (sides is not None and touch.side not in sides):
                 continue
-            if took is not None and touch.side == took[0] and took[1] <= touch.t <= took[2]:
+            if took is not None and touch.side == took[0] and touch.t in skip:
                 continue
             return touch.side, (touch.t, touch.frame)
         return None
@@ -555,6 +566,30 @@ class SpitReferee:
             applied |= self._attempt(lift.player, parse_card(code), lift.zone, pile, touched, visible=False)
         return applied
 
+    def _laid(self, touches: tuple[Touch, ...]) -> bool:
+        """A hand that lifted a stock card touches a spit pile: the card counts the moment it
+        touches, so it is judged at once, before it can be seen (unless the player has two
+        cards lifted, another player's card touched the same pile in the same frame, or the card
+        would end the deal)."""
+        moved = False
+        for touch in touches:
+            if not (touch.contact and touch.zone in self.rules.pile_index):
+                continue
+            mine = [(code, lift) for code, lift in self._lifted.items()
+                    if lift.player == touch.side and not lift.attempted and lift.t <= touch.t]
+            rivals = [t for t in touches if t.contact and t.zone == touch.zone and t.side != touch.side]
+            if len(mine) != 1 or rivals:
+                continue
+            code, lift = mine[0]
+            when = (touch.t, touch.frame)
+            card = parse_card(code)
+            if len([z for z in self.rules.stock_names[self.rules.player_index[lift.player]] if self.state.pile(z)]) == 1 \
+                    and len(self.state.pile(lift.zone)) == 1:
+                continue  # the player's last stock card ends the deal: called once the table is read
+            moved |= self._earlier(touch.zone, card, when)
+            moved |= self._attempt(lift.player, card, lift.zone, touch.zone, when, visible=True)
+        return moved
+
     def _tied(self, pile: str, player: str, when: When) -> set[str]:
         """Other players' lifted cards that touched `pile` in the same frame as `card`: which
         came first shows only later (a card seen on top and taken back was second; both staying:
@@ -661,7 +696,7 @@ class SpitReferee:
                 flags.append(self._took_back[pile])
             skip: dict[str, float] = {}
             for side, since, gone in flags:
-                after = [touch.t for touch in contacts if touch.side == side and since < touch.t <= gone]
+                after = [touch.t for touch in contacts if touch.side == side and since < touch.t <= min(gone, since + 2.0)]
                 skip[side] = max(skip.get(side, 0.0), after[0] if after else since)
             for touch in contacts:
                 if touch.t > max(end, skip.get(touch.side, 0.0)) and touch.side in self._players:

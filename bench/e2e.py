@@ -91,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=720)
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "spit-referee" / "e2e")
-    parser.add_argument("--verbose", action="store_true", help="print each game's misses")
+    parser.add_argument("--verbose", action="store_true", help="print each game's calls and misses")
+    parser.add_argument("--observations", action="store_true", help="keep each game's observation stream in the cache")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "2")
     cv2.setNumThreads(2)
@@ -114,8 +115,11 @@ def main(argv: list[str] | None = None) -> int:
         video = _video(args.cache, seed, options)
         truth_all = list(read_events(video.with_suffix(".jsonl")))
         oracle = TruthReader(truth_all, seed) if detector is None else None
+        kept = (video.with_suffix(f".{args.reader}.obs.jsonl").open("w", encoding="utf-8")
+                if args.observations else None)
         pipeline = Pipeline(oracle if oracle is not None else detector, PipelineConfig(), fps=30.0,
-                            evidence_dir=args.cache / f"evidence-{seed}")
+                            evidence_dir=args.cache / f"evidence-{seed}",
+                            on_observation=(lambda obs: kept.write(obs.to_json() + "\n")) if kept else None)
         calls: list[Event] = []
         source = iter(VideoFile(video))
         last_t = 0.0
@@ -136,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
             spent_s += w2 - w0 - reading
             calls.extend(made)
             last_t = frame.t
+        if kept is not None:
+            kept.close()
         video_s += last_t + 1 / 30
         end = last_t - args.settle_s
         truth = [e for e in truth_all if e.t <= end]

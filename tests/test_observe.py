@@ -48,14 +48,15 @@ def _card(image: np.ndarray, calibration: Calibration, zone: str) -> np.ndarray:
 def test_every_zone_is_read_once_when_still_then_only_a_zone_that_changed() -> None:
     calibration, table, reader, observer = _setup()
     observed = [observer.observe(table, i / 30, i) for i in range(4)]
-    assert len(reader.calls) == 1 and set(reader.calls[0]) == set(observer.view.zones)
-    assert observed[0].zones == {} and observed[-1].zones["L"] == ZoneReading("empty")
+    # read once still (frame 1), and again to agree (frame 2)
+    assert len(reader.calls) == 2 and set(reader.calls[0]) == set(reader.calls[1]) == set(observer.view.zones)
+    assert observed[0].zones == {} and observed[1].zones["L"] == ZoneReading("empty") == observed[-1].zones["L"]
     reader.shows["L"] = ZoneReading("7C", 0.95)
     with_card = _card(table, calibration, "L")
     observed = [observer.observe(with_card, i / 30, i) for i in range(4, 10)]
-    assert reader.calls[1:] == [("L",)]  # one read, once the card lay still for two frames
-    assert "L" not in observed[0].zones and "L" not in observed[1].zones  # changed, not read yet: left out
-    assert observed[2].zones["L"] == ZoneReading("7C", 0.95) == observed[-1].zones["L"]
+    assert reader.calls[2:] == [("L",), ("L",)]  # once the card lay still, twice to agree
+    assert "L" not in observed[0].zones  # changed, not read yet: left out
+    assert observed[1].zones["L"] == ZoneReading("7C", 0.95) == observed[-1].zones["L"]
     assert observed[0].zones["R"] == ZoneReading("empty")  # the others keep their readings
 
 
@@ -75,13 +76,21 @@ def test_a_zone_under_a_hand_is_occluded_and_read_when_the_hand_has_gone() -> No
     assert reader.calls[-1] == ("L",)
 
 
+def test_a_misread_does_not_stand() -> None:
+    calibration, table, reader, observer = _setup()
+    answers = iter([ZoneReading("8C", 0.9), ZoneReading("7C", 0.9), ZoneReading("7C", 0.9)])
+    reader.read = lambda frame, cal, zones: {z: next(answers) if z == "L" else ZoneReading("empty") for z in zones}
+    seen = [observer.observe(table, i / 30, i).zones.get("L") for i in range(6)]
+    assert [r.seen if r else None for r in seen] == [None, "8C", "7C", "7C", "7C", "7C"]
+
+
 def test_an_unsure_reading_is_read_again() -> None:
     calibration, table, reader, observer = _setup()
     reader.shows["R"] = ZoneReading("9H", 0.3)
     for i in range(4):
         observer.observe(table, i / 30, i)
-    assert [("R" in call) for call in reader.calls] == [True, True]  # the unsure zone again, alone
-    assert reader.calls[1] == ("R",)
+    assert [("R" in call) for call in reader.calls] == [True, True, True]  # the unsure zone again, alone
+    assert reader.calls[2] == ("R",)
 
 
 def test_settings_are_checked() -> None:

@@ -4,10 +4,11 @@ Every frame: one warp into the small top-down view (`TableView`), the hands (`Ha
 for each zone a comparison of its patch with the previous frame (is it still?) and with the
 patch it showed when last read (did it change?). A zone under a hand reads `occluded`; a zone
 that changed and has been still for `settle_frames` with no hand over it is read again by the
-`ZoneReader` (the detector, on rectified crops at 8 px/cm, all such zones in one pass); a zone
-that looks as when last read keeps its reading, one that changed and is not yet read is left out
-of the observation (not read in this frame). An unsure reading (below `min_confidence`) is read again in
-the next frames.
+`ZoneReader` (the detector, on rectified crops at 8 px/cm, all such zones in one pass), and
+again in the following frames until `agree` reads in a row say the same with at least
+`min_confidence` (so the tracker's hysteresis sees independent reads, and one misread cannot
+stand); a zone that looks as when last read keeps its reading, one that changed and is not yet
+read is left out of the observation (not read in this frame).
 """
 
 from __future__ import annotations
@@ -51,14 +52,16 @@ class ObserveConfig:
     """`change_threshold`: grey levels a pixel of a zone must differ from its last read patch to
     count as changed, `change_fraction` the share of the zone's pixels that must; `still_threshold`
     and `still_fraction` likewise between consecutive frames for a zone to be still;
-    `settle_frames`: still frames before a changed zone is read; `min_confidence`: readings below
-    are read again, at most `retries` times; `hands`: the hand finder's settings."""
+    `settle_frames`: still frames before a changed zone is read; a zone is read until `agree`
+    reads in a row with at least `min_confidence` say the same, at most `retries` reads;
+    `hands`: the hand finder's settings."""
 
     change_threshold: int = 40
     change_fraction: float = 0.02
     still_threshold: int = 20
     still_fraction: float = 0.01
-    settle_frames: int = 2
+    settle_frames: int = 1
+    agree: int = 2
     min_confidence: float = 0.6
     retries: int = 5
     hands: HandConfig = field(default_factory=HandConfig)
@@ -68,8 +71,8 @@ class ObserveConfig:
             raise BadObserveConfig("thresholds are grey levels in 1..255")
         if not (0 < self.change_fraction < 1 and 0 < self.still_fraction < 1):
             raise BadObserveConfig("fractions must lie in (0, 1)")
-        if self.settle_frames < 1 or self.retries < 0 or not 0 <= self.min_confidence <= 1:
-            raise BadObserveConfig("settle_frames >= 1, retries >= 0, min_confidence in 0..1")
+        if self.settle_frames < 1 or not 1 <= self.agree <= self.retries or not 0 <= self.min_confidence <= 1:
+            raise BadObserveConfig("settle_frames >= 1, 1 <= agree <= retries, min_confidence in 0..1")
 
 
 @dataclass
@@ -79,6 +82,7 @@ class _ZoneState:
     previous: np.ndarray | None = None
     still: int = 0
     tries: int = 0
+    agreeing: int = 0
 
 
 @dataclass(frozen=True)
@@ -163,12 +167,15 @@ class Observer:
             for name, reading in self.reader.read(frame, self.calibration, due).items():
                 state = self._zones[name]
                 readings[name] = reading
+                sure = reading.confidence >= cfg.min_confidence
+                same = state.reading is not None and state.reading.seen == reading.seen
+                state.agreeing = (state.agreeing + 1 if same else 1) if sure else 0
                 state.reading = reading
-                if reading.confidence >= cfg.min_confidence or state.tries >= cfg.retries:
+                state.tries += 1
+                if state.agreeing >= cfg.agree or state.tries >= cfg.retries:
                     state.read_patch = self.view.crop(image, name).copy()
                     state.tries = 0
-                else:
-                    state.tries += 1
+                    state.agreeing = 0
         done = time.perf_counter()
         self.cost = FrameCost(len(due), after_hands - began, after_zones - after_hands, done - after_zones)
         return Observation(t, index, readings, hands)

@@ -1,0 +1,1 @@
+"""`referee serve`: the live overlay in the browser (session thread, web app, built-in demo)."""

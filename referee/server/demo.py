@@ -1,0 +1,157 @@
+"""The built-in demo source: a short simulated game rendered once as webcam video into a cache folder, and a card reader that knows its true cards."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import cv2
+import numpy as np
+
+from referee.cards import FACE_DOWN
+from referee.events import Event, read_events
+from referee.observations import EMPTY, ZoneReading
+from referee.render import FrameRenderer, RenderError, RenderOptions, Timeline, Webcam
+from referee.render.timeline import check_drawable
+from referee.render.video import frame_times, geometry_for, stage
+from referee.simulate import Mistakes, SimConfig, simulate_game
+from referee.vision.calibrate import Calibration
+from referee.vision.zones import CardSeen
+
+DEMO_RULES: Final = "classic"
+DEMO_SEED: Final = 20
+"""With a 10 % mistake rate, seed 20's game has an illegal play at 1.4 s and a "Spit!" at 1.5 s."""
+DEMO_MISTAKES: Final = 0.1
+DEMO_OPTIONS: Final = RenderOptions(width=640, height=360, fps=30.0, tilt_deg=30.0, max_seconds=12.0)
+_ROOT: Final = Path(__file__).resolve().parents[2]
+
+ProgressCallback = Callable[[float], None]
+"""Called with the share of the demo rendered so far (0..1)."""
+
+
+@dataclass(frozen=True)
+class DemoGame:
+    """The rendered demo: the video (frame i captured at i / fps s), the game's true events
+    (up to the video's end) and the seed that drew it."""
+
+    video: Path
+    truth: tuple[Event, ...]
+    seed: int
+
+
+def cache_folder() -> Path:
+    """Where the demo is kept: `$SPIT_REFEREE_CACHE`, else ~/.cache/spit-referee."""
+    env = os.environ.get("SPIT_REFEREE_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "spit-referee"
+
+
+def demo_key(options: RenderOptions = DEMO_OPTIONS, seed: int = DEMO_SEED) -> str:
+    """A name for one version of the demo: its settings and the renderer's and simulator's code."""
+    digest = hashlib.sha256(repr((options, seed, DEMO_RULES, DEMO_MISTAKES)).encode())
+    for folder in ("referee/render", "referee/synth", "referee/simulate"):
+        for path in sorted((_ROOT / folder).glob("*.py")):
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def demo_events(seed: int = DEMO_SEED) -> tuple[Event, ...]:
+    """The demo game: bots playing classic Spit with a mistake rate that makes illegal plays early."""
+    game = simulate_game(DEMO_RULES, random.Random(seed), SimConfig(mistakes=Mistakes(rate=DEMO_MISTAKES)))
+    check_drawable(game.events)
+    return game.events
+
+
+_render_lock = threading.Lock()
+
+
+def ensure_demo(folder: Path | None = None, progress: ProgressCallback | None = None,
+                options: RenderOptions = DEMO_OPTIONS, seed: int = DEMO_SEED) -> DemoGame:
+    """The demo game, rendered into `folder/demo-KEY/` on first use (a minute or so) and read
+    from there afterwards; `progress` hears how far the rendering got."""
+    base = (folder or cache_folder()) / f"demo-{demo_key(options, seed)}"
+    video, truth_path = base / "demo.mp4", base / "demo.jsonl"
+    with _render_lock:
+        if not truth_path.is_file():
+            try:
+                base.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise RenderError(f"cannot create the demo cache folder {base}: {exc.strerror}") from None
+            _render(demo_events(seed), video, truth_path, seed, options, progress)
+    if progress is not None:
+        progress(1.0)
+    return DemoGame(video, tuple(read_events(truth_path)), seed)
+
+
+def _render(events: Sequence[Event], video: Path, truth_path: Path, seed: int, options: RenderOptions,
+            progress: ProgressCallback | None) -> None:
+    """Draw the game frame by frame into `video` (the truth log is written last: it marks the
+    video as complete)."""
+    geometry = geometry_for(events)
+    timeline = Timeline(events, geometry, seed)
+    duration = timeline.end if options.max_seconds is None else min(timeline.end, options.max_seconds)
+    times = frame_times(duration, options.fps)
+    camera, table, lighting, deck = stage(seed, geometry, options)
+    renderer = FrameRenderer(camera, table, lighting, geometry.markers(), deck, Webcam(), seed)
+    partial = video.with_suffix(".part.mp4")
+    writer = cv2.VideoWriter(str(partial), cv2.VideoWriter_fourcc(*"mp4v"), options.fps,
+                             (options.width, options.height))
+    if not writer.isOpened():
+        raise RenderError(f"OpenCV cannot write an mp4 video to {partial}")
+    reported = 0.0
+    try:
+        for i, t in enumerate(times):
+            writer.write(renderer.render(timeline.at(t), i))
+            if progress is not None and time.monotonic() - reported > 0.25:
+                reported = time.monotonic()
+                progress((i + 1) / len(times))
+    finally:
+        writer.release()
+    partial.replace(video)
+    shown = [e for e in events if e.t <= times[-1]]
+    truth_path.write_text("".join(e.to_json() + "\n" for e in shown), encoding="utf-8")
+
+
+class TruthReader:
+    """Reads each zone's true top card from the demo game's timeline at the time of the frame
+    being observed (`at` sets it): the demo's stand-in for the card detector when no trained
+    model is installed. Everything else (calibration from the markers, hands, change detection,
+    the judge) runs on the video as it would on a camera."""
+
+    def __init__(self, demo: DemoGame) -> None:
+        self.geometry = geometry_for(demo.truth)
+        self.timeline = Timeline(demo.truth, self.geometry, demo.seed)
+        self.t = 0.0
+
+    def at(self, t: float) -> None:
+        """The capture time of the frame about to be observed."""
+        self.t = t
+
+    def read(self, frame: np.ndarray, calibration: Calibration, zones: Sequence[str]) -> dict[str, ZoneReading]:
+        still = self.timeline.at(self.t).still
+        out = {}
+        for name in zones:
+            zone = calibration.layout.zone(name)
+            top = None
+            for card in still:
+                if zone.contains(self.geometry.to_calibration(card.x, card.y)) and (
+                        top is None or (card.z, card.height) > (top.z, top.height)):
+                    top = card
+            out[name] = ZoneReading(EMPTY if top is None else FACE_DOWN if top.code == FACE_DOWN else top.code)
+        return out
+
+    def table_cards(self, frame: np.ndarray, calibration: Calibration) -> list[CardSeen]:
+        return [CardSeen(*self.geometry.to_calibration(c.x, c.y)) for c in self.timeline.at(self.t).still]
+
+
+def describe_demo(demo: DemoGame) -> str:
+    """One line about the demo for the page."""
+    info = {"seed": demo.seed, "rules": DEMO_RULES, "mistake_rate": DEMO_MISTAKES}
+    return json.dumps(info)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import random
 import threading
@@ -150,8 +149,3 @@ class TruthReader:
     def table_cards(self, frame: np.ndarray, calibration: Calibration) -> list[CardSeen]:
         return [CardSeen(*self.geometry.to_calibration(c.x, c.y)) for c in self.timeline.at(self.t).still]
 
-
-def describe_demo(demo: DemoGame) -> str:
-    """One line about the demo for the page."""
-    info = {"seed": demo.seed, "rules": DEMO_RULES, "mistake_rate": DEMO_MISTAKES}
-    return json.dumps(info)

@@ -26,7 +26,7 @@ import numpy as np
 
 from referee.errors import RefereeError
 from referee.observations import HandSeen
-from referee.vision.calibrate import Calibration, TopDown
+from referee.vision.calibrate import Calibration
 
 EDGE_OF: dict[str, str] = {"A": "bottom", "B": "top", "C": "left", "D": "right"}
 """The edge of the top-down view (up is towards B) each player's arms come in from."""
@@ -102,9 +102,6 @@ class TableView:
         """The view of a camera frame (BGR)."""
         return cv2.remap(frame, self._maps[0], self._maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
-    def top_down(self, image: np.ndarray) -> TopDown:
-        return TopDown(image, self.origin_cm, self.px_per_cm)
-
     def to_table(self, points_px: np.ndarray) -> np.ndarray:
         """View pixels (..., 2) -> table cm."""
         uv = np.asarray(points_px, dtype=float)
@@ -178,7 +175,6 @@ class HandFinder:
         self._tracks: dict[str, _Track] = {p: _Track() for p in self.players}
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self.hands: tuple[Hand, ...] = ()
-        self.mask = np.zeros((height, width), np.uint8)
 
     def _edges(self, labels: np.ndarray) -> dict[str, set[int]]:
         """The labels touching each player's edge of the view."""
@@ -215,7 +211,7 @@ class HandFinder:
         moving = moving_mask > 0
         fore = (largest_difference(image, self.reference) > cfg.threshold).astype(np.uint8)
         fore = cv2.morphologyEx(fore, cv2.MORPH_OPEN, self._kernel)
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
         edges = self._edges(labels)
         owners: dict[int, list[str]] = {}
         for player, found in edges.items():
@@ -246,7 +242,6 @@ class HandFinder:
                     stirring = np.count_nonzero(part & moving[y:y + h, x:x + w]) / area
                     hands.append(self._describe(player, part, (x, y), stirring))
         self._learn(image, hand_mask, moving_mask)
-        self.mask = hand_mask
         self.hands = tuple(hands)
         return self._report(t, frame)
 

@@ -578,8 +578,10 @@ class SpitReferee:
             mine = [(code, lift) for code, lift in self._lifted.items()
                     if lift.player == touch.side and not lift.attempted and lift.t <= touch.t]
             rivals = [t for t in touches if t.contact and t.zone == touch.zone and t.side != touch.side]
-            if len(mine) != 1 or rivals:
-                continue
+            taking_back = self.readings.get(touch.zone) == mine[0][0] if mine else False
+            taking_back |= any(p == touch.zone and side == touch.side for (p, _), (side, _) in self._flagged.items())
+            if len(mine) != 1 or rivals or taking_back:
+                continue  # a hand on a card of its own already seen there, or flagged there, takes it back
             code, lift = mine[0]
             when = (touch.t, touch.frame)
             card = parse_card(code)

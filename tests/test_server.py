@@ -1,0 +1,239 @@
+"""The web app of `referee serve` through FastAPI's TestClient: state, events, calibration, controls, overrules, input limits, static files and the WebSocket."""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+from fastapi.testclient import TestClient  # noqa: E402
+
+from referee import cli  # noqa: E402
+from referee.events import read_events  # noqa: E402
+from referee.server import cli as serve_cli  # noqa: E402
+from referee.server.app import MAX_BODY_BYTES, build  # noqa: E402
+from referee.server.demo import ensure_demo  # noqa: E402
+from referee.server.session import Session, SessionSettings, parse_source  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The demo, refereed live (the demo video is rendered once and kept in pytest's cache)."""
+    assert pytestconfig.cache is not None
+    cache = pytestconfig.cache.mkdir("spit-referee-demo")
+    ensure_demo(cache)
+    session = Session(SessionSettings(source=parse_source("demo"), games_dir=tmp_path_factory.mktemp("games"),
+                                      cache=cache, cards="truth"))
+    session.start()
+    with TestClient(build(session)) as test_client:
+        yield test_client
+    session.stop()
+
+
+def wait_for(get: Callable[[], Any], ok: Callable[[Any], bool], timeout: float = 40.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = get()
+        if ok(value) or time.monotonic() > deadline:
+            return value
+        time.sleep(0.1)
+
+
+def test_state_follows_the_demo_game(client: TestClient) -> None:
+    state = wait_for(lambda: client.get("/api/state").json(),
+                     lambda s: s["status"] in ("running", "ended") and s["events"] >= 3)
+    assert state["status"] in ("running", "ended")
+    assert state["source"] == "demo game" and state["rules"] == "classic"
+    assert "classic" in state["rule_sets"] and "speahx" not in state["rule_sets"]
+    assert state["calibrated"] is True and state["t"] > 0
+    assert set(state["counts"]) == {"A", "B"}
+    assert state["verdicts"]["illegal_play"] == ["legal", "void"]
+
+
+def test_events_are_the_games_log(client: TestClient) -> None:
+    events = wait_for(lambda: client.get("/api/events").json(),
+                      lambda e: any(x["type"] == "spit_call" for x in e))
+    assert [e["type"] for e in events][:2] == ["layout", "spit"]
+    assert any(e["type"] == "spit_call" for e in events)
+    log = client.get("/api/state").json()["events_log"]
+    logged = [e.as_dict() for e in read_events(log)]
+    assert logged[:len(events)] == events
+
+
+def test_calibration_from_the_markers(client: TestClient) -> None:
+    calibration = client.get("/api/calibration").json()
+    assert calibration["calibrated"] is True and calibration["source"] == "markers"
+    assert calibration["image_size"] == [640, 360]
+    assert len(calibration["play_area_px"]) == 4
+    assert {"L", "R", "A1", "A5", "B1", "B5"} <= set(calibration["zones"])
+    assert set(calibration["markers_px"]) == {"0", "1", "2", "3"}
+
+
+@pytest.mark.parametrize("body", [
+    {"corners_px": [[0, 0], [10, 0], [10, 10]], "width_cm": 76, "depth_cm": 56},
+    {"corners_px": [[0, 0], [10, 0], [10, 10], [0, 10], [5, 5]], "width_cm": 76, "depth_cm": 56},
+    {"corners_px": [[0, 0], [10, 0], [10, 10], [0, 10]], "width_cm": -1, "depth_cm": 56},
+    {"corners_px": [[0, 0], [10, 0], [10, 10], [0, 10]], "width_cm": 76, "depth_cm": 1e9},
+    {"corners_px": [[0, "a"], [10, 0], [10, 10], [0, 10]], "width_cm": 76, "depth_cm": 56},
+    {"corners_px": [[0, 0], [10, 0], [10, 10], [0, 10]], "width_cm": 76},
+    {"corners_px": [[0, 0], [10, 0], [10, 10], [0, 10]], "width_cm": 76, "depth_cm": 56, "path": "/etc"},
+])
+def test_manual_calibration_of_the_wrong_shape_is_refused(client: TestClient, body: dict[str, Any]) -> None:
+    response = client.post("/api/calibration", json=body)
+    assert response.status_code == 422
+    assert client.get("/api/calibration").json()["source"] == "markers"
+
+
+@pytest.mark.parametrize(("corners", "words"), [
+    ([[100, 50], [540, 50], [600, 330], [40, 330, 7]], "pair"),
+    ([[100, 50], [540, 50], [40, 330], [600, 330]], "convex"),
+    ([[40, 330], [600, 330], [540, 50], [100, 50]], "mirror"),
+    ([[100, 50], [540, 50], [600, 330], [40, 900]], "outside"),
+])
+def test_manual_calibration_that_makes_no_sense_is_explained(client: TestClient, corners: list[list[float]],
+                                                             words: str) -> None:
+    response = client.post("/api/calibration", json={"corners_px": corners, "width_cm": 76, "depth_cm": 56})
+    assert response.status_code == 400
+    assert words in response.json()["detail"]
+
+
+def test_invalid_and_oversized_input_is_refused(client: TestClient) -> None:
+    assert client.post("/api/calibration", content=b"{not json", headers={"content-type": "application/json"}
+                       ).status_code == 422
+    big = {"corners_px": [[0, 0]] * 4, "width_cm": 76, "depth_cm": 56, "pad": "x" * MAX_BODY_BYTES}
+    response = client.post("/api/calibration", json=big)
+    assert response.status_code == 413
+    assert client.post("/api/control", json={"action": "explode"}).status_code == 422
+    assert client.post("/api/control", json={"action": "new_game", "rules": "../../etc"}).status_code == 422
+    assert client.post("/api/overrule", json={"event": -1, "verdict": "legal"}).status_code == 422
+    assert client.post("/api/overrule", json={"event": 0, "verdict": "x" * 100}).status_code == 422
+
+
+def test_paths_outside_the_static_folder_are_refused(client: TestClient) -> None:
+    assert client.get("/static/app.js").status_code == 200
+    assert "text/css" in client.get("/static/style.css").headers["content-type"]
+    for url in ("/static/..%2F..%2F..%2Fpyproject.toml", "/static/%2E%2E/app.py", "/static/..%2Fapp.py",
+                "/static/__init__.py", "/api/evidence/..%2Fevents.jsonl", "/api/evidence/%2Fetc%2Fpasswd",
+                "/api/evidence/slap-L-1.000.png"):
+        response = client.get(url)
+        assert response.status_code == 404, url
+        assert b"import" not in response.content and b"root:" not in response.content
+
+
+def test_the_page_and_the_api_docs_are_served(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and "Spit referee" in page.text and "/static/app.js" in page.text
+    schema = client.get("/openapi.json").json()
+    assert {"/api/state", "/api/events", "/api/calibration", "/api/control", "/api/overrule"} <= set(schema["paths"])
+    assert "post" in schema["paths"]["/api/calibration"] and "get" in schema["paths"]["/api/calibration"]
+    assert client.get("/docs").status_code == 200
+
+
+def test_frames_come_over_the_websocket_with_their_capture_time(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        state = json.loads(ws.receive_text())
+        assert state["kind"] == "state"
+        message = ws.receive_bytes()
+    length = struct.unpack(">I", message[:4])[0]
+    overlay = json.loads(message[4:4 + length])
+    jpeg = message[4 + length:]
+    assert jpeg[:2] == b"\xff\xd8" and jpeg[-2:] == b"\xff\xd9"
+    assert overlay["kind"] == "frame" and overlay["width"] == 640 and overlay["height"] == 360
+    assert abs(overlay["captured_ms"] / 1000 - time.time()) < 60
+    assert overlay["events_from"] == 0 and overlay["events"][0]["type"] == "layout"
+    assert overlay["calibration"]["calibrated"] is True
+
+
+def test_players_overrule_a_call(client: TestClient) -> None:
+    events = wait_for(lambda: client.get("/api/events").json(),
+                      lambda e: any(x["type"] == "illegal_play" for x in e))
+    index = next(i for i, e in enumerate(events) if e["type"] == "illegal_play")
+    assert client.post("/api/overrule", json={"event": index, "verdict": "illegal"}).status_code == 400
+    response = client.post("/api/overrule", json={"event": index, "verdict": "legal"})
+    assert response.status_code == 200
+    overrule = response.json()
+    assert overrule["type"] == "overrule" and overrule["corrects"] == index and overrule["verdict"] == "legal"
+    assert overrule in client.get("/api/events").json()
+    again = client.post("/api/overrule", json={"event": index, "verdict": "void"})
+    assert again.status_code == 400 and "already" in again.json()["detail"]
+    assert client.post("/api/overrule", json={"event": 99999, "verdict": "void"}).status_code == 400
+    logged = list(read_events(client.get("/api/state").json()["events_log"]))
+    assert any(e.type == "overrule" and e["corrects"] == index and e["verdict"] == "legal" for e in logged)
+
+
+def test_pause_resume_and_rule_sets(client: TestClient) -> None:
+    assert client.post("/api/control", json={"action": "pause"}).json()["status"] in ("paused", "ended")
+    assert client.post("/api/control", json={"action": "resume"}).json()["status"] in ("running", "ended")
+    refused = client.post("/api/control", json={"action": "new_game", "rules": "speahx"})
+    assert refused.status_code == 400 and "classic" in refused.json()["detail"]
+
+
+def test_a_manual_calibration_starts_a_new_game_with_it(client: TestClient) -> None:
+    game = client.get("/api/state").json()["game"]
+    corners = [[100, 50], [540, 50], [600, 330], [40, 330]]
+    response = client.post("/api/calibration", json={"corners_px": corners, "width_cm": 76, "depth_cm": 56})
+    assert response.status_code == 200 and response.json()["source"] == "manual"
+    state = wait_for(lambda: client.get("/api/state").json(), lambda s: s["game"] > game and s["calibrated"])
+    assert state["game"] == game + 1
+    calibration = client.get("/api/calibration").json()
+    assert calibration["source"] == "manual"
+    assert calibration["play_area_px"] == [[float(x), float(y)] for x, y in corners]
+
+
+# ------------------------------------------------------------------------------ the command
+
+
+def test_serve_binds_this_machine_only_by_default() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    serve_cli.configure(parser)
+    args = parser.parse_args([])
+    assert (args.host, args.port, args.source, args.rules) == ("127.0.0.1", 8000, "demo", "classic")
+
+
+def test_binding_elsewhere_warns(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as busy:
+        busy.bind(("0.0.0.0", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code = cli.main(["serve", "--host", "0.0.0.0", "--port", str(port), "--cards", "truth"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "warning: listening on 0.0.0.0" in err
+    assert f"cannot listen on 0.0.0.0:{port}" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["--source", "nonsense.mp4"], "not demo, camera:N or an existing video file"),
+    (["--source", "camera:x"], "camera:N"),
+    (["--rules", "speahx"], "speahx"),
+    (["--rules", "no-such-rules"], "no-such-rules"),
+])
+def test_bad_arguments_are_one_line(argv: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["serve", *argv]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert words in err and "Traceback" not in err
+
+
+def test_a_bad_port_is_an_argument_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["serve", "--port", "70000"])
+    assert exit_.value.code == 2
+    assert "1..65535" in capsys.readouterr().err
+
+
+def test_the_demo_cards_go_only_with_the_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    video = tmp_path / "clip.mp4"
+    video.write_bytes(b"not a video")
+    assert cli.main(["serve", "--source", str(video), "--cards", "truth"]) == 2
+    assert "only with --source demo" in capsys.readouterr().err

@@ -495,7 +495,8 @@ class SpitReferee:
             return
         for pile in self._piles:
             for touch in self._touches.get(pile, ()):
-                if touch.contact and touch.side == lift.player and lift.t <= touch.t < when[0]:
+                if touch.contact and touch.side == lift.player and lift.t <= touch.t < when[0] \
+                        and not self._taking_back(pile, touch):
                     self._returns.append((card, lift, pile, (touch.t, touch.frame)))
                     return
 
@@ -557,7 +558,7 @@ class SpitReferee:
             if code == card.code or lift.attempted:
                 continue
             for touch in self._touches.get(pile, ()):
-                if touch.contact and touch.side == lift.player and lift.t <= touch.t and (
+                if touch.contact and touch.side == lift.player and lift.t <= touch.t and not self._taking_back(pile, touch) and (
                         touch.t < when[0] or (tied and touch.t == when[0])):
                     found.append(((touch.t, touch.frame), code, lift))
                     break
@@ -565,6 +566,15 @@ class SpitReferee:
         for touched, code, lift in sorted(found, key=lambda item: item[0]):
             applied |= self._attempt(lift.player, parse_card(code), lift.zone, pile, touched, visible=False)
         return applied
+
+    def _taking_back(self, pile: str, touch: Touch) -> bool:
+        """`touch` is its hand taking back a card of its own flagged on `pile` (lying there, or
+        gone from there by the time the pile was next read)."""
+        for (p, _), (side, since) in self._flagged.items():
+            if p == pile and side == touch.side and since < touch.t:
+                return True
+        took = self._took_back.get(pile)
+        return took is not None and took[0] == touch.side and took[1] < touch.t <= took[2]
 
     def _laid(self, touches: tuple[Touch, ...]) -> bool:
         """A hand that lifted a stock card touches a spit pile: the card counts the moment it
@@ -578,8 +588,7 @@ class SpitReferee:
             mine = [(code, lift) for code, lift in self._lifted.items()
                     if lift.player == touch.side and not lift.attempted and lift.t <= touch.t]
             rivals = [t for t in touches if t.contact and t.zone == touch.zone and t.side != touch.side]
-            taking_back = self.readings.get(touch.zone) == mine[0][0] if mine else False
-            taking_back |= any(p == touch.zone and side == touch.side for (p, _), (side, _) in self._flagged.items())
+            taking_back = self._taking_back(touch.zone, touch) or (bool(mine) and self.readings.get(touch.zone) == mine[0][0])
             if len(mine) != 1 or rivals or taking_back:
                 continue  # a hand on a card of its own already seen there, or flagged there, takes it back
             code, lift = mine[0]
@@ -650,7 +659,7 @@ class SpitReferee:
         meanwhile, the card touched it (and is judged there); else it was only picked up."""
         for pile in self._piles:
             for touch in self._touches.get(pile, ()):
-                if touch.contact and touch.side == lift.player and touch.t >= lift.t:
+                if touch.contact and touch.side == lift.player and touch.t >= lift.t and not self._taking_back(pile, touch):
                     self._returns.append((parse_card(code), lift, pile, (touch.t, touch.frame)))
                     return
 

@@ -119,6 +119,9 @@ function react(e, now) {
     showFlag("illegal", `✗ ${e.player} spat too early`, "a move was still possible", 4500);
   } else if (e.type === "spit_call") {
     showSpit();
+  } else if (e.type === "spit") {
+    clearTimeout(spitTimer); // the stalemate is over
+    spitTimer = setTimeout(() => $("spit-banner").classList.remove("show"), 600);
   } else if (e.type === "race" || e.type === "slap") {
     showFlag("dispute", describe(e), "", 4500);
   } else if (e.type === "game_end") {
@@ -243,7 +246,8 @@ function drawOverlay(f) {
       }
     }
   }
-  for (const [id, quad] of Object.entries(f.markers || {})) {
+  const markers = state.calibrating && cal && cal.calibrated ? cal.markers_px : f.markers;
+  for (const [id, quad] of Object.entries(markers || {})) {
     path(quad, s); ctx.lineWidth = 3 * unit; ctx.strokeStyle = "#ff3df5"; ctx.stroke();
     const [cx, cy] = centre(quad);
     label(`marker ${id}`, cx * s, cy * s - 26 * unit, 14 * unit, "#fff", "rgba(160, 20, 150, .9)");

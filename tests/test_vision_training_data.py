@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from referee.synth.dataset import SynthConfig, generate_dataset
-from referee.train.detector import MIN_VISIBLE, BadTrainingSetup, DetectorConfig, build_dataset, write_real_labels
+from referee.train.detector import BadTrainingSetup, DetectorConfig, build_dataset, write_real_labels
+from referee.vision.evaluate import seen_enough
 from referee.vision.realset import LabelledCard, LabelledPhoto, load_photos
 
 
@@ -31,7 +32,7 @@ def test_oriented_labels_come_from_the_json_truth(synth: Path, tmp_path: Path) -
     for split, image in [("train", i) for i in train] + [("val", i) for i in val]:
         label = Path(image.replace("/images/", "/labels/")).with_suffix(".txt")
         note = json.loads((synth / "annotations" / split / (Path(image).stem + ".json")).read_text())
-        wanted = [c for c in note["cards"] if c["visible"] >= MIN_VISIBLE]
+        wanted = [c for c in note["cards"] if seen_enough(c)]
         rows = [line.split() for line in label.read_text().splitlines()]
         assert len(rows) == len(wanted)
         for row, card in zip(rows, wanted):

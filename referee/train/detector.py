@@ -13,11 +13,10 @@ import numpy as np
 from referee.cards import FACE_DOWN
 from referee.errors import RefereeError
 from referee.vision.corners import refine_quad
+from referee.vision.evaluate import seen_enough
 from referee.vision.realset import LabelledPhoto, load_photos
 
 CLASS_NAMES = ("card", "back")
-MIN_VISIBLE = 0.5
-"""A synthetic card is labelled when at least this much of it is seen."""
 
 
 class BadTrainingSetup(RefereeError):
@@ -82,7 +81,7 @@ def write_real_labels(photos: list[LabelledPhoto], out_dir: Path) -> list[Path]:
 
 
 def write_synth_labels(synth_dir: Path, split: str, out_dir: Path) -> list[Path]:
-    """OBB labels for a synthetic split, from its JSON ground truth: every card seen at least half."""
+    """OBB labels for a synthetic split, from its JSON ground truth: every card `seen_enough`."""
     source = synth_dir / "images" / split
     notes = synth_dir / "annotations" / split
     if not source.is_dir() or not notes.is_dir():
@@ -102,7 +101,7 @@ def write_synth_labels(synth_dir: Path, split: str, out_dir: Path) -> list[Path]
         lines = [
             _obb_line(CLASS_NAMES.index("back") if c["card"] == FACE_DOWN else 0, np.array(c["corners"]), width, height)
             for c in note["cards"]
-            if c["visible"] >= MIN_VISIBLE
+            if seen_enough(c)
         ]
         (labels / (note_path.stem + ".txt")).write_text("".join(f"{line}\n" for line in lines))
         written.append(image.absolute())

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -16,6 +16,16 @@ from referee.vision.detector import CardDetector, read_image
 from referee.vision.realset import LabelledCard, LabelledPhoto
 
 MATCH_IOU = 0.5
+MIN_VISIBLE = 0.5
+MIN_IN_FRAME = 0.2
+
+
+def seen_enough(card: dict[str, Any]) -> bool:
+    """Whether a synthetic annotation's card counts as one to find: half of it unhidden, a fifth in frame.
+
+    Annotations of older generator versions have no `in_frame` (their `visible` counted the frame too).
+    """
+    return card["visible"] >= MIN_VISIBLE and card.get("in_frame", 1.0) >= MIN_IN_FRAME
 
 
 def iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
@@ -98,15 +108,15 @@ class RealScore:
         }
 
 
-def synth_truth(synth_dir: Path, split: str = "val", min_visible: float = 0.5) -> list[tuple[Path, list[tuple[str, tuple[float, float, float, float]]]]]:
-    """Images of a `referee synth-data` split with (code, whole-card box) of each card seen at least half."""
+def synth_truth(synth_dir: Path, split: str = "val") -> list[tuple[Path, list[tuple[str, tuple[float, float, float, float]]]]]:
+    """Images of a `referee synth-data` split with (code, whole-card box) of each card `seen_enough`."""
     out = []
     for note_path in sorted((synth_dir / "annotations" / split).glob("*.json")):
         note = json.loads(note_path.read_text())
         width, height = note["image"]["width"], note["image"]["height"]
         cards = []
         for card in note["cards"]:
-            if card["visible"] < min_visible:
+            if not seen_enough(card):
                 continue
             pts = np.array(card["corners"], dtype=np.float64)
             x1, y1 = np.clip(pts.min(axis=0), 0, (width, height))

@@ -8,7 +8,8 @@ import pytest
 
 from referee.observations import OCCLUDED, ZoneReading
 from referee.vision.calibrate import Calibration, calibrate_manual
-from referee.vision.observe import BadObserveConfig, ObserveConfig, Observer
+from referee.vision.detections import DetectedCard, Detections
+from referee.vision.observe import BadObserveConfig, DetectorReader, ObserveConfig, Observer
 from referee.vision.zones import CardSeen
 
 SIZE = (400, 300)
@@ -98,3 +99,41 @@ def test_settings_are_checked() -> None:
         ObserveConfig(change_fraction=0)
     with pytest.raises(BadObserveConfig):
         ObserveConfig(settle_frames=0)
+
+
+class BrightBlobDetector:
+    """A stand-in for the card detector: every bright blob is a `7C` (the reader's geometry is under test)."""
+
+    def __init__(self) -> None:
+        self.images: list[tuple[int, int]] = []
+
+    def detect(self, image: np.ndarray) -> Detections:
+        self.images.append(image.shape[:2])
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        contours, _ = cv2.findContours((grey > 220).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cards = []
+        for contour in contours:
+            if cv2.contourArea(contour) < 200:
+                continue
+            quad = cv2.boxPoints(cv2.minAreaRect(contour))
+            x, y, w, h = cv2.boundingRect(contour)
+            cards.append(DetectedCard("7C", 0.9, (float(x), float(y), float(x + w), float(y + h)),
+                                      tuple((float(px), float(py)) for px, py in quad)))  # type: ignore[arg-type]
+        return Detections(tuple(cards), image.shape[1], image.shape[0])
+
+
+def test_the_detector_reader_reads_zones_in_one_pass_and_finds_the_dealt_cards() -> None:
+    calibration, table, _, _ = _setup()
+    frame = _card(_card(table, calibration, "L"), calibration, "A3")
+    stub = BrightBlobDetector()
+    reader = DetectorReader(stub)  # type: ignore[arg-type]
+    assert reader.read(frame, calibration, ["L", "A3", "R", "B2"]) == {
+        "L": ZoneReading("7C", 0.9), "A3": ZoneReading("7C", 0.9), "R": ZoneReading("empty", 0.9),
+        "B2": ZoneReading("empty", 0.9)}
+    assert len(stub.images) == 1  # four zones, one pass
+    cards = reader.table_cards(frame, calibration)
+    centres = sorted((round(c.x), round(c.y)) for c in cards)
+    expected = sorted((round(calibration.layout.zone(z).centre[0]), round(calibration.layout.zone(z).centre[1]))
+                      for z in ("L", "A3"))
+    assert len(cards) == 2 and all(abs(a - b) <= 1 for p, q in zip(centres, expected) for a, b in zip(p, q))
+    assert all(c.height_cm > c.width_cm for c in cards)

@@ -40,10 +40,8 @@ class SpeahxReferee:
     def __init__(self, rules: Any, on_event: Callable[[Event], None] | None = None) -> None:
         self.rules = rules
         self.on_event = on_event
-        self.frame_interval = 1 / 30
+        self.frame_interval = 1 / 30  # the stream's time resolution (set by `Judge`)
         self.pile: list[Card] = []
-        self.named_unknown = False
-        self.reading: str | None = None
         self._last: tuple[str, Card, Effect] | None = None
         self._flagged: str | None = None
         self._touches: list[Touch] = []
@@ -76,7 +74,6 @@ class SpeahxReferee:
         return "A", seen
 
     def _changed(self, seen: str, when: tuple[float, int]) -> None:
-        self.reading = seen
         top = self.pile[0] if self.pile else None
         if seen == EMPTY:
             self._flagged = None

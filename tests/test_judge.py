@@ -7,7 +7,7 @@ import pytest
 from referee.events import Event
 from referee.judge.judge import Judge
 from referee.judge.speahx import SpeahxReferee
-from referee.judge.spit import SLAP_FALLBACK, TOO_CLOSE, SpitReferee, layout_counts
+from referee.judge.spit import SLAP_FALLBACK, TOO_CLOSE, SpitReferee, UnsupportedRules, layout_counts
 from referee.observations import HandSeen, Observation, ZoneReading
 from referee.rules import get_rules
 from referee.rules.spit import SpitRules, SpitState
@@ -305,8 +305,6 @@ def test_stacking_without_the_option_is_an_illegal_play() -> None:
 
 
 def test_referee_refuses_rule_sets_it_cannot_watch() -> None:
-    from referee.judge.camera import UnsupportedRules
-
     with pytest.raises(UnsupportedRules):
         SpitReferee("five-card-hand")
     with pytest.raises(UnsupportedRules):

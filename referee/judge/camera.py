@@ -23,32 +23,15 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from referee.cards import ALL_CARDS, FACE_DOWN
-from referee.errors import RefereeError
 from referee.events import Event
+from referee.judge.spit import UnsupportedRules, spit_rules
 from referee.observations import EMPTY, OCCLUDED, HandSeen, Observation, StreamHeader, ZoneReading
-from referee.rules import get_rules
-from referee.rules.spit_options import SpitRules
+from referee.rules.spit import SpitRules
 
 Point = tuple[float, float]
 HAND_RADIUS: Final = 0.45
 """A hand hides every zone whose centre is this close (zones lie one unit apart)."""
 _CODES: Final = tuple(c.code for c in ALL_CARDS)
-
-
-class UnsupportedRules(RefereeError):
-    """A rule set the camera referee does not watch (yet)."""
-
-
-def spit_rules(rules: str | SpitRules | Any) -> SpitRules:
-    """The Spit rule set the camera-side referee watches; `UnsupportedRules` for the others
-    (the five-card hand's hidden hands, more than two players)."""
-    if isinstance(rules, str):
-        rules = get_rules(rules)
-    if not isinstance(rules, SpitRules):
-        raise UnsupportedRules(f"the table referee watches Spit rule sets, not {getattr(rules, 'name', rules)!r}")
-    if rules.five_card_hand or rules.players != 2:
-        raise UnsupportedRules(f"the table referee does not watch {rules.name!r} (hidden hands or more than two players)")
-    return rules
 
 
 @dataclass(frozen=True)

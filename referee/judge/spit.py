@@ -14,8 +14,9 @@ sees and what the engine expects by a move:
 - an unknown card on a spit pile at a stalemate (or at a deal's start): a spit card; once every
   pile the engine expects a card on has one, `spit`. While a move exists: `premature_spit`
   naming the move the engine finds;
-- a lifted stock card that comes back after its player's hand touched a spit pile: a card that
-  touched the pile and was taken back, judged as a play (a race loser is often never seen);
+- a stock card lifted (its place seen without it) whose player's hand then touches a spit pile:
+  the card counts the moment it touches, so it is judged at that frame, before it can be seen;
+  one that comes back after touching a pile unseen is judged there too (a race loser);
 - two players' cards on one pile less than `race_window_s` apart: `race`, the second judged
   against the new top (a card that went under the second is played first);
 - `spit_call` when the engine finds no move, dated to the last move; `deal_end`; the slap from
@@ -35,10 +36,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from referee.cards import FACE_DOWN, Card, parse_card
-from referee.errors import IllegalMove
+from referee.errors import IllegalMove, RefereeError
 from referee.events import Event
-from referee.judge.camera import spit_rules
 from referee.observations import CARD_CODES, EMPTY
+from referee.rules import get_rules
 from referee.rules.spit import (
     ChoosePile,
     ImpossiblePosition,
@@ -70,6 +71,22 @@ TIE_WAIT_S: Final = 1.0
 """Two cards touching one pile in the same frame: if neither is taken back within this time,
 the one seen on top went second."""
 When = tuple[float, int]
+
+
+class UnsupportedRules(RefereeError):
+    """A rule set the camera referee does not watch (yet)."""
+
+
+def spit_rules(rules: str | SpitRules | Any) -> SpitRules:
+    """The Spit rule set the camera-side referee watches; `UnsupportedRules` for the others
+    (the five-card hand's hidden hands, more than two players)."""
+    if isinstance(rules, str):
+        rules = get_rules(rules)
+    if not isinstance(rules, SpitRules):
+        raise UnsupportedRules(f"the table referee watches Spit rule sets, not {getattr(rules, 'name', rules)!r}")
+    if rules.five_card_hand or rules.players != 2:
+        raise UnsupportedRules(f"the table referee does not watch {rules.name!r} (hidden hands or more than two players)")
+    return rules
 
 
 @dataclass(frozen=True)

@@ -145,7 +145,8 @@ def _calibration(session: Session) -> CalibrationModel:
     return CalibrationModel(calibrated=True, **calibration_geometry(calibration))
 
 
-def _frame_message(packet: FramePacket, session: Session, events_from: int, calibration: bool) -> tuple[bytes, int]:
+def _frame_message(packet: FramePacket, jpeg: bytes, session: Session, events_from: int,
+                   calibration: bool) -> tuple[bytes, int]:
     """One binary WebSocket message: a 4-byte big-endian length, the JSON overlay, then the JPEG."""
     events = session.events(events_from)
     overlay: dict[str, Any] = {
@@ -157,7 +158,7 @@ def _frame_message(packet: FramePacket, session: Session, events_from: int, cali
     if calibration:
         overlay["calibration"] = _calibration(session).model_dump()
     header = json.dumps(overlay, ensure_ascii=False).encode()
-    return struct.pack(">I", len(header)) + header + packet.jpeg, events_from + len(events)
+    return struct.pack(">I", len(header)) + header + jpeg, events_from + len(events)
 
 
 class BodyLimit:
@@ -296,7 +297,9 @@ def create_app(session: Session) -> FastAPI:
                 packet = session.latest  # only the newest frame is sent; frames that came meanwhile are dropped
                 if packet is not None and packet.seq != sent_seq:
                     calibration = session.calibration_version
-                    message, events_from = _frame_message(packet, session, events_from, calibration != sent_calibration)
+                    jpeg = await asyncio.to_thread(packet.jpeg)
+                    message, events_from = _frame_message(packet, jpeg, session, events_from,
+                                                          calibration != sent_calibration)
                     sent_calibration = calibration
                     sent_seq = packet.seq
                     await websocket.send_bytes(message)

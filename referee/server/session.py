@@ -19,7 +19,7 @@ import numpy as np
 from referee.errors import RefereeError
 from referee.events import Event, EventLog, register_event_type
 from referee.judge.camera import spit_rules
-from referee.observations import OCCLUDED, Observation
+from referee.observations import Observation
 from referee.pipeline import Pipeline, PipelineConfig
 from referee.pipeline.sources import CapturedFrame, LiveCamera, VideoFile
 from referee.rules import rule_set_names
@@ -112,19 +112,36 @@ def watchable_rules() -> tuple[str, ...]:
 @dataclass(frozen=True)
 class FramePacket:
     """The newest processed frame: its number in this session, capture time `t` (s from the source
-    start), the wall-clock capture moment (ms since the epoch, for the page's latency), the JPEG
-    and what the overlay draws on it."""
+    start), the wall-clock capture moment (ms since the epoch, for the page's latency), the image
+    and what the overlay draws on it. The JPEG is made only when a page asks for the frame."""
 
     seq: int
     t: float
     captured_ms: float
-    jpeg: bytes = field(repr=False)
+    image: np.ndarray = field(repr=False)
     zones: dict[str, str]
     hands: list[dict[str, Any]]
     markers: dict[str, list[list[float]]]
     counts: dict[str, dict[str, int]]
-    width: int
-    height: int
+    jpeg_quality: int = 75
+    _jpeg: list[bytes] = field(default_factory=list, repr=False)
+
+    @property
+    def width(self) -> int:
+        return int(self.image.shape[1])
+
+    @property
+    def height(self) -> int:
+        return int(self.image.shape[0])
+
+    def jpeg(self) -> bytes:
+        """The frame as JPEG, encoded once (frames no page asks for are never encoded)."""
+        if not self._jpeg:
+            ok, data = cv2.imencode(".jpg", self.image, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality])
+            if not ok:
+                raise RefereeError("a frame could not be encoded as JPEG")
+            self._jpeg.append(data.tobytes())
+        return self._jpeg[0]
 
 
 @dataclass
@@ -456,15 +473,10 @@ class Session:
                     markers = {str(i): c.round(1).tolist() for i, c in find_markers(frame.image).items()}
                 elif self.latest is not None and self.calibration is None:
                     markers = self.latest.markers
-                counts = _counts(pipeline)
-                ok, jpeg = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, self.settings.jpeg_quality])
-                if not ok:
-                    continue
-                height, width = frame.image.shape[:2]
                 seq += 1
                 with self._lock:
-                    self.latest = FramePacket(seq, frame.t, captured_ms, jpeg.tobytes(), dict(zones), list(hands),
-                                              markers, counts, width, height)
+                    self.latest = FramePacket(seq, frame.t, captured_ms, frame.image, dict(zones), list(hands),
+                                              markers, _counts(pipeline), self.settings.jpeg_quality)
                 self._notify()
         finally:
             close()

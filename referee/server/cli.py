@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from referee.errors import RefereeError
-from referee.judge.camera import spit_rules
+from referee.judge.spit import spit_rules
 from referee.pipeline.sources import LiveCamera, VideoFile
 from referee.server.demo import cache_folder
 from referee.server.session import BadSource, Session, SessionSettings, SourceSpec, parse_source, watchable_rules

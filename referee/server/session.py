@@ -18,7 +18,7 @@ import numpy as np
 
 from referee.errors import RefereeError
 from referee.events import Event, EventLog, register_event_type
-from referee.judge.camera import spit_rules
+from referee.judge.spit import spit_rules
 from referee.observations import Observation
 from referee.pipeline import Pipeline, PipelineConfig
 from referee.pipeline.sources import CapturedFrame, LiveCamera, VideoFile

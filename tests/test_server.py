@@ -69,7 +69,7 @@ def test_events_are_the_games_log(client: TestClient) -> None:
 
 
 def test_calibration_from_the_markers(client: TestClient) -> None:
-    calibration = client.get("/api/calibration").json()
+    calibration = wait_for(lambda: client.get("/api/calibration").json(), lambda c: c["calibrated"])
     assert calibration["calibrated"] is True and calibration["source"] == "markers"
     assert calibration["image_size"] == [640, 360]
     assert len(calibration["play_area_px"]) == 4
@@ -237,3 +237,52 @@ def test_the_demo_cards_go_only_with_the_demo(tmp_path: Path, capsys: pytest.Cap
     video.write_bytes(b"not a video")
     assert cli.main(["serve", "--source", str(video), "--cards", "truth"]) == 2
     assert "only with --source demo" in capsys.readouterr().err
+
+
+class EmptyTable:
+    """A card reader for a table with no cards (the calibration tests need no detector)."""
+
+    def read(self, frame: Any, calibration: Any, zones: Any) -> dict[str, Any]:
+        from referee.observations import EMPTY, ZoneReading
+        return {zone: ZoneReading(EMPTY) for zone in zones}
+
+    def table_cards(self, frame: Any, calibration: Any) -> list[Any]:
+        return []
+
+
+def test_a_video_without_markers_asks_for_the_corners(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    video = tmp_path / "bare.mp4"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), 30.0, (320, 240))
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        writer.write(rng.integers(60, 90, (240, 320, 3), dtype=np.uint8))
+    writer.release()
+    session = Session(SessionSettings(source=parse_source(str(video)), games_dir=tmp_path / "games",
+                                      cards="detector", reader_factory=EmptyTable))
+    session.start()
+    try:
+        with TestClient(build(session)) as client:
+            state = wait_for(lambda: client.get("/api/state").json(), lambda s: s["status"] == "calibrate", 20)
+            assert state["status"] == "calibrate" and "Click the play area's four corners" in state["message"]
+            assert client.get("/api/calibration").json()["calibrated"] is False
+            corners = [[40, 30], [280, 30], [300, 220], [20, 220]]
+            assert client.post("/api/calibration", json={"corners_px": corners, "width_cm": 76,
+                                                         "depth_cm": 56}).status_code == 200
+            state = wait_for(lambda: client.get("/api/state").json(), lambda s: s["calibrated"], 20)
+            assert state["calibrated"] and state["game"] == 2 and state["status"] in ("running", "ended")
+    finally:
+        session.stop()
+
+
+def test_evidence_strips_are_served_from_the_games_folder(client: TestClient) -> None:
+    log = Path(client.get("/api/state").json()["events_log"])
+    strip = log.parent / "evidence" / "slap-L-12.345.png"
+    strip.parent.mkdir(exist_ok=True)
+    strip.write_bytes(b"\x89PNG\r\n\x1a\nstrip")
+    response = client.get("/api/evidence/slap-L-12.345.png")
+    assert response.status_code == 200 and response.headers["content-type"] == "image/png"
+    assert response.content == strip.read_bytes()
+    assert client.get("/api/evidence/slap-L-12.345.png.bak").status_code == 404

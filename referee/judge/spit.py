@@ -464,6 +464,8 @@ class SpitReferee:
         since = self._moved.get(zone, 0.0)
         touches = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t <= when[0]]
         turned = (touches[0].t, touches[0].frame) if touches else when
+        if len(touches) > 1 and self._turned_before(player, zone, touches):
+            return True
         if not self._try(TurnUp(player, zone, card), turned):
             return False
         for pile in self._piles:
@@ -472,6 +474,23 @@ class SpitReferee:
                     self._returns.append((card, _Lift(player, zone, turned[0]), pile, (touch.t, touch.frame)))
                     return True
         return True
+
+    def _turned_before(self, player: str, zone: str, touches: list[Touch]) -> bool:
+        """Between the player's touches on a face-down place, their hand laid an unknown card on a
+        spit pile: that card was turned there first and played (the card now seen turned after)."""
+        for pile in self._piles:
+            shown = self.readings.get(pile)
+            if shown not in CARD_CODES or shown == self._expected(pile) or self.state.cards()[parse_card(shown)]:
+                continue
+            laid = [t for t in self._touches.get(pile, ()) if t.contact and t.side == player
+                    and touches[0].t < t.t < touches[-1].t]
+            if not laid:
+                continue
+            first = parse_card(shown)
+            if self._try(TurnUp(player, zone, first), (touches[0].t, touches[0].frame)):
+                self._attempt(player, first, zone, pile, (laid[0].t, laid[0].frame), visible=True)
+                return True
+        return False
 
     def _turned_unseen(self, player: str, before: float) -> tuple[str, When] | None:
         """A face-down stock top of `player` their hand touched (since the last move there)
@@ -584,6 +603,11 @@ class SpitReferee:
             applied |= self._attempt(lift.player, parse_card(code), lift.zone, pile, touched, visible=False)
         return applied
 
+    def _touched_since(self, side: str, since: float, before: float) -> bool:
+        """A hand of `side` touched a spit pile between `since` and `before` (its card went there)."""
+        return any(t.contact and t.side == side and since <= t.t < before
+                   for pile in self._piles for t in self._touches.get(pile, ()))
+
     def _taking_back(self, pile: str, touch: Touch) -> bool:
         """`touch` is its hand taking back a card of its own flagged on `pile` (lying there, or
         gone from there by the time the pile was next read)."""
@@ -596,8 +620,8 @@ class SpitReferee:
     def _laid(self, touches: tuple[Touch, ...]) -> bool:
         """A hand that lifted a stock card touches a spit pile: the card counts the moment it
         touches, so it is judged at once, before it can be seen (unless the player has two
-        cards lifted, another player's card touched the same pile in the same frame, or the card
-        would end the deal)."""
+        cards lifted, already touched a pile with it, another player's card touched the same pile
+        in the same frame, or the card would end the deal)."""
         moved = False
         for touch in touches:
             if not (touch.contact and touch.zone in self.rules.pile_index):
@@ -606,7 +630,7 @@ class SpitReferee:
                     if lift.player == touch.side and not lift.attempted and lift.t <= touch.t]
             rivals = [t for t in touches if t.contact and t.zone == touch.zone and t.side != touch.side]
             taking_back = self._taking_back(touch.zone, touch) or (bool(mine) and self.readings.get(touch.zone) == mine[0][0])
-            if len(mine) != 1 or rivals or taking_back:
+            if len(mine) != 1 or rivals or taking_back or self._touched_since(touch.side, mine[0][1].t, touch.t):
                 continue  # a hand on a card of its own already seen there, or flagged there, takes it back
             code, lift = mine[0]
             when = (touch.t, touch.frame)

@@ -12,7 +12,7 @@ import numpy as np
 
 from referee.cards import FACE_DOWN, RANKS, SUITS
 from referee.errors import RefereeError
-from referee.vision.corners import index_crops, order_quad
+from referee.vision.corners import index_crops, order_quad, refine_quad
 from referee.vision.detections import DetectedCard, Detections
 
 MODELS_DIR: Final = Path(__file__).resolve().parents[2] / "models"
@@ -155,6 +155,23 @@ class CardDetector:
         rank, suit = self._index.run(None, {self._index_input: blob})
         return rank, suit
 
+    @staticmethod
+    def _outline(image: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
+        """A face-up card's outline found inside its oriented box, if it agrees with the box (IoU >= 0.5)."""
+        limit = (image.shape[1], image.shape[0])
+        x1, y1 = np.clip(quad.min(axis=0), 0, limit)
+        x2, y2 = np.clip(quad.max(axis=0), 0, limit)
+        if x2 - x1 < 8 or y2 - y1 < 8:
+            return None
+        refined, found = refine_quad(image, (x1, y1, x2, y2))
+        if not found:
+            return None
+        rx1, ry1 = refined.min(axis=0)
+        rx2, ry2 = refined.max(axis=0)
+        inter = max(0.0, min(x2, rx2) - max(x1, rx1)) * max(0.0, min(y2, ry2) - max(y1, ry1))
+        union = (x2 - x1) * (y2 - y1) + (rx2 - rx1) * (ry2 - ry1) - inter
+        return refined if inter / union >= 0.5 else None
+
     def detect(self, image: np.ndarray) -> Detections:
         """Every card in a BGR image (or crop), one entry per physical card, most confident first."""
         if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
@@ -163,33 +180,42 @@ class CardDetector:
         scale = min(1.0, MAX_SIDE / max(height, width))
         work = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         rotated, scores, classes = self._find_boxes(work)
-        quads = [order_quad(cv2.boxPoints(((b[0], b[1]), (b[2], b[3]), float(np.degrees(b[4]))))) for b in rotated]
+        limit = np.array([work.shape[1], work.shape[0]], dtype=np.float64)
         face_up = [i for i, c in enumerate(classes) if DETECTOR_CLASSES[c] == "card"]
+        outlines: list[tuple[np.ndarray, np.ndarray | None]] = []  # (oriented box, outline found in it)
+        for i, b in enumerate(rotated):
+            quad = order_quad(cv2.boxPoints(((b[0], b[1]), (b[2], b[3]), float(np.degrees(b[4])))))
+            outlines.append((quad, self._outline(work, quad) if i in face_up else None))
         codes: dict[int, tuple[str, float]] = {}
         if face_up:
-            crops = np.concatenate([index_crops(work, quads[i]) for i in face_up])
+            groups = [[q for q in outlines[i] if q is not None] for i in face_up]
+            crops = np.concatenate([index_crops(work, q) for group in groups for q in group])
             rank, suit = self._read_indices(crops)
-            for k, i in enumerate(face_up):
-                codes[i] = merge_corners(rank[2 * k : 2 * k + 2], suit[2 * k : 2 * k + 2])
-        limit = np.array([work.shape[1], work.shape[0]], dtype=np.float64)
+            start = 0
+            for i, group in zip(face_up, groups):
+                end = start + 2 * len(group)
+                codes[i] = merge_corners(rank[start:end], suit[start:end])
+                start = end
         cards = []
-        for i, quad in enumerate(quads):
+        for i, (quad, refined) in enumerate(outlines):
             code, reading = codes.get(i, (FACE_DOWN, 1.0))
-            x1, y1 = np.clip(quad.min(axis=0), 0, limit)
-            x2, y2 = np.clip(quad.max(axis=0), 0, limit)
+            outline = quad if refined is None else refined
+            x1, y1 = np.clip(outline.min(axis=0), 0, limit)
+            x2, y2 = np.clip(outline.max(axis=0), 0, limit)
             if x2 - x1 < 1 or y2 - y1 < 1:
                 continue
-            corners = tuple((float(x), float(y)) for x, y in quad)
+            corners = tuple((float(x), float(y)) for x, y in outline)
             card = DetectedCard(code, float(scores[i]) * reading, (float(x1), float(y1), float(x2), float(y2)), corners)
             cards.append(card if scale == 1.0 else card.shifted(0.0, 0.0, 1.0 / scale))
         return Detections(tuple(cards), width, height)
 
 
 def merge_corners(rank: np.ndarray, suit: np.ndarray) -> tuple[str, float]:
-    """One card code and its probability from the two corners' rank (2, 14) and suit (2, 4) probabilities.
+    """One card code and its probability from index-corner crops' rank (N, 14) and suit (N, 4) probabilities.
 
-    Each corner counts as much as it believes it shows an index at all, so a corner hidden
-    under another card or a thumb does not outvote the one that can be read.
+    The crops are a card's two index corners, cut from its oriented box and, where found, from
+    its outline too. Each crop counts as much as it believes it shows an index at all, so a
+    corner hidden under another card or a thumb does not outvote one that can be read.
     """
     none = RANK_CLASSES.index(NO_INDEX)
     weight = 1.0 - rank[:, none]

@@ -79,8 +79,15 @@ function showSpit() {
   beep();
 }
 
+const FLAG_RANK = { legal: 0, dispute: 1, illegal: 2 };
+let flagUntil = 0, flagRank = 0;
+
+// A call's strip over the video; a lesser one (a legal play) does not hide an illegal one still showing.
 function showFlag(kind, title, reason, ms) {
   const flag = $("flag");
+  const now = performance.now();
+  if (now < flagUntil && FLAG_RANK[kind] < flagRank) return;
+  flagUntil = now + ms; flagRank = FLAG_RANK[kind];
   flag.className = `flag show ${kind}`;
   flag.dataset.kind = kind;
   flag.textContent = title;

@@ -33,7 +33,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=_port, default=DEFAULT_PORT, help="port (default 8000)")
     parser.add_argument("--cards", choices=("auto", "detector", "truth"), default="auto",
                         help="how cards are read: the card detector, or (demo only) the demo's true cards; "
-                             "auto: the detector when its model is installed, else the demo's truth")
+                             "auto (default): the demo's true cards for the demo, else the detector")
     parser.add_argument("--games-dir", type=Path, metavar="DIR",
                         help="where each game's event log and evidence go (default: CACHE/games)")
     parser.add_argument("--cache", type=Path, metavar="DIR",
@@ -78,17 +78,14 @@ def run(args: argparse.Namespace) -> int:
 def _cards(choice: str, source: SourceSpec) -> Literal["truth", "detector"]:
     from referee.vision.detector import DETECTOR_MODEL, INDEX_MODEL, MODELS_DIR
 
-    models = (MODELS_DIR / DETECTOR_MODEL).is_file() and (MODELS_DIR / INDEX_MODEL).is_file()
-    if choice == "truth":
+    if choice == "truth" or (choice == "auto" and source.kind == "demo"):
         if source.kind != "demo":
             raise BadSource("--cards truth reads the demo game's true cards: it goes only with --source demo")
         return "truth"
-    if choice == "detector" or (choice == "auto" and source.kind != "demo"):
-        if not models:
-            raise BadSource(f"the card detector's model is not installed in {MODELS_DIR} (train one with "
-                            "`referee train`); only the demo can be watched without it")
-        return "detector"
-    return "detector" if models else "truth"
+    if not ((MODELS_DIR / DETECTOR_MODEL).is_file() and (MODELS_DIR / INDEX_MODEL).is_file()):
+        raise BadSource(f"the card detector's model is not installed in {MODELS_DIR} (train one with "
+                        "`referee train`); only the demo can be watched without it")
+    return "detector"
 
 
 def _check_source(source: SourceSpec) -> None:

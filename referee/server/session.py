@@ -452,10 +452,11 @@ class Session:
                         reader.at(frame.t)
                     try:
                         calls = pipeline.feed(frame)
-                    except MarkersNotFound as exc:
+                    except MarkersNotFound:
                         pipeline = None
                         calls = []
-                        self._changed("calibrate", f"{exc}. Click the play area's four corners to calibrate by hand.")
+                        self._changed("calibrate", "No table markers found (calibrating from them needs three of "
+                                      "the markers 0-3). Click the play area's four corners to calibrate by hand.")
                     if pipeline is not None and pipeline.observer is not None and self.calibration is None:
                         with self._lock:
                             self.calibration = pipeline.observer.calibration

@@ -44,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     seeds = args.seeds or DEFAULT_SEEDS
     total = Score()
     frames = 0
+    resyncs = 0
     seconds = 0.0
     played = 0.0
     fps = 30.0
@@ -58,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
             calls.extend(judge.feed(obs))
         seconds += time.perf_counter() - began
         frames += len(observations)
+        resyncs += getattr(judge.referee, "resyncs", 0)
         played += game.duration_ms / 1000
         result = score(game.events, calls, frame_interval_s=1 / fps)
         total.add(result)
@@ -101,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     if play_lat:
         print(f"play call delay  median {1000 * statistics.median(play_lat):.0f} ms, p95 {1000 * _pct(play_lat, 0.95):.0f} ms, "
               f"p99 {1000 * _pct(play_lat, 0.99):.0f} ms from the card landing (budget 300 ms)")
+    print(f"re-reads         {resyncs} (the table read again after showing what no move explained for 2 s)")
     print(f"judge cost       {1e6 * seconds / frames:.1f} µs per frame (tracker + referee)")
     return 0
 

@@ -344,3 +344,15 @@ def test_speahx_named_suit_gets_the_benefit_of_the_doubt() -> None:
 def test_speahx_pile_taken_is_a_pick_up() -> None:
     events = _speahx(("A", "7H"), ("B", "8H"), ("C", "empty"))
     assert [(e.type, e["player"]) for e in events][-1] == ("pick_up", "C")
+
+
+def test_referee_rereads_the_table_when_nothing_explains_it() -> None:
+    film = _opened()
+    film.touch("B", "R", 3, then="JH")  # called a premature spit, but the card stays
+    film.still(150)  # a refused card lies there for two seconds, then two more unexplained
+    t = film.play("B", "B1", "empty", "R")  # QS onto JH: judged against what lies there
+    events = film.judge()
+    assert _of(events, "premature_spit")
+    plays = _of(events, "play")
+    assert [(e["card"], e["to"], e.t) for e in plays] == [("QS", "R", t)]
+    assert not _of(events, "illegal_play")

@@ -67,6 +67,9 @@ TOUCH_REACH_S: Final = 1.5
 LAYOUT_STILL_S: Final = 1.5
 """A layout that does not fit the counts the engine expects is read once no stock place has
 changed for this long."""
+RESYNC_S: Final = 2.0
+"""The table showing, with every zone settled, what no move explains for this long makes the
+referee read its position again from the table."""
 TIE_WAIT_S: Final = 1.0
 """Two cards touching one pile in the same frame: if neither is taken back within this time,
 the one seen on top went second."""
@@ -187,6 +190,10 @@ class SpitReferee:
         self._deferred = False
         self._unsettled: frozenset[str] = frozenset()
         self._layout_due = math.inf
+        self._odd_since = math.inf
+        self._odd: set[str] = set()
+        self.resyncs = 0
+        """How many times the engine's position was read again from the table."""
         self._now: When = (0.0, 0)
         self._out: list[Event] = []
 
@@ -215,6 +222,14 @@ class SpitReferee:
                 or (self.state.phase == "layout" and self._layout_due <= snap.t)
                 or (self._ties and min(self._ties.values()) <= snap.t - TIE_WAIT_S)):
             self._reconcile()
+        if snap.frame % 15 == 0 and self.state.phase == "play":  # twice a second: anything left unexplained?
+            self._odd = self._unexplained()
+            self._odd_since = min(self._odd_since, snap.t) if self._odd else math.inf
+        if self._odd_since + RESYNC_S <= snap.t and self.state.phase == "play" and all(map(self._clear, self._odd)):
+            self._odd = self._unexplained()
+            if self._odd:
+                self._resync()
+                self._reconcile()
         self._unsettled = snap.unsettled
         return self._out
 
@@ -412,6 +427,65 @@ class SpitReferee:
                     progress = self._pile(pile, seen)
                     if progress:
                         break
+        self._odd = self._unexplained() if self.state.phase == "play" else set()
+        if self._odd:
+            self._odd_since = min(self._odd_since, self._now[0])
+        else:
+            self._odd_since = math.inf
+
+    def _unexplained(self) -> set[str]:
+        """The settled zones that show what no move explains: not the engine's card, nor a stock
+        place whose top is in a hand, nor a card flagged as illegal on a pile (unless it has lain
+        there longer than `RESYNC_S`: a card refused is taken back)."""
+        lifted_from = {lift.zone for lift in self._lifted.values()}
+        odd = set()
+        for zone, seen in self.readings.items():
+            if seen == self._expected(zone) or zone in lifted_from:
+                continue
+            flag = self._flagged.get((zone, seen))
+            if flag is not None and self._now[0] - flag[1] < RESYNC_S:
+                continue
+            if zone in self._owner and self.state.top(zone) is not None and seen == self._under(zone):
+                continue
+            odd.add(zone)
+        return odd
+
+    def _resync(self) -> None:
+        """The table has shown what no move explains for `RESYNC_S`: the engine's position is read
+        again from the table (the camera-state constructor: counts kept from the engine where
+        the table agrees, visible tops as seen, the spit cards making up the deck)."""
+        s = self.state
+        r = self.rules
+        stocks: dict[str, list[tuple[int, str | None]]] = {}
+        on_table = 0
+        for i, player in enumerate(self._players):
+            places: list[tuple[int, str | None]] = []
+            for zone in r.stock_names[i]:
+                seen = self.readings.get(zone, EMPTY)
+                count = 0 if seen == EMPTY else max(len(s.pile(zone)), 1)
+                places.append((count, seen if seen in CARD_CODES else None))
+                on_table += count
+            stocks[player] = places
+        piles: dict[str, tuple[int, str]] = {}
+        for pile in self._piles:
+            seen = self.readings.get(pile, EMPTY)
+            if seen in CARD_CODES:
+                piles[pile] = (max(len(s.pile(pile)), 1), seen)
+                on_table += piles[pile][0]
+        spit = {p: s.spit_count(p) for p in self._players}
+        spare = r.total_cards - on_table - sum(spit.values())
+        richest = max(self._players, key=lambda p: spit[p])
+        spit[richest] = max(0, spit[richest] + spare)
+        try:
+            state = SpitState.observed(r, stocks, spit, piles)  # type: ignore[arg-type]
+        except ImpossiblePosition:
+            return
+        self.state = state
+        self.resyncs += 1
+        self._odd_since = math.inf
+        self._lifted.clear()
+        self._flagged.clear()
+        self._moved = dict.fromkeys(self._owner, self._now[0])
 
     def _stock(self, zone: str, seen: str) -> bool:
         s = self.state

@@ -289,9 +289,9 @@ def create_app(session: Session) -> FastAPI:
                 await asyncio.wait({waiter, reader}, return_when=asyncio.FIRST_COMPLETED)
                 waiter.cancel()
                 wake.clear()
-                if session.game != game:
-                    game, events_from, sent_calibration = session.game, 0, -1
-                if session.version != sent_version:
+                if session.game != game or session.version != sent_version:
+                    if session.game != game:  # a new game: the page clears its log on this state message
+                        game, events_from, sent_calibration = session.game, 0, -1
                     sent_version = session.version
                     await websocket.send_text(json.dumps({"kind": "state", **_state(session).model_dump()}))
                 packet = session.latest  # only the newest frame is sent; frames that came meanwhile are dropped

@@ -357,6 +357,7 @@ class Session:
             self.game += 1
             self._restart = False
             self._events = []
+            self.latest = None
             self.calibration = self._manual
             self.calibration_version += 1
             self.dropped = 0

@@ -13,7 +13,7 @@ INDEX_REGION: Final = (0.27, 0.33)
 """Fraction of the card's width and height, from a corner, that holds the rank and suit index."""
 CROP_SIZE: Final = (32, 56)
 """Width and height of an index crop, as the classifier takes it."""
-_WORK_SIZE: Final = 160
+_WORK_SIZE: Final = 120
 _ASPECT_RANGE: Final = (1.15, 1.8)
 _AREA_RANGE: Final = (0.4, 1.15)
 

@@ -71,6 +71,7 @@ def _session(path: Path, threads: int) -> "onnxruntime.InferenceSession":  # noq
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no busy-waiting on shared cores
     try:
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own untyped errors

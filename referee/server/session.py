@@ -157,6 +157,7 @@ class SessionSettings:
     cache: Path | None = None
     jpeg_quality: int = 75
     reader_factory: Callable[[], ZoneReader] | None = None
+    """Makes the card reader instead of `cards` (another reader, e.g. for a table known to be empty)."""
 
 
 class Session:
@@ -185,6 +186,7 @@ class Session:
         self._lock = threading.RLock()
         self._wake = threading.Condition(self._lock)
         self._paused = False
+        self._resume_as: Status = "running"
         self._restart = False
         self._stopping = False
         self._listeners: list[Callable[[], None]] = []
@@ -219,6 +221,7 @@ class Session:
         with self._lock:
             if self.status in ("running", "looking", "calibrate"):
                 self._paused = True
+                self._resume_as = self.status
                 self._changed("paused")
 
     def resume(self) -> None:
@@ -226,7 +229,7 @@ class Session:
             if self._paused:
                 self._paused = False
                 self._wake.notify_all()
-                self._changed("running" if self.calibration is not None else "looking")
+                self._changed(self._resume_as)
 
     def new_game(self, rules: str | None = None) -> None:
         """Start again from the source's beginning (a camera goes on), with another rule set if given."""

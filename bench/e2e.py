@@ -62,7 +62,8 @@ class TruthReader:
         return out
 
     def table_cards(self, frame: np.ndarray, calibration: Calibration) -> list[CardSeen]:
-        return [CardSeen(*self.geometry.to_calibration(c.x, c.y)) for c in self.timeline.at(self.t).still]
+        return [CardSeen(*self.geometry.to_calibration(c.x, c.y)) for c in self.timeline.at(self.t).still
+                if c.code != "back"]
 
 
 def _pct(values: list[float], q: float) -> float:

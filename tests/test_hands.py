@@ -89,11 +89,13 @@ def test_a_hand_at_rest_on_a_pile_touches_it_from_the_frame_it_stopped() -> None
     finder = HandFinder(view)
     finder.update(view.warp(table), 0.0, 0)
     target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
+    x = int(target[0])
+    sleeve = np.random.default_rng(0).integers(30, 110, (300, 44, 3), dtype=np.uint8)  # a textured arm
     contacts = []
     for i, reach in enumerate([0.3, 0.6, 0.85, 0.97, 1.0, 1.0, 1.0, 1.0], start=1):  # slowing down, then at rest
         frame = table.copy()
         top = int(299 - (299 - target[1]) * reach)
-        cv2.rectangle(frame, (int(target[0]) - 22, top), (int(target[0]) + 22, 299), (60, 90, 170), -1)
+        frame[top:300, x - 22:x + 22] = sleeve[: 300 - top]
         hands = finder.update(view.warp(frame), i / 30, i)
         assert [h.side for h in hands] == ["A"]
         contacts.append(dict(hands[0].contact))

@@ -81,8 +81,18 @@ def test_a_misread_does_not_stand() -> None:
     calibration, table, reader, observer = _setup()
     answers = iter([ZoneReading("8C", 0.9), ZoneReading("7C", 0.9), ZoneReading("7C", 0.9)])
     reader.read = lambda frame, cal, zones: {z: next(answers) if z == "L" else ZoneReading("empty") for z in zones}
-    seen = [observer.observe(table, i / 30, i).zones.get("L") for i in range(6)]
+    with_card = _card(table, calibration, "L")
+    seen = [observer.observe(with_card, i / 30, i).zones.get("L") for i in range(6)]
     assert [r.seen if r else None for r in seen] == [None, "8C", "7C", "7C", "7C", "7C"]
+
+
+def test_a_read_the_zone_s_look_contradicts_is_unsure() -> None:
+    calibration, table, reader, observer = _setup()
+    reader.shows["L"] = ZoneReading("7C", 0.9)  # on bare table
+    for i in range(3):
+        obs = observer.observe(_card(table, calibration, "R"), i / 30, i)  # R: a card the reader calls empty
+    assert obs.zones["L"] == ZoneReading("7C", 0.0) and obs.zones["R"] == ZoneReading("empty", 0.0)
+    assert obs.zones["A1"] == ZoneReading("empty")
 
 
 def test_an_unsure_reading_is_read_again() -> None:

@@ -26,9 +26,9 @@ from referee.vision.zones import default_layout
 class PipelineConfig:
     """`rules`: the rule set; `marker_size_cm`; `find_markers_frames`: frames in which the markers
     are looked for before giving up; `check_every`: frames between marker checks (0: never);
-    `fit_retry`: frames between tries to fit a deal's layout, `fit_tries` how many; `settle_frames`:
-    the tracker's (readings are already debounced here); `evidence_frames`: frames kept for slap
-    evidence; `observe`: the vision settings."""
+    `fit_retry`: frames between tries to fit a deal's layout, `fit_tries` how many; `settle_frames`
+    and `min_confidence`: the tracker's (a zone's reads already agree when they reach it);
+    `evidence_frames`: frames kept for slap evidence; `observe`: the vision settings."""
 
     rules: str = "classic"
     marker_size_cm: float = DEFAULT_SIZE_CM
@@ -37,6 +37,7 @@ class PipelineConfig:
     fit_retry: int = 15
     fit_tries: int = 4
     settle_frames: int = 2
+    min_confidence: float = 0.3
     evidence_frames: int = 90
     observe: ObserveConfig = field(default_factory=ObserveConfig)
 
@@ -60,7 +61,8 @@ class Pipeline:
         self.config = config
         self.evidence_dir = Path(evidence_dir) if evidence_dir is not None else None
         self.on_observation = on_observation
-        self.judge = Judge(self.rules, tracker=replace(TrackerConfig(), settle_frames=config.settle_frames), fps=fps)
+        tracker = TrackerConfig(settle_frames=config.settle_frames, min_confidence=config.min_confidence)
+        self.judge = Judge(self.rules, tracker=tracker, fps=fps)
         self.observer: Observer | None = None
         self._given = calibration
         self._misses = 0

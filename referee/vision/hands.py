@@ -39,7 +39,7 @@ class BadHandConfig(RefereeError, ValueError):
 @dataclass(frozen=True)
 class HandConfig:
     """`px_per_cm`, `margin_cm`: the top-down view (play area grown by the margin); `threshold`:
-    grey levels a pixel must differ from the reference (largest channel) to be foreground;
+    grey levels a pixel must differ from the reference (summed over the channels) to be foreground;
     `min_area_cm2`: smaller blobs are noise; `still_frames`: frames a pixel must stay within
     `still_threshold` to join the reference (`forget_frames` for a pixel inside a hand: an arm
     lying still that long becomes table); `over_fraction`: share of a zone a hand must cover to be
@@ -57,7 +57,7 @@ class HandConfig:
     over_fraction: float = 0.3
     grip_cm: float = 1.0
     stir_share: float = 0.1
-    stop_cm: float = 1.0
+    stop_cm: float = 3.0
     lead_cm: float = 2.5
 
     def __post_init__(self) -> None:
@@ -118,6 +118,12 @@ class TableView:
         """A zone's bounding box cut from a view-sized image."""
         x, y, w, h = self.boxes[zone]
         return image[y:y + h, x:x + w]
+
+
+def summed_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per pixel, the sum of the three channel differences of two BGR images (uint8, saturating):
+    a dark arm over a dark table differs little in each channel but in all three."""
+    return cv2.transform(cv2.absdiff(a, b), np.ones((1, 3)))
 
 
 def largest_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -209,7 +215,7 @@ class HandFinder:
         assert self._previous is not None
         moving_mask = cv2.compare(largest_difference(image, self._previous), cfg.still_threshold, cv2.CMP_GT)
         moving = moving_mask > 0
-        fore = (largest_difference(image, self.reference) > cfg.threshold).astype(np.uint8)
+        fore = cv2.compare(summed_difference(image, self.reference), cfg.threshold, cv2.CMP_GT) // 255
         fore = cv2.morphologyEx(fore, cv2.MORPH_OPEN, self._kernel)
         _, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
         edges = self._edges(labels)

@@ -27,7 +27,7 @@ from referee.errors import RefereeError
 from referee.observations import EMPTY, OCCLUDED, Observation, ZoneReading
 from referee.vision.calibrate import Calibration
 from referee.vision.detector import CardDetector
-from referee.vision.hands import HandConfig, HandFinder, TableView, largest_difference
+from referee.vision.hands import HandConfig, HandFinder, TableView, largest_difference, summed_difference
 from referee.vision.zones import CardSeen, LayoutError, fit_layout
 
 _OCCLUDED = ZoneReading(OCCLUDED)
@@ -44,7 +44,8 @@ class ZoneReader(Protocol):
         """The reading of each zone (`empty` when no card lies there)."""
 
     def table_cards(self, frame: np.ndarray, calibration: Calibration) -> list[CardSeen]:
-        """Every card seen on the play area, in table cm (for fitting a layout)."""
+        """Every face-up card seen on the play area, in table cm (for fitting a layout: the
+        face-down spit stacks lie in line with the stock rows and would pass for a place)."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,10 @@ class ObserveConfig:
     count as changed, `change_fraction` the share of the zone's pixels that must; `still_threshold`
     and `still_fraction` likewise between consecutive frames for a zone to be still;
     `settle_frames`: still frames before a changed zone is read; a zone is read until `agree`
-    reads in a row with at least `min_confidence` say the same, at most `retries` reads;
+    reads in a row with at least `min_confidence` say the same, at most `retries` reads; a read of
+    `empty` where over `occupied_fraction` of the zone differs from the bare table's colour by
+    more than `table_threshold` (summed over the channels), or of a card where it does not, is
+    unsure (confidence 0);
     `hands`: the hand finder's settings."""
 
     change_threshold: int = 40
@@ -62,8 +66,10 @@ class ObserveConfig:
     still_fraction: float = 0.01
     settle_frames: int = 1
     agree: int = 2
-    min_confidence: float = 0.6
+    min_confidence: float = 0.3
     retries: int = 5
+    table_threshold: int = 80
+    occupied_fraction: float = 0.2
     hands: HandConfig = field(default_factory=HandConfig)
 
     def __post_init__(self) -> None:
@@ -115,6 +121,16 @@ class Observer:
         self.hands = HandFinder(self.view, self.players, self.config.hands)
         self._zones = {name: _ZoneState() for name in self.view.zones}
         self._pixels = {name: int(mask.sum()) for name, mask in self.view.zones.items()}
+        self._table_colour: np.ndarray | None = None
+
+    def _looks_occupied(self, patch: np.ndarray, zone: str) -> bool:
+        """Whether a zone's patch holds something other than bare table (the median colour of the
+        first view: cards cover little of a table)."""
+        assert self._table_colour is not None
+        bare = np.empty_like(patch)
+        bare[:] = self._table_colour
+        other = cv2.compare(summed_difference(patch, bare), self.config.table_threshold, cv2.CMP_GT)
+        return np.count_nonzero(other[self.view.zones[zone]]) >= self.config.occupied_fraction * self._pixels[zone]
 
     def fit_layout(self, frame: np.ndarray, stock_places: int) -> bool:
         """Fit the layout to the cards dealt on the table now; False (layout kept) when they do not
@@ -136,6 +152,8 @@ class Observer:
         began = time.perf_counter()
         image = self.view.warp(frame)
         self.view_image = image
+        if self._table_colour is None:
+            self._table_colour = np.median(image.reshape(-1, 3), axis=0).astype(np.uint8)
         hands = self.hands.update(image, t, index)
         covered = {zone for hand in hands for zone in hand.over}
         after_hands = time.perf_counter()
@@ -166,6 +184,8 @@ class Observer:
         if due:
             for name, reading in self.reader.read(frame, self.calibration, due).items():
                 state = self._zones[name]
+                if (reading.seen == EMPTY) == self._looks_occupied(self.view.crop(image, name), name):
+                    reading = ZoneReading(reading.seen, 0.0)  # the detector and the eye disagree: unsure
                 readings[name] = reading
                 sure = reading.confidence >= cfg.min_confidence
                 same = state.reading is not None and state.reading.seen == reading.seen
@@ -242,7 +262,7 @@ class DetectorReader:
         view = calibration.rectify(frame, None, self.px_per_cm, self.margin_cm)
         cards = []
         for card in self.detector.detect(view.image):
-            if card.confidence < self.min_card_confidence or card.corners is None:
+            if card.confidence < self.min_card_confidence or card.corners is None or not card.face_up:
                 continue
             corners = view.to_table(np.asarray(card.corners))
             centre = corners.mean(0)

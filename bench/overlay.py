@@ -6,8 +6,8 @@ Starts `referee serve` on the demo (30 fps, 640 x 360; rendered once into the ca
 port of 127.0.0.1, opens the page in headless Chromium and starts a new game. For `--seconds`
 it reads the server's CPU time (/proc, user + system, every thread: the pipeline, the JPEG
 encoding and the WebSocket) and, from the page, each drawn frame's latency: the time from the
-frame's capture moment (the wall-clock moment the source delivered it, carried with every
-frame) to the moment the page had drawn it and its overlay on the canvas. The same again with
+frame's capture moment (the wall-clock moment the frame was taken from the video, carried with
+every frame) to the moment the page had drawn it and its overlay on the canvas. The same again with
 no page connected gives the server's cost without any client.
 """
 
@@ -107,13 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.terminate()
         server.wait(timeout=10)
-    shown = state["frame"] or 0
+    span = args.seconds + 0.5
     print(f"demo {DEMO_OPTIONS.width}x{DEMO_OPTIONS.height} at {DEMO_OPTIONS.fps:g} fps, {args.seconds:g} s per run, "
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
-    print(f"server CPU, no page:   {100 * alone:5.1f} % of one core  (frames dropped by the pipeline: "
-          f"{alone_state['dropped_frames']})")
-    print(f"server CPU, one page:  {100 * watched:5.1f} % of one core  (frames processed {shown}, "
-          f"dropped {state['dropped_frames']})")
+    for name, share, seen in (("no page", alone, alone_state), ("one page", watched, state)):
+        print(f"server CPU, {name + ':':10s} {100 * share:5.1f} % of one core, "
+              f"{(seen['frame'] or 0) / span:4.1f} frames/s refereed")
     if latencies:
         print(f"capture -> drawn:      median {statistics.median(latencies):.0f} ms, p95 {_pct(latencies, 0.95):.0f} ms "
               f"over {drawn} frames drawn ({drawn / (args.seconds + 0.5):.1f} frames/s in the page)")

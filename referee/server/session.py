@@ -7,7 +7,7 @@ import math
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -21,7 +21,7 @@ from referee.events import Event, EventLog, register_event_type
 from referee.judge.spit import spit_rules
 from referee.observations import Observation
 from referee.pipeline import Pipeline, PipelineConfig
-from referee.pipeline.sources import CapturedFrame, LiveCamera, VideoFile
+from referee.pipeline.sources import LiveCamera, VideoFile
 from referee.rules import rule_set_names
 from referee.server.demo import DemoGame, TruthReader, ensure_demo
 from referee.vision.calibrate import Calibration, MarkersNotFound, calibrate_manual
@@ -391,22 +391,20 @@ class Session:
         from referee.vision.observe import DetectorReader
         return DetectorReader(CardDetector(MODELS_DIR, DetectorSettings(threads=1)))
 
-    def _frames(self) -> tuple[Iterator[CapturedFrame], Callable[[], None], float | None, bool]:
-        """The source's frames, how to close it, its frame rate, and whether it is a file to play in real time."""
+    def _source(self) -> LiveCamera | VideoFile:
         spec = self.settings.source
         if spec.kind == "camera":
-            camera = LiveCamera(spec.camera)
-            return iter(camera), camera.close, camera.fps, False
+            return LiveCamera(spec.camera)
         path = self._demo.video if spec.kind == "demo" and self._demo is not None else spec.path
         assert path is not None
-        video = VideoFile(path)
-        return iter(video), video.close, video.fps, True
+        return VideoFile(path)
 
     def _play_game(self) -> None:
         self._open_game()
         rules = self.rules
         reader = self._reader()
-        frames, close, fps, paced = self._frames()
+        source = self._source()
+        fps = source.fps
         period = 1.0 / fps if fps else 1.0 / 30
         zones: dict[str, str] = {}
         hands: list[dict[str, Any]] = []
@@ -423,10 +421,10 @@ class Session:
         self._changed("looking" if self.calibration is None else "running",
                       "Looking for the four table markers…" if self.calibration is None else "")
         start = time.monotonic()
-        epoch = time.time() - start
+        epoch = 0.0
         seq = 0
         try:
-            for frame in frames:
+            for frame in source:
                 with self._lock:
                     if self._paused:
                         paused_at = time.monotonic()
@@ -434,21 +432,22 @@ class Session:
                         start += time.monotonic() - paused_at
                     if self._restart or self._stopping:
                         return
-                if paced:
-                    due = start + frame.t
-                    late = time.monotonic() - due
+                if isinstance(source, VideoFile):
+                    # A file plays in real time, every frame refereed: when the referee falls behind,
+                    # the video slows down; a frame is captured when it is taken from the file.
+                    late = time.monotonic() - (start + frame.t)
                     if late < 0:
                         with self._lock:
                             if self._wake.wait_for(lambda: self._restart or self._stopping, timeout=-late):
                                 return
-                    elif late > 2 * period:  # the newest frame wins: a slow pipeline drops frames as a camera would
-                        self.dropped += 1
-                        continue
-                    captured_ms = (epoch + due) * 1000.0
+                    elif late > period:
+                        start += late
+                    captured_ms = time.time() * 1000.0
                 else:
-                    if seq == 0:
+                    if seq == 0:  # the camera's clock starts at its first frame
                         epoch = time.time() - frame.t
                     captured_ms = (epoch + frame.t) * 1000.0
+                    self.dropped = source.dropped
                 self._last_t = frame.t
                 markers: dict[str, list[list[float]]] = {}
                 if pipeline is not None:
@@ -484,7 +483,7 @@ class Session:
                                               markers, _counts(pipeline), self.settings.jpeg_quality)
                 self._notify()
         finally:
-            close()
+            source.close()
         with self._lock:
             ended = not (self._restart or self._stopping)
         if ended:

@@ -1,15 +1,14 @@
 """Video frames of a table, fast: the table and markers drawn once, cards lying still only when they change, per frame only what moves.
 
-It draws exactly as `referee.synth.render_scene` does (the same card, shadow and hand drawing,
-through the scene module's canvas), but keeps what does not change between frames: the table
-texture with its markers, the light field, and the layer of cards lying still (a card landing on
-top of a pile is drawn onto that layer; a card taken away or turned redraws it). The sensor is
-a fixed webcam: sharpening and noise from a seeded bank of noise images.
+It draws with `referee.synth.Canvas`, the code path of `referee.synth.render_scene`, but keeps
+what does not change between frames: the table with its markers, the light (`Canvas.gain`), the
+layer of cards lying still (a card landing on top of a pile is drawn onto that layer; a card taken
+away or turned redraws that part of it) and hands held still. The sensor is a fixed webcam:
+sharpening and noise from a seeded bank of noise images.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -17,9 +16,9 @@ import cv2
 import numpy as np
 
 from referee.render.timeline import Frame
-from referee.synth import Camera, CardPlacement, Deck, HandPose, Lighting, MarkerPlacement, TableStyle
-from referee.synth.faces import CARD_H_CM, CARD_W_CM, FACE_H, FACE_W
-from referee.synth.scene import BACK, _Canvas, _card_rotation, _flat, _marker_raster, _raster_to_world, card_corners_table
+from referee.synth import Camera, Canvas, CardPlacement, Deck, HandPose, Lighting, MarkerPlacement, TableStyle
+from referee.synth.faces import CARD_H_CM, CARD_W_CM
+from referee.synth.scene import card_corners_table
 
 _NOISE_BANK = 7
 _CACHE_AFTER = 3
@@ -48,18 +47,12 @@ class FrameRenderer:
 
     def __init__(self, camera: Camera, table: TableStyle, lighting: Lighting, markers: Sequence[MarkerPlacement],
                  deck: Deck, webcam: Webcam, seed: int) -> None:
-        self.camera, self.deck, self.lighting, self.webcam = camera, deck, lighting, webcam
-        canvas = _Canvas(camera, table, lighting)
-        for marker in markers:
-            rgba, paper_cm = _marker_raster(marker)
-            to_world = _flat(marker.angle, marker.x, marker.y, 0.0, paper_cm, paper_cm, rgba.shape[1], rgba.shape[0])
-            canvas.paste(rgba, to_world, None, lighting.shadow * 0.5, 0.02)
-        self._canvas = canvas
-        self._table_image = canvas.image.copy()
-        self._light = self._light_field()
+        self.camera, self.webcam = camera, webcam
+        self._table = Canvas(camera, table, lighting, deck, markers, labels=False)
+        self._light = self._table.gain() * 255
         self._still: frozenset[CardPlacement] = frozenset()
-        self._still_image = self._table_image.copy()
-        self._scratch = self._table_image.copy()
+        self._still_layer = self._table.copy()
+        self._scratch = self._table.copy()
         self._footprints: dict[CardPlacement, tuple[int, int, int, int]] = {}
         rng = np.random.default_rng([seed, 5])
         h, w = camera.height, camera.width
@@ -75,64 +68,29 @@ class FrameRenderer:
     def forget(self) -> None:
         """Drop what was kept from earlier frames (the cards lying still, hands held still)."""
         self._still = frozenset()
-        self._still_image = self._table_image.copy()
+        self._still_layer = self._table.copy()
         self._hands.clear()
 
-    def _light_field(self) -> np.ndarray:
-        """The lighting's ramp, vignetting and white balance as a per-pixel gain times 255 (float32 RGB)."""
-        probe = copy.copy(self._canvas)
-        probe.image = np.full_like(self._table_image, 0.25)
-        probe.owner = np.full(self._table_image.shape[:2], -1, np.int16)
-        return (probe.finish() * (255 / 0.25)).astype(np.float32)
-
-    def _draw_cards(self, canvas: _Canvas, cards: Sequence[CardPlacement]) -> None:
-        """Cards in stacking order, drawn as `referee.synth.render_scene` draws them."""
-        shadow = self.lighting.shadow
-        for card in sorted(cards, key=lambda c: c.z):
-            rotation = _card_rotation(card.angle, card.tilt, card.roll)
-            face_up = card.code != BACK
-            if rotation[2, 2] < 0:  # turned past the vertical: the other side shows, mirrored
-                face_up = not face_up
-                rotation = rotation @ np.diag([-1.0, 1.0, -1.0])
-            raster = self.deck.faces.face(card.code) if face_up and card.code != BACK else self.deck.back
-            drop = max(card.lift, 0.02)
-            to_world = _raster_to_world(CARD_W_CM, CARD_H_CM, FACE_W, FACE_H, (card.x, card.y, card.height), rotation)
-            blur = None
-            if card.motion_cm > 0:
-                a = np.radians(card.motion_angle)
-                dx, dy = card.motion_cm * np.sin(a) / 2, card.motion_cm * np.cos(a) / 2
-                ends = self.camera.project(np.array([[card.x - dx, card.y - dy, card.height],
-                                                     [card.x + dx, card.y + dy, card.height]]))
-                blur = np.nan_to_num(ends[1] - ends[0])
-            if drop < 0.3 and card.tilt == 0 and card.roll == 0:
-                canvas.paste(raster, to_world, None, shadow * 0.7, drop, card.shade, blur)
-            else:
-                canvas.shadow(card_corners_table(card), drop, shadow)
-                canvas.paste(raster, to_world, None, shade=card.shade, blur=blur)
-
-    def _still_layer(self, still: tuple[CardPlacement, ...]) -> np.ndarray:
+    def _still_cards(self, still: tuple[CardPlacement, ...]) -> Canvas:
         """The table with the cards lying still. Cards put on top since the last frame are drawn onto
         it; where cards were taken away or turned, that part of the frame is drawn again."""
         cards = frozenset(still)
         if cards == self._still:
-            return self._still_image
-        canvas = copy.copy(self._canvas)
+            return self._still_layer
         gone = self._still - cards
         if not gone:
-            canvas.image = self._still_image
-            self._draw_cards(canvas, [c for c in still if c not in self._still])
+            self._still_layer.draw_cards([c for c in still if c not in self._still])
         else:
             boxes = [self._footprint(c) for c in gone | (cards - self._still)]
             x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
             x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
             scratch = self._scratch
-            scratch[y0:y1, x0:x1] = self._table_image[y0:y1, x0:x1]
-            canvas.image = scratch
-            self._draw_cards(canvas, [c for c in still if _overlaps(self._footprint(c), (x0, y0, x1, y1))])
-            self._still_image[y0:y1, x0:x1] = scratch[y0:y1, x0:x1]
+            scratch.image[y0:y1, x0:x1] = self._table.image[y0:y1, x0:x1]
+            scratch.draw_cards([c for c in still if _overlaps(self._footprint(c), (x0, y0, x1, y1))])
+            self._still_layer.image[y0:y1, x0:x1] = scratch.image[y0:y1, x0:x1]
             self.redraws += 1
         self._still = cards
-        return self._still_image
+        return self._still_layer
 
     def _footprint(self, card: CardPlacement) -> tuple[int, int, int, int]:
         """The pixels a card lying still can change (its shadow included), clipped to the frame."""
@@ -150,7 +108,7 @@ class FrameRenderer:
             self._footprints[card] = box
         return box
 
-    def _draw_hand(self, canvas: _Canvas, pose: HandPose) -> None:
+    def _draw_hand(self, canvas: Canvas, pose: HandPose) -> None:
         """Draw a hand; a hand held still for a few frames is drawn from its cached effect on what
         lies under it (the shadow's gain and the hand's colour: drawing is linear in the background)."""
         seen = self._hands.get((pose.side, pose.right))
@@ -172,13 +130,13 @@ class FrameRenderer:
 
     def _hand_layer(self, pose: HandPose) -> tuple[tuple[int, int, int, int], np.ndarray, np.ndarray] | None:
         """The hand drawn over black and over white: where it changes the frame, the gain and the colour."""
-        probe = copy.copy(self._canvas)
-        probe.image = np.zeros_like(self._table_image)
-        probe.draw_hand(pose)
-        colour = probe.image
-        probe.image = np.ones_like(self._table_image)
-        probe.draw_hand(pose)
-        gain = probe.image - colour
+        black, white = self._table.copy(), self._table.copy()
+        black.image[:] = 0.0
+        white.image[:] = 1.0
+        black.draw_hand(pose)
+        white.draw_hand(pose)
+        colour = black.image
+        gain = white.image - colour
         ys, xs = np.nonzero(np.any((gain < 0.9999) | (colour > 1e-4), axis=2))
         if len(xs) == 0:
             return None
@@ -187,9 +145,8 @@ class FrameRenderer:
 
     def render(self, frame: Frame, index: int) -> np.ndarray:
         """Frame number `index` (which picks its sensor noise) as a uint8 BGR image."""
-        canvas = copy.copy(self._canvas)
-        canvas.image = self._still_layer(frame.still).copy()
-        self._draw_cards(canvas, frame.moving)
+        canvas = self._still_cards(frame.still).copy()
+        canvas.draw_cards(frame.moving)
         for pose in frame.hands:
             self._draw_hand(canvas, pose)
         image = cv2.multiply(canvas.image, self._light, dst=canvas.image)

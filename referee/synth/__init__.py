@@ -79,7 +79,9 @@ from referee.synth.labels import CLASS_NAMES, yolo_boxes, yolo_obb, yolo_text
 from referee.synth.layout import PlayArea, random_scene
 from referee.synth.photometric import SensorEffects, apply_effects, encode_jpeg, random_effects
 from referee.synth.props import Prop
-from referee.synth.scene import CardPlacement, Deck, GlareSpot, Lighting, MarkerPlacement, Rendered, Scene, render_scene
+from referee.synth.scene import (
+    Canvas, CardPlacement, Deck, GlareSpot, Lighting, MarkerPlacement, Rendered, Scene, render_scene,
+)
 from referee.synth.table import TableStyle
 
 __all__ = [
@@ -87,6 +89,6 @@ __all__ = [
     "folder_back", "Camera", "SynthConfig", "generate_dataset", "generate_sample", "random_camera",
     "BUILTIN_STYLES", "FACE_CODES", "BuiltinFaces", "FaceStyle", "FolderFaces", "SynthAssetError", "SKIN_TONES",
     "HandPose", "CLASS_NAMES", "yolo_boxes", "yolo_obb", "yolo_text", "PlayArea", "random_scene",
-    "SensorEffects", "apply_effects", "encode_jpeg", "random_effects", "Prop", "CardPlacement", "Deck", "GlareSpot", "Lighting",
+    "SensorEffects", "apply_effects", "encode_jpeg", "random_effects", "Prop", "Canvas", "CardPlacement", "Deck", "GlareSpot", "Lighting",
     "MarkerPlacement", "Rendered", "Scene", "render_scene", "TableStyle",
 ]

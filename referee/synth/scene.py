@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -191,24 +193,100 @@ def _mip(raster: np.ndarray, level: int) -> np.ndarray:
 
 _TO_INDEX = np.array([[1, 0, -0.5], [0, 1, -0.5], [0, 0, 1.0]])
 """Continuous image coordinates to OpenCV pixel indices."""
+_STEP = 8
+"""Smooth light fields are computed every _STEP pixels and resized."""
 
 
-class _Canvas:
-    """The frame being drawn: colour, which card owns each pixel, and which pixels are glossy."""
+class Canvas:
+    """A frame drawn in layers, the way `render_scene` draws a scene: the table with its markers and
+    props when made, then cards (`draw_cards`), then hands (`draw_hand`, `draw_hands`), then the light
+    and the annotation (`finish`).
 
-    def __init__(self, camera: Camera, table: TableStyle, lighting: Lighting) -> None:
-        self.camera = camera
+    `image` is the frame so far (float32 RGB 0..1, before the light); a caller may copy parts of one
+    canvas's image into another's. `copy()` gives a canvas to go on drawing on, leaving this one as it
+    is: a video renderer keeps canvases as layers (the bare table, the cards lying still) and draws
+    only what changed on a copy. With `labels=False` the canvas keeps no record of what shows where
+    (a little faster, for frames annotated elsewhere; `finish` then refuses)."""
+
+    def __init__(self, camera: Camera, table: TableStyle, lighting: Lighting, deck: Deck,
+                 markers: Sequence[MarkerPlacement] = (), props: Sequence[Prop] = (), labels: bool = True) -> None:
+        self.camera, self.table, self.lighting, self.deck = camera, table, lighting, deck
+        self.markers = tuple(markers)
         self.w, self.h = camera.width, camera.height
         self.image = _table_image(camera, table)
-        self.owner = np.full((self.h, self.w), _OWNER_NONE, np.int16)
-        self.drawn: dict[int, int] = {}
+        self._owner = np.full((self.h, self.w), _OWNER_NONE, np.int16) if labels else None
+        """Which card (its index in `_cards`) or marker shows at each pixel."""
+        self._drawn: dict[int, int] = {}
         """Pixels each card covered when it was drawn (inside the frame, before anything hid it)."""
-        self.lighting = lighting
+        self._cards: list[CardPlacement] = []
+        self._hands: list[HandLabel] = []
         az, el = math.radians(lighting.azimuth), math.radians(max(lighting.elevation, 10.0))
         # shadows fall away from the light: a point at height z lands this far along the table per cm
-        self.shadow_dir = -np.array([math.sin(az), math.cos(az)]) / math.tan(el)
+        self._shadow_dir = -np.array([math.sin(az), math.cos(az)]) / math.tan(el)
+        for m, marker in enumerate(self.markers):
+            rgba, paper_cm = _marker_raster(marker)
+            to_world = _flat(marker.angle, marker.x, marker.y, 0.0, paper_cm, paper_cm, rgba.shape[1], rgba.shape[0])
+            self._paste(rgba, to_world, _OWNER_MARKER - m, lighting.shadow * 0.5, 0.02)
+        for prop in props:
+            rgba = prop_raster(prop.kind, prop.color, prop.seed)
+            w_cm, h_cm, height = prop.size
+            to_world = _flat(prop.angle, prop.x, prop.y, height, w_cm, h_cm, rgba.shape[1], rgba.shape[0])
+            self._paste(rgba, to_world, None, lighting.shadow * 0.8, max(height, 0.02))
 
-    def roi(self, pts: np.ndarray, pad: float) -> tuple[int, int, int, int] | None:
+    def copy(self) -> Canvas:
+        """A canvas with this one's drawing (and labels) to go on drawing on; this one stays as it is."""
+        out = copy.copy(self)
+        out.image = self.image.copy()
+        if self._owner is not None:
+            out._owner, out._drawn = self._owner.copy(), dict(self._drawn)
+            out._cards, out._hands = list(self._cards), list(self._hands)
+        return out
+
+    def draw_cards(self, cards: Sequence[CardPlacement]) -> None:
+        """Draw cards over what is drawn, each with its shadow, in stacking order (higher `z` on top;
+        of equal `z`, the later one); a card turned away from the camera shows its other side."""
+        first = len(self._cards)
+        if self._owner is not None:
+            self._cards.extend(cards)
+        shadow = self.lighting.shadow
+        for k in sorted(range(len(cards)), key=lambda k: (cards[k].z, k)):
+            card = cards[k]
+            owner = first + k if self._owner is not None else None
+            rotation = _card_rotation(card.angle, card.tilt, card.roll)
+            face_up = card.code != BACK
+            if not _faces_camera(card, self.camera):  # turned over: the other side shows, mirrored
+                face_up = not face_up
+                rotation = rotation @ np.diag([-1.0, 1.0, -1.0])
+            raster = self.deck.faces.face(card.code) if face_up and card.code != BACK else self.deck.back
+            drop = max(card.lift, 0.02)
+            to_world = _raster_to_world(CARD_W_CM, CARD_H_CM, FACE_W, FACE_H, (card.x, card.y, card.height), rotation)
+            blur = None
+            if card.motion_cm > 0:
+                a = math.radians(card.motion_angle)
+                dx, dy = card.motion_cm * math.sin(a) / 2, card.motion_cm * math.cos(a) / 2
+                ends = self.camera.project(np.array([[card.x - dx, card.y - dy, card.height],
+                                                     [card.x + dx, card.y + dy, card.height]]))
+                blur = np.nan_to_num(ends[1] - ends[0])
+            if drop < 0.3 and card.tilt == 0 and card.roll == 0:
+                self._paste(raster, to_world, owner, shadow * 0.7, drop, card.shade, blur)
+            else:
+                self._shadow(card_corners_table(card), drop, shadow)
+                self._paste(raster, to_world, owner, shade=card.shade, blur=blur)
+
+    def draw_hand(self, pose: HandPose) -> None:
+        """Draw a hand and its arm over what is drawn, with its shadow."""
+        outline = self._hand(pose)
+        if self._owner is not None and len(outline) >= 3:
+            self._hands.append(HandLabel(pose.side, _points(outline)))
+
+    def draw_hands(self, poses: Sequence[HandPose]) -> None:
+        """Draw hands over what is drawn, the lower ones first (labelled in the given order)."""
+        outlines = {k: self._hand(poses[k]) for k in sorted(range(len(poses)), key=lambda k: poses[k].height)}
+        if self._owner is not None:
+            self._hands.extend(HandLabel(pose.side, _points(outlines[k])) for k, pose in enumerate(poses)
+                               if len(outlines[k]) >= 3)
+
+    def _roi(self, pts: np.ndarray, pad: float) -> tuple[int, int, int, int] | None:
         if not np.all(np.isfinite(pts)):
             return None
         x0, y0 = np.floor(pts.min(axis=0) - pad).astype(int)
@@ -221,19 +299,19 @@ class _Canvas:
     def _shadow_shift(self, centre: np.ndarray, drop: float) -> np.ndarray:
         """Where (in whole pixels) the shadow of a point (x, y, z cm) lands relative to the point itself."""
         x, y, z = centre
-        dx, dy = self.shadow_dir * drop
+        dx, dy = self._shadow_dir * drop
         p = self.camera.project(np.array([[x, y, z], [x + dx, y + dy, max(z - drop, 0.0)]]))
         return np.nan_to_num(np.round(p[1] - p[0])).astype(int)
 
-    def shadow(self, outline: np.ndarray, drop: float, strength: float) -> None:
+    def _shadow(self, outline: np.ndarray, drop: float, strength: float) -> None:
         """Darken what lies under an outline (N x 3 cm) lifted `drop` cm above it (or above the table)."""
         shifted = outline.copy()
         shifted[:, 2] = np.maximum(outline[:, 2] - drop, 0.0)
-        shifted[:, :2] += self.shadow_dir * (outline[:, 2:3] - shifted[:, 2:3])
+        shifted[:, :2] += self._shadow_dir * (outline[:, 2:3] - shifted[:, 2:3])
         pts = self.camera.project(shifted)
         ppc = self.camera.pixels_per_cm(float(outline[:, 0].mean()), float(outline[:, 1].mean()))
         sigma = max(0.6, (0.07 + 0.22 * drop) * ppc)
-        box = self.roi(pts, 3 * sigma + 2)
+        box = self._roi(pts, 3 * sigma + 2)
         if box is None:
             return
         x0, y0, x1, y1 = box
@@ -242,7 +320,7 @@ class _Canvas:
         mask = _blur_small(mask, sigma)
         self.image[y0:y1, x0:x1] *= (1 - strength * mask)[..., None]
 
-    def soft_shadow(self, outlines: list[np.ndarray], strength: float) -> None:
+    def _soft_shadow(self, outlines: list[np.ndarray], strength: float) -> None:
         """The shadow of several raised outlines (N x 3 cm each) on the table, drawn at a quarter
         of the resolution (it is blurred by several centimetres anyway)."""
         f = 4
@@ -251,7 +329,7 @@ class _Canvas:
         for outline in outlines:
             drop = float(outline[:, 2].mean())
             shifted = outline.copy()
-            shifted[:, :2] += self.shadow_dir * outline[:, 2:3]
+            shifted[:, :2] += self._shadow_dir * outline[:, 2:3]
             shifted[:, 2] = 0.0
             pts = self.camera.project(shifted)
             if not np.all(np.isfinite(pts)):
@@ -275,7 +353,7 @@ class _Canvas:
         part = cv2.resize(mask[my0:my1, mx0:mx1], ((mx1 - mx0) * f, (my1 - my0) * f), interpolation=cv2.INTER_LINEAR)
         self.image[y0:y1, x0:x1] *= cv2.merge([1 - strength * part[:y1 - y0, :x1 - x0]] * 3)
 
-    def paste(self, rgba: np.ndarray, to_world: np.ndarray, owner: int | None,
+    def _paste(self, rgba: np.ndarray, to_world: np.ndarray, owner: int | None,
               contact_shadow: float = 0.0, drop: float = 0.04, shade: float = 0.0,
               blur: np.ndarray | None = None) -> None:
         """Warp an RGBA raster whose pixels map to the table frame by `to_world` (4 x 3),
@@ -298,7 +376,7 @@ class _Canvas:
         pad = int(3 * sigma + 2 + np.abs(shift).max()) if contact_shadow > 0 else 2
         if smear is not None:
             pad += int(np.ceil(np.abs(smear).max() / 2)) + 1
-        box = self.roi(pts + 0.5, pad)
+        box = self._roi(pts + 0.5, pad)
         if box is None:
             return
         # shrink the raster first when the card is small in the frame, so it does not alias
@@ -335,16 +413,16 @@ class _Canvas:
             region += premultiplied
         else:
             self.image[y0:y1, x0:x1] = cv2.blendLinear(region, rgb, 1 - alpha, alpha)
-        if owner is not None:
+        if owner is not None and self._owner is not None:
             drawn = alpha >= 0.5
-            self.owner[y0:y1, x0:x1][drawn] = owner
-            self.drawn[owner] = self.drawn.get(owner, 0) + int(np.count_nonzero(drawn))
+            self._owner[y0:y1, x0:x1][drawn] = owner
+            self._drawn[owner] = self._drawn.get(owner, 0) + int(np.count_nonzero(drawn))
 
-    def draw_hand(self, pose: HandPose) -> np.ndarray:
+    def _hand(self, pose: HandPose) -> np.ndarray:
         """Draw a hand with its shadow; returns its outline in the image (N x 2, clipped to the frame)."""
         parts = hand_parts(pose)
         outlines = [self.camera.project(p.points) for p in parts]
-        self.soft_shadow([p.points for p in parts], self.lighting.shadow * 0.9)
+        self._soft_shadow([p.points for p in parts], self.lighting.shadow * 0.9)
         finite = [o for o in outlines if np.all(np.isfinite(o))]
         blur = np.zeros(2)
         if pose.motion_cm > 0:
@@ -353,7 +431,7 @@ class _Canvas:
                                                  [pose.x + pose.motion_cm * math.sin(a),
                                                   pose.y + pose.motion_cm * math.cos(a), pose.height]]))
             blur = np.nan_to_num(ends[1] - ends[0])
-        box = self.roi(np.concatenate(finite), 3 + float(np.abs(blur).max())) if finite else None
+        box = self._roi(np.concatenate(finite), 3 + float(np.abs(blur).max())) if finite else None
         if box is None:
             return np.zeros((0, 2))
         x0, y0, x1, y1 = box
@@ -411,36 +489,105 @@ class _Canvas:
         region *= 1 - alpha[..., None]
         region += colour
         inside = alpha >= 0.5
-        self.owner[y0:y1, x0:x1][inside] = _OWNER_HAND
+        if self._owner is not None:
+            self._owner[y0:y1, x0:x1][inside] = _OWNER_HAND
         contours, _ = cv2.findContours(inside.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         if not contours:
             return np.zeros((0, 2))
         outline = cv2.approxPolyDP(max(contours, key=cv2.contourArea), 1.0, True)[:, 0, :]
         return outline.astype(np.float64) + (x0 + 0.5, y0 + 0.5)
 
-    def finish(self) -> np.ndarray:
-        """Apply glare, the light ramp, vignetting and white balance; the frame as float32 RGB."""
+    def gain(self) -> np.ndarray:
+        """What `finish` does to the bare table, as one per-pixel factor (float32 H x W x 3): the
+        light ramp, vignetting and white balance, and the glare as it shows on a table of brightness
+        0.25. Multiplying a frame by it lights it at once (video frames: cards then shine like the table)."""
+        grey = 0.25
+        image = np.full((self.h, self.w, 3), grey, np.float32)
+        glare = self._glare()
+        if glare is not None:
+            image += (glare * np.float32(self.lighting.gloss * 0.25))[..., None]
+        image *= self._light()
+        return image * (1 / grey)
+
+    def finish(self) -> Rendered:
+        """The frame under the light (glare, ramp, vignetting, white balance) with its exact annotation."""
+        if self._owner is None:
+            raise ValueError("a canvas made with labels=False cannot be annotated")
         L = self.lighting
-        step = 8
-        ys, xs = np.mgrid[0:self.h + step:step, 0:self.w + step:step].astype(np.float32)
-        if L.glare:
-            glare = np.zeros(xs.shape, np.float32)
-            for spot in L.glare:
-                c = self.camera.project(np.array([[spot.x, spot.y, 0.0]]))[0]
-                if not np.all(np.isfinite(c)):
-                    continue
-                r = spot.radius * self.camera.pixels_per_cm(spot.x, spot.y)
-                glare += spot.strength * np.exp(-((xs - c[0]) ** 2 + (ys - c[1]) ** 2) / (2 * r * r))
-            glare_full = _upsample(glare, step, self.w, self.h)
-            gloss = np.where(self.owner >= 0, L.gloss, L.gloss * 0.25).astype(np.float32)
-            self.image += (glare_full * gloss)[..., None]
+        image = self.image.copy()
+        glare = self._glare()
+        if glare is not None:
+            gloss = np.where(self._owner >= 0, L.gloss, L.gloss * 0.25).astype(np.float32)
+            image += (glare * gloss)[..., None]
+        image *= self._light()
+        return Rendered(np.clip(image, 0, 1, out=image), self._annotation(self._owner))
+
+    def _grid(self) -> tuple[np.ndarray, np.ndarray]:
+        """Pixel coordinates every `_STEP` pixels (from pixel 0), for smooth fields."""
+        ys, xs = np.mgrid[0:self.h + _STEP:_STEP, 0:self.w + _STEP:_STEP].astype(np.float32)
+        return xs, ys
+
+    def _glare(self) -> np.ndarray | None:
+        """The lamps' reflections' strength at each pixel (float32 H x W), None without any."""
+        if not self.lighting.glare:
+            return None
+        xs, ys = self._grid()
+        glare = np.zeros(xs.shape, np.float32)
+        for spot in self.lighting.glare:
+            c = self.camera.project(np.array([[spot.x, spot.y, 0.0]]))[0]
+            if not np.all(np.isfinite(c)):
+                continue
+            r = spot.radius * self.camera.pixels_per_cm(spot.x, spot.y)
+            glare += spot.strength * np.exp(-((xs - c[0]) ** 2 + (ys - c[1]) ** 2) / (2 * r * r))
+        return _upsample(glare, _STEP, self.w, self.h)
+
+    def _light(self) -> np.ndarray:
+        """The light ramp, vignetting and white balance as a per-pixel factor (float32 H x W x 3)."""
+        L = self.lighting
+        xs, ys = self._grid()
         a = math.radians(L.ramp_angle)
         u = ((xs / self.w - 0.5) * math.cos(a) + (ys / self.h - 0.5) * math.sin(a))
         r2 = ((xs / self.w - 0.5) ** 2 + (ys / self.h - 0.5) ** 2) * 2
         light = L.brightness * (1 + L.ambient_ramp * 2 * u) * (1 - L.vignette * r2)
         light_rgb = light[..., None] * np.array(L.white_balance, np.float32)
-        self.image *= _upsample(light_rgb.astype(np.float32), step, self.w, self.h)
-        return np.clip(self.image, 0, 1)
+        return _upsample(light_rgb.astype(np.float32), _STEP, self.w, self.h)
+
+    def _annotation(self, owner: np.ndarray) -> Annotation:
+        """What shows where in the frame drawn so far (see `referee.synth`), from its `owner` map."""
+        camera = self.camera
+        markers: list[MarkerLabel] = []
+        for m, marker in enumerate(self.markers):
+            corners = camera.project(marker_corners_table(marker))
+            if np.all(np.isfinite(corners)):
+                s_ = marker.size / 2
+                grid = np.linspace(-s_ * 0.9, s_ * 0.9, 6)
+                samples = camera.project(_place(np.array([(u, v) for u in grid for v in grid]), marker.x, marker.y,
+                                                marker.angle, 0.0))
+                seen = _owned(owner, samples, _OWNER_MARKER - m)
+                markers.append(MarkerLabel(marker.marker_id, _points(corners), round(seen / len(samples), 3)))
+        shown = owner[owner >= 0]
+        seen_counts = np.bincount(shown.astype(np.int64), minlength=len(self._cards))
+        labels = []
+        for k, card in enumerate(self._cards):
+            corners = camera.project(card_corners_table(card))
+            if not np.all(np.isfinite(corners)):
+                continue  # partly behind the camera: never in the frame
+            area = abs(cv2.contourArea(corners.astype(np.float32)))
+            drawn = self._drawn.get(k, 0)
+            visible = min(1.0, int(seen_counts[k]) / drawn) if drawn > 0 else 0.0
+            in_frame = min(1.0, drawn / area) if area > 0 else 0.0
+            index = [False, False]
+            shows_face = card.code != BACK and _faces_camera(card, camera)
+            if shows_face:
+                for side in (0, 1):
+                    pts = camera.project(_index_points(card, side == 1))
+                    index[side] = bool(_owned(owner, pts, k) >= 0.75 * len(pts))
+            labels.append(CardLabel(card.code if shows_face else BACK, _points(corners), round(visible, 4),
+                                    (index[0], index[1]),
+                                    card.z, card.zone, round(in_frame, 4)))
+        return Annotation(camera.width, camera.height, tuple(labels), tuple(self._hands), tuple(markers),
+                          tuple(tuple(round(float(v), 8) for v in row) for row in camera.homography(0.0)),
+                          round(camera.tilt_deg, 3), self.table.kind, self.deck.faces.name, self.deck.back_name)
 
 
 def _upsample(field: np.ndarray, step: int, w: int, h: int) -> np.ndarray:
@@ -549,78 +696,10 @@ def _index_points(card: CardPlacement, bottom_right: bool) -> np.ndarray:
 
 def render_scene(scene: Scene, camera: Camera, deck: Deck) -> Rendered:
     """Draw a scene as the camera sees it; the annotation is exact (see `referee.synth`)."""
-    canvas = _Canvas(camera, scene.table, scene.lighting)
-    markers: list[MarkerLabel] = []
-    for m, marker in enumerate(scene.markers):
-        rgba, paper_cm = _marker_raster(marker)
-        to_world = _flat(marker.angle, marker.x, marker.y, 0.0, paper_cm, paper_cm, rgba.shape[1], rgba.shape[0])
-        canvas.paste(rgba, to_world, _OWNER_MARKER - m, scene.lighting.shadow * 0.5, 0.02)
-    for prop in scene.props:
-        rgba = prop_raster(prop.kind, prop.color, prop.seed)
-        w_cm, h_cm, height = prop.size
-        to_world = _flat(prop.angle, prop.x, prop.y, height, w_cm, h_cm, rgba.shape[1], rgba.shape[0])
-        canvas.paste(rgba, to_world, None, scene.lighting.shadow * 0.8, max(height, 0.02))
-    order = sorted(range(len(scene.cards)), key=lambda k: (scene.cards[k].z, k))
-    for k in order:
-        card = scene.cards[k]
-        rotation = _card_rotation(card.angle, card.tilt, card.roll)
-        face_up = card.code != BACK
-        if not _faces_camera(card, camera):  # turned over: the other side shows, mirrored
-            face_up = not face_up
-            rotation = rotation @ np.diag([-1.0, 1.0, -1.0])
-        raster = deck.faces.face(card.code) if face_up and card.code != BACK else deck.back
-        drop = max(card.lift, 0.02)
-        to_world = _raster_to_world(CARD_W_CM, CARD_H_CM, FACE_W, FACE_H, (card.x, card.y, card.height), rotation)
-        blur = None
-        if card.motion_cm > 0:
-            a = math.radians(card.motion_angle)
-            dx, dy = card.motion_cm * math.sin(a) / 2, card.motion_cm * math.cos(a) / 2
-            ends = camera.project(np.array([[card.x - dx, card.y - dy, card.height],
-                                            [card.x + dx, card.y + dy, card.height]]))
-            blur = np.nan_to_num(ends[1] - ends[0])
-        if drop < 0.3 and card.tilt == 0 and card.roll == 0:
-            canvas.paste(raster, to_world, k, scene.lighting.shadow * 0.7, drop, card.shade, blur)
-        else:
-            canvas.shadow(card_corners_table(card), drop, scene.lighting.shadow)
-            canvas.paste(raster, to_world, k, shade=card.shade, blur=blur)
-    drawn_hands = {k: canvas.draw_hand(scene.hands[k])  # the lower hand first
-                   for k in sorted(range(len(scene.hands)), key=lambda k: scene.hands[k].height)}
-    hands = [HandLabel(pose.side, _points(drawn_hands[k])) for k, pose in enumerate(scene.hands)
-             if len(drawn_hands[k]) >= 3]
-    image = canvas.finish()
-    owner = canvas.owner
-    for m, marker in enumerate(scene.markers):
-        corners = camera.project(marker_corners_table(marker))
-        if np.all(np.isfinite(corners)):
-            s_ = marker.size / 2
-            grid = np.linspace(-s_ * 0.9, s_ * 0.9, 6)
-            samples = camera.project(_place(np.array([(u, v) for u in grid for v in grid]), marker.x, marker.y,
-                                            marker.angle, 0.0))
-            seen = _owned(owner, samples, _OWNER_MARKER - m)
-            markers.append(MarkerLabel(marker.marker_id, _points(corners), round(seen / len(samples), 3)))
-    shown = owner[owner >= 0]
-    seen_counts = np.bincount(shown.astype(np.int64), minlength=len(scene.cards))
-    labels = []
-    for k, card in enumerate(scene.cards):
-        corners = camera.project(card_corners_table(card))
-        if not np.all(np.isfinite(corners)):
-            continue  # partly behind the camera: never in the frame
-        area = abs(cv2.contourArea(corners.astype(np.float32)))
-        drawn = canvas.drawn.get(k, 0)
-        visible = min(1.0, int(seen_counts[k]) / drawn) if drawn > 0 else 0.0
-        in_frame = min(1.0, drawn / area) if area > 0 else 0.0
-        index = [False, False]
-        shows_face = card.code != BACK and _faces_camera(card, camera)
-        if shows_face:
-            for side in (0, 1):
-                pts = camera.project(_index_points(card, side == 1))
-                index[side] = bool(_owned(owner, pts, k) >= 0.75 * len(pts))
-        labels.append(CardLabel(card.code if shows_face else BACK, _points(corners), round(visible, 4),
-                                (index[0], index[1]),
-                                card.z, card.zone, round(in_frame, 4)))
-    return Rendered(image, Annotation(camera.width, camera.height, tuple(labels), tuple(hands), tuple(markers),
-                                      tuple(tuple(round(float(v), 8) for v in row) for row in camera.homography(0.0)),
-                                      round(camera.tilt_deg, 3), scene.table.kind, deck.faces.name, deck.back_name))
+    canvas = Canvas(camera, scene.table, scene.lighting, deck, scene.markers, scene.props)
+    canvas.draw_cards(scene.cards)
+    canvas.draw_hands(scene.hands)
+    return canvas.finish()
 
 
 def _owned(owner: np.ndarray, pts: np.ndarray, who: int) -> int:

@@ -192,6 +192,7 @@ class SpitReferee:
         self._layout_due = math.inf
         self._odd_since = math.inf
         self._odd: set[str] = set()
+        self._call: When | None = None
         self.resyncs = 0
         """How many times the engine's position was read again from the table."""
         self._now: When = (0.0, 0)
@@ -230,8 +231,23 @@ class SpitReferee:
             if self._odd:
                 self._resync()
                 self._reconcile()
+        if self._call is not None:
+            self._call_spit()
         self._unsettled = snap.unsettled
         return self._out
+
+    def _call_spit(self) -> None:
+        """"Spit!" once the engine's stalemate stands on a table it can explain (no card in a
+        hand, nothing unexplained): dated to the move that made it. A move found meanwhile
+        (the stalemate was an artefact of a card not yet read) cancels it."""
+        if not self.state.is_stalemate() or self.state.phase != "play":
+            self._call = None
+            return
+        if any(not lift.attempted for lift in self._lifted.values()) or self._unexplained():
+            return
+        call, self._call = self._call, None
+        if call is not None:
+            self._emit("spit_call", call)
 
     def _remember(self, touches: tuple[Touch, ...]) -> None:
         horizon = self._now[0] - self.config.touch_memory_s
@@ -361,9 +377,12 @@ class SpitReferee:
             del self._history[:-16]
         self._last_move_t = max(self._last_move_t, when[0])
         ended = after.phase in ("settle", "layout", "over") and self._end_t is None
+        if isinstance(move, Spit) and self._call is not None:  # the players confirm the stalemate
+            call, self._call = self._call, None
+            self._emit("spit_call", call)
         for kind, fields in transition_events(before, move, after):
             if kind == "spit_call":
-                self._emit(kind, (self._last_move_t, when[1]), **fields)
+                self._call = (self._last_move_t, when[1])
             elif kind == "game_end":
                 if ended:
                     self._deal_ended(after, when)

@@ -211,7 +211,7 @@ class DetectorReader:
     `px_per_cm` (grown by `margin_cm`), up to `per_pass` zones tiled into one image per pass; a
     zone shows the most confident card whose centre lies in it, else `empty`."""
 
-    def __init__(self, detector: CardDetector, px_per_cm: float = 8.0, margin_cm: float = 1.5, per_pass: int = 6,
+    def __init__(self, detector: CardDetector, px_per_cm: float = 8.0, margin_cm: float = 1.5, per_pass: int = 4,
                  min_card_confidence: float = 0.3, empty_confidence: float = 0.9) -> None:
         self.detector = detector
         self.px_per_cm = px_per_cm

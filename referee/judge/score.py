@@ -14,7 +14,7 @@ to the nearest unmatched true one within `tolerance_s`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -89,7 +89,8 @@ class Score:
 
 
 def _key(event: Event) -> tuple[Any, ...]:
-    return tuple(repr(event.get(name)) for name in KEYS[event.type])
+    values = (event.get(name) for name in KEYS[event.type])
+    return tuple(repr(sorted(v.items()) if isinstance(v, Mapping) else v) for v in values)
 
 
 def score(truth: Sequence[Event], judged: Sequence[Event], *, tolerance_s: float = 0.25,

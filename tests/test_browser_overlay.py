@@ -100,7 +100,9 @@ def page(server: str) -> Iterator[Page]:
 
 def test_the_page_shows_the_calls_over_the_video(server: str, page: Page, tmp_path: Path) -> None:
     page.wait_for_function("window.spitStats.frames > 0", timeout=20_000)
-    page.click("#new-game")  # the demo from its start: "Spit!" at 1.7 s, an illegal play at 3.8 s
+    game = get_json(server + "/api/state")["game"]
+    page.click("#new-game")  # the demo from its start: "Spit!" at 1.7 s, an illegal play soon after
+    page.wait_for_function(f"document.getElementById('source').textContent.includes('game {game + 1}')")
     page.wait_for_selector("#spit-banner.show", timeout=30_000)
     page.screenshot(path=tmp_path / "spit.png")
     flag = page.wait_for_function(

@@ -166,6 +166,8 @@ function addEvents(list, from, now) {
 
 function resetLog() {
   state.events = []; state.flashes = [];
+  $("flag").className = "flag"; flagUntil = 0;
+  $("spit-banner").classList.remove("show");
   $("log").replaceChildren();
   $("dispute").classList.add("hidden");
   $("event-count").textContent = "";

@@ -4,8 +4,8 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.synth import (BUILTIN_BACKS, BUILTIN_STYLES, Annotation, BuiltinFaces, Camera, CardPlacement, Deck,
-                           HandPose, Lighting, PlayArea, Scene, TableStyle, builtin_back, render_scene,
+from referee.synth import (BUILTIN_BACKS, BUILTIN_STYLES, Annotation, BuiltinFaces, Camera, Canvas, CardPlacement, Deck,
+                           GlareSpot, HandPose, Lighting, PlayArea, Scene, TableStyle, builtin_back, render_scene,
                            yolo_boxes, yolo_obb)
 
 TABLE = TableStyle("felt", (30, 110, 60), (25, 90, 50), seed=5)
@@ -111,3 +111,27 @@ def test_a_card_turned_over_shows_its_back():
     width = abs(tilted.corners[1][0] - tilted.corners[0][0])
     height = abs(tilted.corners[3][1] - tilted.corners[0][1])
     assert height < 0.6 * width * 8.8 / 6.3  # seen from above, a tilted card looks shorter
+
+
+def test_a_canvas_draws_render_scenes_frame_step_by_step():
+    camera = Camera.look_at(640, 480, (0, 0), 60, 20, 0)
+    lighting = Lighting(glare=(GlareSpot(3, 4, 8, 0.3),))
+    cards = (CardPlacement("QS", -4, 0, 10, 0), CardPlacement("7H", 3, 1, -20, 1), CardPlacement("back", 0, 2, 5, 2))
+    hands = (HandPose("A", 2, -4, 0, 3.0, (200, 150, 120)), HandPose("B", -2, 4, 180, 1.0, (120, 80, 60)))
+    scene = Scene(cards, TABLE, hands, PlayArea().markers(), lighting)
+    exact = render_scene(scene, camera, DECK)
+    table = Canvas(camera, TABLE, lighting, DECK, scene.markers)
+    below = table.copy()
+    below.draw_cards(cards[:2])
+    above = below.copy()  # drawing on a copy leaves the canvas it came from as it was
+    above.draw_cards(cards[2:])
+    above.draw_hands(hands)
+    rendered = above.finish()
+    assert np.array_equal(rendered.image, exact.image) and rendered.annotation == exact.annotation
+    assert len(below.finish().annotation.cards) == 2 and np.array_equal(table.finish().image, table.finish().image)
+    bare = Canvas(camera, TABLE, lighting, DECK, labels=False)
+    with pytest.raises(ValueError):
+        bare.finish()
+    # the gain lights a bare table as finish does, but for the glare (taken as it shows on a table of brightness 0.25)
+    lit = Canvas(camera, TABLE, lighting, DECK).finish().image
+    assert np.abs(lit - np.clip(bare.image * bare.gain(), 0, 1)).max() < 0.05

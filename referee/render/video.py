@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -170,7 +171,10 @@ def render_game(events: Sequence[Event], out: Path, seed: int, options: RenderOp
     began = time.perf_counter()
     try:
         if options.jobs > 1 and len(chunks) > 1:
-            with ProcessPoolExecutor(options.jobs, initializer=_start_worker, initargs=(lines, seed, options)) as pool:
+            # workers start from a fresh process: a fork of this one, its OpenCV threads busy, can hang
+            context = multiprocessing.get_context("forkserver")
+            with ProcessPoolExecutor(options.jobs, mp_context=context, initializer=_start_worker,
+                                     initargs=(lines, seed, options)) as pool:
                 for images in pool.map(_paint, chunks):
                     for image in images:
                         writer.write(image)

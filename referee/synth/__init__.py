@@ -20,6 +20,19 @@ Rendering a scene of your own (e.g. a game as video)::
     frame = apply_effects(rendered.image, SensorEffects(noise=0.01), rng)   # uint8 RGB
     rendered.annotation.to_dict()                                             # the JSON below
 
+Drawing frame by frame (video: what does not change is drawn once), with the same code as
+`render_scene`, which is exactly these steps::
+
+    table = Canvas(camera, scene.table, scene.lighting, deck, scene.markers, scene.props)  # table, markers, props
+    canvas = table.copy()                        # a layer to draw on; `table` stays as it is
+    canvas.draw_cards(scene.cards)               # in stacking order, with shadows
+    canvas.draw_hands(scene.hands)               # the lower first (or `draw_hand(pose)`: one on top)
+    rendered = canvas.finish()                   # Rendered: image under the light + annotation
+
+`Canvas(..., labels=False)` keeps no record of what shows where (faster; `finish` then refuses):
+a video renderer multiplies its frames by `table.gain()` (the light as one per-pixel factor)
+instead, and may copy parts of one canvas's `image` into another's (`referee.render.compose`).
+
 A moving card or hand: `CardPlacement(..., motion_cm=3, motion_angle=90)` smears it over 3 cm
 towards +x during the exposure (its annotation is the middle of the movement); a card carried in
 a hand is a placement with `height` and `lift` of a few cm and a higher `z` than the piles;

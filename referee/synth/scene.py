@@ -419,7 +419,8 @@ class Canvas:
             self._drawn[owner] = self._drawn.get(owner, 0) + int(np.count_nonzero(drawn))
 
     def _hand(self, pose: HandPose) -> np.ndarray:
-        """Draw a hand with its shadow; returns its outline in the image (N x 2, clipped to the frame)."""
+        """Draw a hand with its shadow; returns its outline in the image (N x 2, clipped to the frame;
+        none without labels)."""
         parts = hand_parts(pose)
         outlines = [self.camera.project(p.points) for p in parts]
         self._soft_shadow([p.points for p in parts], self.lighting.shadow * 0.9)
@@ -443,8 +444,7 @@ class Canvas:
         # a big hand is drawn at a lower resolution: it is smooth, and the saving is large
         f = 1 if (x1 - x0) * (y1 - y0) < 150_000 else 2
         lw, lh = -(-(x1 - x0) // f), -(-(y1 - y0) // f)
-        colour = np.zeros((lh, lw, 3), np.float32)  # premultiplied layer
-        alpha = np.zeros((lh, lw), np.float32)
+        layer = np.zeros((lh, lw, 4), np.float32)  # premultiplied colour and alpha
         for part, pts in zip(parts, outlines):
             if not np.all(np.isfinite(pts)):
                 continue
@@ -473,24 +473,23 @@ class Canvas:
                 cv2.fillPoly(tone, [nail], tuple(float(v) for v in nail_colour), cv2.LINE_AA, shift=4)
             if part.kind.startswith("finger") or part.kind == "thumb":
                 cv2.polylines(tone, [poly], True, tuple(float(v) * 0.5 for v in base), 1, cv2.LINE_AA, shift=4)
-            sub_c = colour[py0:py1, px0:px1]
-            sub_a = alpha[py0:py1, px0:px1]
-            keep = 1 - mask
-            sub_c *= keep[..., None]
-            sub_c += tone * (mask > 0)[..., None]
-            sub_a *= keep
-            sub_a += mask
+            sub = layer[py0:py1, px0:px1]
+            cv2.multiply(tone, cv2.merge([(mask > 0).astype(np.float32)] * 3), dst=tone)
+            cv2.multiply(sub, cv2.merge([1 - mask] * 4), dst=sub)
+            cv2.add(sub, cv2.merge([tone, mask]), dst=sub)
         if np.abs(blur).max() >= 1.0:
-            colour, alpha = _motion_blur(colour, blur / f), _motion_blur(alpha, blur / f)
+            layer = _motion_blur(layer, blur / f)
+        colour, alpha = cv2.cvtColor(layer, cv2.COLOR_RGBA2RGB), cv2.extractChannel(layer, 3)
         if f > 1:
             colour = cv2.resize(colour, (lw * f, lh * f), interpolation=cv2.INTER_LINEAR)[:y1 - y0, :x1 - x0]
             alpha = cv2.resize(alpha, (lw * f, lh * f), interpolation=cv2.INTER_LINEAR)[:y1 - y0, :x1 - x0]
         region = self.image[y0:y1, x0:x1]
-        region *= 1 - alpha[..., None]
-        region += colour
+        cv2.multiply(region, cv2.cvtColor(1 - alpha, cv2.COLOR_GRAY2RGB), dst=region)
+        cv2.add(region, colour, dst=region)
+        if self._owner is None:
+            return np.zeros((0, 2))
         inside = alpha >= 0.5
-        if self._owner is not None:
-            self._owner[y0:y1, x0:x1][inside] = _OWNER_HAND
+        self._owner[y0:y1, x0:x1][inside] = _OWNER_HAND
         contours, _ = cv2.findContours(inside.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         if not contours:
             return np.zeros((0, 2))
@@ -606,8 +605,8 @@ def _fill(poly: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
 
 
 def _motion_blur(layer: np.ndarray, blur: np.ndarray) -> np.ndarray:
-    """Smear a layer along the image vector `blur` (pixels): the mean of copies shifted along it,
-    taken at a lower resolution for long smears (which hide the detail anyway)."""
+    """Smear a layer along the image vector `blur` (pixels): the mean of copies shifted along it
+    (zeros coming in), taken at a lower resolution for long smears (which hide the detail anyway)."""
     length = float(np.hypot(*blur))
     f = min(3, max(1, int(length // 16)))
     h, w = layer.shape[:2]
@@ -615,8 +614,12 @@ def _motion_blur(layer: np.ndarray, blur: np.ndarray) -> np.ndarray:
     d = blur / f
     steps = int(min(16, max(2, np.ceil(length / f / 1.5))))
     out = np.zeros_like(small)
+    sh, sw = small.shape[:2]
     for t in np.linspace(-0.5, 0.5, steps):
-        out += _shifted(small, int(round(t * d[0])), int(round(t * d[1])))
+        dx, dy = int(round(t * d[0])), int(round(t * d[1]))
+        if abs(dx) < sw and abs(dy) < sh:
+            out[max(dy, 0):sh + min(dy, 0), max(dx, 0):sw + min(dx, 0)] += \
+                small[max(-dy, 0):sh + min(-dy, 0), max(-dx, 0):sw + min(-dx, 0)]
     out *= 1.0 / steps
     return cv2.resize(out, (w, h), interpolation=cv2.INTER_LINEAR) if f > 1 else out
 

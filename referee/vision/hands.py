@@ -13,7 +13,8 @@ A hand *touches* a zone when it comes to rest there: its step between frames is 
 share of its pixels that changed (robust where the leading edge flips between a finger and a
 carried card), the arrival is dated inside the frame interval from the last two steps
 (reaching movements end with a minimum-jerk deceleration: distance to go ~ time to go cubed),
-and the touched zone is the one under the hand's grip, `grip_cm` behind the tip along the arm.
+and the touched zone is the first pile zone under the hand going back along the arm from just
+behind the tip (a card carried under the fingers) to the palm (a flat slap, fingers beyond).
 """
 
 from __future__ import annotations
@@ -44,8 +45,9 @@ class HandConfig:
     `still_threshold` to join the reference (`forget_frames` for a pixel inside a hand: an arm
     lying still that long becomes table); `over_fraction`: share of a zone a hand must cover to be
     over it; a hand is at rest when no more than `stir_share` of its pixels changed since the
-    previous frame and its tip (the middle of its leading `lead_cm`) moved less than `stop_cm`; `grip_cm`: how far behind the tip
-    the hand holds (what it touches)."""
+    previous frame and its tip (the middle of its leading `lead_cm`) moved less than `stop_cm`;
+    it touches the first pile zone met going back along the arm from `grip_cm` behind the tip
+    (a hand carrying a card) to `palm_cm` (a flat hand, fingers beyond the pile)."""
 
     px_per_cm: float = 4.0
     margin_cm: float = 10.0
@@ -56,6 +58,7 @@ class HandConfig:
     forget_frames: int = 90
     over_fraction: float = 0.3
     grip_cm: float = 1.0
+    palm_cm: float = 8.0
     stir_share: float = 0.1
     stop_cm: float = 3.0
     lead_cm: float = 2.5
@@ -289,10 +292,13 @@ class HandFinder:
         tip, entry = view.to_table(tip_px), view.to_table(entry_px)
         along = tip - entry
         length = float(np.hypot(*along))
-        grip = tip - along / length * self.config.grip_cm if length > 1e-6 else tip
-        grip_zone = view.calibration.layout.locate(grip)
-        if grip_zone is not None and grip_zone not in view.zones:
-            grip_zone = None
+        back = -along / length if length > 1e-6 else np.zeros(2)
+        grip_zone = None
+        for step in np.arange(self.config.grip_cm, self.config.palm_cm + 1e-9, 1.0):  # from the fingers to the palm
+            zone = view.calibration.layout.locate(tip + back * step)
+            if zone is not None and zone in view.zones:
+                grip_zone = zone
+                break
         return Hand(side, mask, tuple(over), (float(tip[0]), float(tip[1])), (float(entry[0]), float(entry[1])),
                     grip_zone, stirring)
 

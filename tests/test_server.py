@@ -286,3 +286,14 @@ def test_evidence_strips_are_served_from_the_games_folder(client: TestClient) ->
     assert response.status_code == 200 and response.headers["content-type"] == "image/png"
     assert response.content == strip.read_bytes()
     assert client.get("/api/evidence/slap-L-12.345.png.bak").status_code == 404
+
+
+def test_an_oversized_websocket_message_closes_the_socket(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_text()
+        ws.send_text("x" * 10_000)
+        for _ in range(1000):
+            message = ws.receive()
+            if message["type"] == "websocket.close":
+                break
+    assert message == {"type": "websocket.close", "code": 1009, "reason": ""}

@@ -54,7 +54,7 @@ def settings_from(args: argparse.Namespace) -> SessionSettings:
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from referee.server.app import build
+    from referee.server.app import MAX_WS_MESSAGE_BYTES, build
 
     settings = settings_from(args)
     if not _is_loopback(args.host):
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"referee serve: {settings.source.label}, rules {settings.rules}: open http://{shown}:{args.port}/ "
           f"(API docs at /docs); Ctrl-C stops", file=sys.stderr, flush=True)
     config = uvicorn.Config(build(session), host=args.host, port=args.port, log_level="warning",
-                            ws_max_size=4096, ws_ping_interval=20.0, lifespan="off")
+                            ws_max_size=MAX_WS_MESSAGE_BYTES, ws_ping_interval=20.0, lifespan="off")
     try:
         uvicorn.Server(config).run()
     finally:

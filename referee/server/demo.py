@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import re
+import shutil
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -84,9 +86,17 @@ def ensure_demo(folder: Path | None = None, progress: ProgressCallback | None = 
             except OSError as exc:
                 raise RenderError(f"cannot create the demo cache folder {base}: {exc.strerror}") from None
             _render(demo_events(seed), video, truth_path, seed, options, progress)
+            _forget_old_demos(base)
     if progress is not None:
         progress(1.0)
     return DemoGame(video, tuple(read_events(truth_path)), seed)
+
+
+def _forget_old_demos(current: Path) -> None:
+    """Remove the demos an older renderer drew beside the current one."""
+    for folder in current.parent.glob("demo-*"):
+        if folder != current and re.fullmatch(r"demo-[0-9a-f]{16}", folder.name) and folder.is_dir():
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _render(events: Sequence[Event], video: Path, truth_path: Path, seed: int, options: RenderOptions,

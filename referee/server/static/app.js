@@ -166,7 +166,7 @@ function addEvents(list, from, now) {
 
 function resetLog() {
   state.events = []; state.flashes = [];
-  $("flag").className = "flag"; flagUntil = 0;
+  $("flag").className = "flag"; $("flag").textContent = ""; flagUntil = 0;
   $("spit-banner").classList.remove("show");
   $("log").replaceChildren();
   $("dispute").classList.add("hidden");

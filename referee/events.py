@@ -36,6 +36,9 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
         "slap": ("pile", "contact", "winner", "margin_ms", "evidence"),
         "deal_end": ("player", "counts"),
         "game_end": ("winner",),
+        # a player's correction of a call: `corrects` is the index of the call in the log, `call`
+        # its type, `verdict` legal / illegal / void / a player
+        "overrule": ("corrects", "call", "verdict"),
 }
 REQUIRED_FIELDS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(_REQUIRED)
 """Every event type (INTERFACES.md's and registered ones) and the fields it must carry besides

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from referee.errors import RefereeError
-from referee.events import Event, EventLog, register_event_type
+from referee.events import Event, EventLog
 from referee.judge.spit import spit_rules
 from referee.observations import Observation
 from referee.pipeline import Pipeline, PipelineConfig
@@ -30,7 +30,6 @@ from referee.vision.observe import ZoneReader
 
 log = logging.getLogger(__name__)
 
-register_event_type("overrule", ("corrects", "call", "verdict"))
 """A player's correction of a call: `corrects` (the index of the call in the log), `call` (its
 type) and `verdict` (what the players agreed instead, see `VERDICTS`)."""
 

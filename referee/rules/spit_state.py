@@ -597,6 +597,14 @@ class SpitState:
     def useful_moves(self, player: str | None = None) -> Iterator[SpitMove]:
         """`legal_moves` without the rearrangements that help nothing (a lone card moved from
         space to space): the moves that count against a stalemate, pile choices and table moves."""
+        if player is not None and self._phase == PLAY and not self._info.pending:
+            # the usual case inline (as in `_iter_moves`): one call less per query
+            rules = self.rules
+            i = rules.player_index.get(player)
+            if i is not None and not rules.five_card_hand:
+                if not self._info.active[i]:
+                    return iter(())
+                return self._stock_moves(i, True)
         return self._iter_moves(player, True)
 
     def _iter_moves(self, player: str | None, useful: bool) -> Iterator[SpitMove]:
@@ -824,7 +832,15 @@ class SpitState:
 
     def apply(self, move: SpitMove) -> "SpitState":
         """The state after `move`; raises `IllegalMove` (`PrematureSpit` for an early Spit)."""
-        result = self._play(move) if type(move) is Play else self._try(move)
+        kind = type(move)
+        if kind is Play:
+            result = self._play(move)  # type: ignore[arg-type]
+        elif kind is TurnUp:
+            result = self._turn_up_fast(move)  # type: ignore[arg-type]
+        elif kind is MoveToSpace:
+            result = self._move_to_space_fast(move)  # type: ignore[arg-type]
+        else:
+            result = self._try(move)
         if isinstance(result, IllegalMove):
             raise result
         return result
@@ -975,6 +991,75 @@ class SpitState:
             if not any(stocks[i * places:(i + 1) * places]) and not (rules.refilled_singles and spit[i]):
                 return s._emptied(i)
         return s if spit[i] else s._after_move()  # the mover still has spit cards: no deal end
+
+    def _turn_up_fast(self, m: TurnUp) -> "SpitState | IllegalMove":
+        # the hot path of a known face-down card, checked inline; any other case goes to `_turn_up`
+        rules = self.rules
+        i = rules.player_index.get(m.player)
+        if i is None or self._phase != PLAY or not self._info.active[i] or rules.five_card_hand:
+            return self._turn_up(m)
+        ref = rules.stock_index.get(m.pile)
+        places = rules.places
+        if ref is None or ref[0] != i or ref[1] >= places:
+            return self._turn_up(m)
+        f = i * places + ref[1]
+        pile = self._stocks[f]
+        ups = self._ups
+        if not pile or ups[f] or pile[-1] is None or (m.card is not None and m.card is not pile[-1]):
+            return self._turn_up(m)
+        s: SpitState = _new(SpitState)
+        s.rules = rules
+        s._phase = PLAY
+        s._stocks = self._stocks  # the card turned up is the card known: only the face-up count changes
+        s._ups = ups[:f] + (1,) + ups[f + 1:]
+        s._spit = spit = self._spit
+        s._piles = self._piles
+        s._hands = self._hands
+        s._reserves = self._reserves
+        s._info = self._info
+        s._mk = self._mk
+        return s if spit[i] else s._after_move()
+
+    def _move_to_space_fast(self, m: MoveToSpace) -> "SpitState | IllegalMove":
+        # the hot path, checked inline; any failed check goes to `_move_to_space` to name the rule
+        rules = self.rules
+        i = rules.player_index.get(m.player)
+        if i is None or self._phase != PLAY or not self._info.active[i] or rules.five_card_hand:
+            return self._move_to_space(m)
+        stock_index = rules.stock_index
+        ref = stock_index.get(m.source)
+        dest = stock_index.get(m.to)
+        places = rules.places
+        if (ref is None or dest is None or ref[0] != i or dest[0] != i or ref[1] >= places
+                or dest[1] >= places):
+            return self._move_to_space(m)
+        f = i * places + ref[1]
+        e = i * places + dest[1]
+        stocks = self._stocks
+        pile = stocks[f]
+        ups = self._ups
+        up = ups[f]
+        card = m.card
+        if not pile or not up or pile[-1] is not card or stocks[e]:
+            return self._move_to_space(m)
+        new_stocks = list(stocks)
+        new_stocks[f] = pile[:-1]
+        new_stocks[e] = (card,)
+        new_ups = list(ups)
+        new_ups[f] = up - 1
+        new_ups[e] = 1
+        s: SpitState = _new(SpitState)
+        s.rules = rules
+        s._phase = PLAY
+        s._stocks = tuple(new_stocks)
+        s._ups = tuple(new_ups)
+        s._spit = spit = self._spit
+        s._piles = self._piles
+        s._hands = self._hands
+        s._reserves = self._reserves
+        s._info = self._info
+        s._mk = self._mk
+        return s if spit[i] else s._after_move()
 
     def _turn_up(self, m: TurnUp) -> "SpitState | IllegalMove":
         i = self._mover(m.player)

@@ -47,11 +47,14 @@ def greedy_game(rules: SpitRules, rng: random.Random, positions: list[SpitState]
     """Plays one whole game with both players greedy, A first in each round; returns the number of
     moves. Mid-game positions are appended to `positions` when given."""
     state = rules.new_game(rng)
+    players = state.players
     moves = 0
     while not state.is_over():
         moved = False
-        for player in state.players:
-            move = greedy_move(state, player)
+        for player in players:
+            move = next(state.useful_moves(player), None)  # greedy_move, its usual case inline
+            if type(move) is ChoosePile:
+                move = greedy_move(state, player)
             if move is not None:
                 state = state.apply(move)  # type: ignore[arg-type]
                 moves += 1

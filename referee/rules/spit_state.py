@@ -91,11 +91,24 @@ _ADJ_MASK: Final = tuple(sum(1 << b for b in range(1, 14) if rank_adjacent(a, b)
 
 Cards = tuple[Card | None, ...]
 _View = tuple[tuple[int, int], tuple[tuple[str, Card], ...]]
-_PLAYS: dict[tuple[str, Card, str, str], Play] = {}
-_TURNS: dict[tuple[str, str, Card | None], TurnUp] = {}
+_PLAYS: dict[tuple[Card, str, str], Play] = {}
+_TURNS: dict[tuple[str, Card | None], TurnUp] = {}
 _SPACES: dict[tuple[str, Card, str, str], MoveToSpace] = {}
 """The moves listed so far, by their fields: moves are values, so the move lists hand out the same
 object again rather than build it anew (building a frozen dataclass is slow)."""
+_PLANS: dict[int, tuple[SpitRules, tuple]] = {}  # type: ignore[type-arg]
+"""Per rule set (by id, the rules kept to check identity): what `_stock_moves` reads of them."""
+
+
+def _plan(rules: SpitRules) -> tuple[SpitRules, tuple]:  # type: ignore[type-arg]
+    places = rules.places
+    spans = tuple((i * places, (i + 1) * places, rules.place_names[i * places:(i + 1) * places])
+                  for i in range(rules.players))
+    plan = _PLANS[id(rules)] = (rules, (rules.player_names, rules.alternate_colours, rules.refilled_singles,
+                                        rules.stack_equal, spans))
+    return plan
+
+
 _DEAL_ORDER: dict[tuple[int, ...], tuple[tuple[int, ...], ...]] = {}
 """For each layout, the positions in a player's packet of the cards of each stock pile."""
 
@@ -666,18 +679,22 @@ class SpitState:
 
     def _stock_moves(self, i: int, useful: bool) -> Iterator[SpitMove]:
         rules = self.rules
-        player = rules.player_names[i]
-        first = i * rules.places
-        last = first + rules.places
+        plan = _PLANS.get(id(rules))
+        if plan is None or plan[0] is not rules:
+            plan = _plan(rules)
+        player, alternate, refill, stacking, spans = plan[1]
+        first, last, names = spans[i]
         masks, tops = self._mk or self._view()
-        alternate = rules.alternate_colours
-        face_down = []
+        face_down = None
         empty = buried = False
-        for pile, up, name in zip(self._stocks[first:last], self._ups[first:last], rules.place_names[first:last]):
+        for pile, up, name in zip(self._stocks[first:last], self._ups[first:last], names):
             if not pile:
                 empty = True
             elif not up:
-                face_down.append((player, name, pile[-1]))
+                if face_down is None:
+                    face_down = [(name, pile[-1])]
+                else:
+                    face_down.append((name, pile[-1]))
             else:
                 card: Card = pile[-1]  # type: ignore[assignment]
                 if up < len(pile):
@@ -686,23 +703,24 @@ class SpitState:
                 if masks[card.red] >> rank & 1:
                     for pile_name, top in tops:
                         if _ADJ_MASK[top.rank] >> rank & 1 and not (alternate and top.red == card.red):
-                            key = (player, card, name, pile_name)
+                            key = (card, name, pile_name)
                             move = _PLAYS.get(key)
                             if move is None:
-                                move = _PLAYS[key] = Play(*key)
+                                move = _PLAYS[key] = Play(player[i], card, name, pile_name)
                             yield move
-        for turn in face_down:
-            move = _TURNS.get(turn)
-            if move is None:
-                move = _TURNS[turn] = TurnUp(*turn)
-            yield move
+        if face_down is not None:
+            for turn in face_down:
+                move = _TURNS.get(turn)
+                if move is None:
+                    move = _TURNS[turn] = TurnUp(player[i], *turn)
+                yield move
         if empty:
             spit = self._spit[i]
-            if rules.refilled_singles and spit:
+            if refill and spit:
                 for f in range(first, last):
                     if not self._stocks[f]:
-                        yield Refill(player, rules.place_names[f], spit[-1])
-        if (empty and (buried or not useful)) or rules.stack_equal:
+                        yield Refill(player[i], rules.place_names[f], spit[-1])
+        if (empty and (buried or not useful)) or stacking:
             yield from self._rearrangements(i, masks, useful)
 
     def _rearrangements(self, i: int, masks: tuple[int, int], useful: bool) -> Iterator[SpitMove]:

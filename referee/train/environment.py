@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.errors import RefereeError
+
+if TYPE_CHECKING:
+    import torch
 
 _FONT_CANDIDATES = (
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
@@ -18,7 +22,7 @@ class TrainingUnavailable(RefereeError):
     """The [train] extra (torch, ultralytics, onnx) is missing or unusable here."""
 
 
-def _box_iou(a: "torch.Tensor", b: "torch.Tensor") -> "torch.Tensor":  # noqa: F821
+def _box_iou(a: "torch.Tensor", b: "torch.Tensor") -> "torch.Tensor":
     import torch
 
     lt = torch.maximum(a[:, None, :2], b[None, :, :2])
@@ -29,7 +33,7 @@ def _box_iou(a: "torch.Tensor", b: "torch.Tensor") -> "torch.Tensor":  # noqa: F
     return inter / (area_a[:, None] + area_b[None, :] - inter + 1e-9)
 
 
-def _nms(dets: "torch.Tensor", scores: "torch.Tensor", iou_threshold: float) -> "torch.Tensor":  # noqa: F821
+def _nms(dets: "torch.Tensor", scores: "torch.Tensor", iou_threshold: float) -> "torch.Tensor":
     """Greedy non-maximum suppression in plain torch: indices kept, best score first."""
     import torch
 

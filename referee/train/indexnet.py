@@ -7,6 +7,7 @@ import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -16,6 +17,9 @@ from referee.train.detector import BadTrainingSetup
 from referee.vision.corners import CROP_SIZE, index_crops, order_quad, refine_quad
 from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES
 from referee.vision.realset import load_photos
+
+if TYPE_CHECKING:
+    import torch
 
 NONE_RANK = RANK_CLASSES.index(NO_INDEX)
 UNKNOWN_SUIT = -1
@@ -149,7 +153,7 @@ def real_samples(real_dir: Path, config: IndexConfig) -> Samples:
     return Samples(np.stack(crops), np.array(ranks, np.int64), np.full(len(ranks), UNKNOWN_SUIT, np.int64))
 
 
-def _network() -> "torch.nn.Module":  # noqa: F821
+def _network() -> "torch.nn.Module":
     import torch
     from torch import nn
 
@@ -178,7 +182,7 @@ def _network() -> "torch.nn.Module":  # noqa: F821
     return IndexNet()
 
 
-def _augment(batch: "torch.Tensor", generator: "torch.Generator") -> "torch.Tensor":  # noqa: F821
+def _augment(batch: "torch.Tensor", generator: "torch.Generator") -> "torch.Tensor":
     """Photometric and resolution noise: gain, per-channel tint, contrast, blur by down-up sampling, noise."""
     import torch
     import torch.nn.functional as F
@@ -203,13 +207,13 @@ def _augment(batch: "torch.Tensor", generator: "torch.Generator") -> "torch.Tens
     return x.clamp(0, 1)
 
 
-def _to_tensor(crops: np.ndarray) -> "torch.Tensor":  # noqa: F821
+def _to_tensor(crops: np.ndarray) -> "torch.Tensor":
     import torch
 
     return torch.from_numpy(crops).permute(0, 3, 1, 2).float().div_(255.0)
 
 
-def _evaluate(model: "torch.nn.Module", samples: Samples) -> tuple[float, float]:  # noqa: F821
+def _evaluate(model: "torch.nn.Module", samples: Samples) -> tuple[float, float]:
     """Rank accuracy (all crops) and suit accuracy (crops with a known suit)."""
     import torch
 

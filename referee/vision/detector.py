@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import cv2
 import numpy as np
@@ -14,6 +14,9 @@ from referee.cards import FACE_DOWN, RANKS, SUITS
 from referee.errors import RefereeError
 from referee.vision.corners import index_crops, order_quad, refine_quad
 from referee.vision.detections import DetectedCard, Detections
+
+if TYPE_CHECKING:
+    import onnxruntime
 
 MODELS_DIR: Final = Path(__file__).resolve().parents[2] / "models"
 DETECTOR_MODEL: Final = "card-detector.onnx"
@@ -62,7 +65,7 @@ class DetectorSettings:
             raise RefereeError("threads must be at least 1")
 
 
-def _session(path: Path, threads: int) -> "onnxruntime.InferenceSession":  # noqa: F821
+def _session(path: Path, threads: int) -> "onnxruntime.InferenceSession":
     import onnxruntime as ort
 
     if not path.is_file():

@@ -165,7 +165,7 @@ def train_detector(config: DetectorConfig) -> Path:
         project=str(config.run_dir.resolve()),
         name="detector",
         exist_ok=True,
-        pretrained=False,
+        pretrained=start != config.model_yaml or config.init_weights is not None,  # False would drop loaded weights
         amp=False,
         plots=False,
         seed=config.seed,

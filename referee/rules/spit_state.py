@@ -96,6 +96,8 @@ _TURNS: dict[tuple[str, Card | None], TurnUp] = {}
 _SPACES: dict[tuple[str, Card, str, str], MoveToSpace] = {}
 """The moves listed so far, by their fields: moves are values, so the move lists hand out the same
 object again rather than build it anew (building a frozen dataclass is slow)."""
+_PROVEN_STUCK: "SpitState | None" = None
+"""The last position where `table_moves` found that nobody can move (positions are immutable)."""
 _PLANS: dict[int, tuple[SpitRules, tuple]] = {}  # type: ignore[type-arg]
 """Per rule set (by id, the rules kept to check identity): what `_stock_moves` reads of them."""
 
@@ -669,8 +671,11 @@ class SpitState:
     def table_moves(self) -> Iterator[SpitMove]:
         """Lazily, the table's moves that are due now (a Spit or `Reshuffle` at a stalemate or at
         the start of a deal, the slaps, the new `Layout` or `Deal`), as in `legal_moves`."""
+        global _PROVEN_STUCK
         phase = self._phase
         if phase == START or (phase == PLAY and not self.can_anyone_move()):
+            if phase == PLAY:
+                _PROVEN_STUCK = self  # applying a Spit here need not look for a move again
             yield from self._spits()
         elif phase == SETTLE and self._info.slap:
             yield from self._slaps()
@@ -1003,7 +1008,17 @@ class SpitState:
         s._hands = self._hands
         s._reserves = self._reserves
         s._info = self._info
-        s._mk = None
+        view = self._mk
+        if view is not None and not rules.alternate_colours and len(view[1]) == len(piles):
+            # the view updated in place of `_view`: every pile has a top, pile j's is now `card`
+            tops = view[1]
+            tops = tops[:j] + ((tops[j][0], card),) + tops[j + 1:]
+            mask = 0
+            for _, top in tops:
+                mask |= _ADJ_MASK[top.rank]
+            s._mk = ((mask, mask), tops)
+        else:
+            s._mk = None
         if len(pile) == 1:
             places = rules.places
             if not any(stocks[i * places:(i + 1) * places]) and not (rules.refilled_singles and spit[i]):
@@ -1230,7 +1245,7 @@ class SpitState:
         phase = self._phase
         if phase not in (START, PLAY):
             return IllegalMove(_PHASE_WORDS[phase])
-        if phase == PLAY and self.can_anyone_move():
+        if phase == PLAY and self is not _PROVEN_STUCK and self.can_anyone_move():
             for move in self._moves(None, True):  # pragma: no branch  (a move exists)
                 if move.player is not None and not isinstance(move, ChoosePile):
                     return PrematureSpit(f"no Spit yet: {move.describe()}", move)

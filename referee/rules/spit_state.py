@@ -98,6 +98,9 @@ _SPACES: dict[tuple[str, Card, str, str], MoveToSpace] = {}
 object again rather than build it anew (building a frozen dataclass is slow)."""
 _PROVEN_STUCK: "SpitState | None" = None
 """The last position where `table_moves` found that nobody can move (positions are immutable)."""
+_HINT: tuple = (None, None)  # type: ignore[type-arg]
+"""(position, play, i, f, pile, j): the last play `_stock_moves` listed, with the `_played` arguments
+it checked; a position is immutable, so applying that play to that position needs no check again."""
 _PLANS: dict[int, tuple[SpitRules, tuple]] = {}  # type: ignore[type-arg]
 """Per rule set (by id, the rules kept to check identity): what `_stock_moves` reads of them."""
 
@@ -712,6 +715,9 @@ class SpitState:
                             move = _PLAYS.get(key)
                             if move is None:
                                 move = _PLAYS[key] = Play(player[i], card, name, pile_name)
+                            global _HINT  # what `apply` needs of this play, checked here
+                            _HINT = (self, move, i, first + names.index(name), pile,
+                                     rules.pile_index[pile_name])
                             yield move
         if face_down is not None:
             for turn in face_down:
@@ -857,7 +863,11 @@ class SpitState:
         """The state after `move`; raises `IllegalMove` (`PrematureSpit` for an early Spit)."""
         kind = type(move)
         if kind is Play:
-            result = self._play(move)  # type: ignore[arg-type]
+            hint = _HINT
+            if hint[0] is self and hint[1] is move:  # listed by `_stock_moves` of this very position
+                result = self._played(hint[2], hint[3], hint[4], hint[5], move.card)  # type: ignore[union-attr]
+            else:
+                result = self._play(move)  # type: ignore[arg-type]
         elif kind is TurnUp:
             result = self._turn_up_fast(move)  # type: ignore[arg-type]
         elif kind is MoveToSpace:

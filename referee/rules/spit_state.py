@@ -99,8 +99,10 @@ object again rather than build it anew (building a frozen dataclass is slow)."""
 _PROVEN_STUCK: "SpitState | None" = None
 """The last position where `table_moves` found that nobody can move (positions are immutable)."""
 _HINT: tuple = (None, None)  # type: ignore[type-arg]
-"""(position, play, i, f, pile, j): the last play `_stock_moves` listed, with the `_played` arguments
-it checked; a position is immutable, so applying that play to that position needs no check again."""
+"""(position, play, i, f, pile, j) or (position, turn-up, i, f): the last play or turn-up of a known
+card that `_stock_moves` listed, with the `_played` / `_turned` arguments it checked; a position is immutable, so applying that play to that position needs no check again."""
+_FULL_COUNTS: dict[int, dict[Card, int]] = {}
+"""Per number of decks: how often the game has each card."""
 _PLANS: dict[int, tuple[SpitRules, tuple]] = {}  # type: ignore[type-arg]
 """Per rule set (by id, the rules kept to check identity): what `_stock_moves` reads of them."""
 
@@ -215,8 +217,10 @@ class SpitState:
         """The game dealt from `deck` (every card of the game, in order): one card at a time to
         each player in turn, then each lays out their packet as dealt (`Layout`); in the five-card
         hand, as `Deal` does."""
-        full = Counter(full_deck() * rules.decks)
-        if dict(Counter(deck)) != dict(full):
+        full = _FULL_COUNTS.get(rules.decks)
+        if full is None:
+            full = _FULL_COUNTS[rules.decks] = dict(Counter(full_deck() * rules.decks))
+        if dict(Counter(deck)) != full:
             raise ImpossiblePosition(f"a deck for this game has exactly {rules.total_cards} cards, "
                                      f"{rules.decks} of each")
         s = cls._blank(rules)
@@ -686,6 +690,7 @@ class SpitState:
             yield from self._moves(None, True)
 
     def _stock_moves(self, i: int, useful: bool) -> Iterator[SpitMove]:
+        global _HINT  # what `apply` needs of a play or turn-up listed, checked here
         rules = self.rules
         plan = _PLANS.get(id(rules))
         if plan is None or plan[0] is not rules:
@@ -715,7 +720,6 @@ class SpitState:
                             move = _PLAYS.get(key)
                             if move is None:
                                 move = _PLAYS[key] = Play(player[i], card, name, pile_name)
-                            global _HINT  # what `apply` needs of this play, checked here
                             _HINT = (self, move, i, first + names.index(name), pile,
                                      rules.pile_index[pile_name])
                             yield move
@@ -724,6 +728,8 @@ class SpitState:
                 move = _TURNS.get(turn)
                 if move is None:
                     move = _TURNS[turn] = TurnUp(player[i], *turn)
+                if turn[1] is not None:  # a known card: `apply` needs no check again
+                    _HINT = (self, move, i, first + names.index(turn[0]))
                 yield move
         if empty:
             spit = self._spit[i]
@@ -869,7 +875,11 @@ class SpitState:
             else:
                 result = self._play(move)  # type: ignore[arg-type]
         elif kind is TurnUp:
-            result = self._turn_up_fast(move)  # type: ignore[arg-type]
+            hint = _HINT
+            if hint[0] is self and hint[1] is move:  # listed by `_stock_moves` of this very position
+                result = self._turned(hint[2], hint[3])
+            else:
+                result = self._turn_up_fast(move)  # type: ignore[arg-type]
         elif kind is MoveToSpace:
             result = self._move_to_space_fast(move)  # type: ignore[arg-type]
         else:
@@ -1050,8 +1060,13 @@ class SpitState:
         ups = self._ups
         if not pile or ups[f] or pile[-1] is None or (m.card is not None and m.card is not pile[-1]):
             return self._turn_up(m)
+        return self._turned(i, f)
+
+    def _turned(self, i: int, f: int) -> "SpitState":
+        """Player `i` turns up the known face-down top of place `f` (checked)."""
+        ups = self._ups
         s: SpitState = _new(SpitState)
-        s.rules = rules
+        s.rules = self.rules
         s._phase = PLAY
         s._stocks = self._stocks  # the card turned up is the card known: only the face-up count changes
         s._ups = ups[:f] + (1,) + ups[f + 1:]

@@ -699,7 +699,7 @@ class SpitState:
         first, last, names = spans[i]
         masks, tops = self._mk or self._view()
         face_down = None
-        empty = buried = False
+        empty = False
         for pile, up, name in zip(self._stocks[first:last], self._ups[first:last], names):
             if not pile:
                 empty = True
@@ -710,8 +710,6 @@ class SpitState:
                     face_down.append((name, pile[-1]))
             else:
                 card: Card = pile[-1]  # type: ignore[assignment]
-                if up < len(pile):
-                    buried = True
                 rank = card.rank
                 if masks[card.red] >> rank & 1:
                     for pile_name, top in tops:
@@ -737,8 +735,16 @@ class SpitState:
                 for f in range(first, last):
                     if not self._stocks[f]:
                         yield Refill(player[i], rules.place_names[f], spit[-1])
-        if (empty and (buried or not useful)) or stacking:
+        if stacking or (empty and not useful):
             yield from self._rearrangements(i, masks, useful)
+        elif empty:  # with a space, rearrangements help when a face-down card lies under face-up ones
+            stocks = self._stocks
+            ups = self._ups
+            for f in range(first, last):
+                up = ups[f]
+                if up and up < len(stocks[f]):
+                    yield from self._rearrangements(i, masks, useful)
+                    break
 
     def _rearrangements(self, i: int, masks: tuple[int, int], useful: bool) -> Iterator[SpitMove]:
         rules = self.rules

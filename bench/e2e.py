@@ -25,45 +25,14 @@ import time
 from pathlib import Path
 
 import cv2
-import numpy as np
 
-from referee.cards import FACE_DOWN
 from referee.events import Event, read_events
 from referee.judge.score import Score, score
-from referee.observations import EMPTY, ZoneReading
 from referee.pipeline import Pipeline, PipelineConfig, VideoFile
-from referee.render import RenderOptions, Timeline, simulate_and_render
-from referee.render.video import geometry_for
-from referee.vision.calibrate import Calibration
-from referee.vision.zones import CardSeen
+from referee.render import RenderOptions, simulate_and_render
+from referee.render.truth import TruthReader
 
 DEFAULT_SEEDS = list(range(9001, 9011))
-
-
-class TruthReader:
-    """Each zone's true top card at time `t` (set before each frame), from the render's timeline."""
-
-    def __init__(self, events: list[Event], seed: int) -> None:
-        self.geometry = geometry_for(events)
-        self.timeline = Timeline(events, self.geometry, seed)
-        self.t = 0.0
-
-    def read(self, frame: np.ndarray, calibration: Calibration, zones: list[str]) -> dict[str, ZoneReading]:
-        still = self.timeline.at(self.t).still
-        out = {}
-        for name in zones:
-            zone = calibration.layout.zone(name)
-            top = None
-            for card in still:
-                if zone.contains(self.geometry.to_calibration(card.x, card.y)) and (
-                        top is None or (card.z, card.height) > (top.z, top.height)):
-                    top = card
-            out[name] = ZoneReading(EMPTY if top is None else FACE_DOWN if top.code == "back" else top.code)
-        return out
-
-    def table_cards(self, frame: np.ndarray, calibration: Calibration) -> list[CardSeen]:
-        return [CardSeen(*self.geometry.to_calibration(c.x, c.y)) for c in self.timeline.at(self.t).still
-                if c.code != "back"]
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -130,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             if frame is None:
                 break
             if oracle is not None:
-                oracle.t = frame.t
+                oracle.at(frame.t)
             made = pipeline.feed(frame)
             w2, c2 = time.perf_counter(), time.process_time()
             reading = 0.0

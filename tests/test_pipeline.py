@@ -16,7 +16,7 @@ from referee.observations import Observation, ObservationStream, write_observati
 from referee.pipeline import CameraNotFound, CapturedFrame, Pipeline, UnreadableVideo, VideoFile, open_source
 from referee.vision.calibrate import MarkersNotFound
 from referee.vision.detector import MODELS_DIR, DETECTOR_MODEL, INDEX_MODEL
-from test_pipeline_clip import HD, Clip, TruthReader, clip, rendered_clip  # noqa: F401  (the shared clip fixture)
+from test_pipeline_clip import HD, SEED, Clip, TruthReader, clip, rendered_clip  # noqa: F401  (the shared clip fixture)
 
 FRAME = 1 / 30
 SETTLE_S = 0.7
@@ -26,13 +26,13 @@ SETTLE_S = 0.7
 @pytest.fixture(scope="module")
 def watched(clip: Clip, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]  # noqa: F811
     """The pipeline over the whole clip with a reader that knows the true cards."""
-    reader = TruthReader(clip)
+    reader = TruthReader(clip.truth, SEED)
     observations: list[Observation] = []
     pipeline = Pipeline(reader, evidence_dir=tmp_path_factory.mktemp("evidence"), fps=30.0,
                         on_observation=observations.append)
     calls: list[Event] = []
     for frame in VideoFile(clip.video):
-        reader.t = frame.t
+        reader.at(frame.t)
         calls.extend(pipeline.feed(frame))
     return pipeline, observations, calls
 
@@ -89,7 +89,7 @@ def test_a_slap_call_gets_its_evidence_strip(watched) -> None:  # type: ignore[n
 
 
 def test_no_markers_in_sight_is_an_error_after_the_first_frames(clip: Clip) -> None:  # noqa: F811
-    pipeline = Pipeline(TruthReader(clip))
+    pipeline = Pipeline(TruthReader(clip.truth, SEED))
     blank = np.full((360, 640, 3), 128, np.uint8)
     with pytest.raises(MarkersNotFound, match="no table markers"):
         for i in range(40):

@@ -10,13 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from referee.cards import FACE_DOWN
 from referee.events import Event, read_events
 from referee.observations import EMPTY, ZoneReading
-from referee.render import RenderOptions, Timeline, game_events, render_game
-from referee.render.video import geometry_for
-from referee.vision.calibrate import Calibration, calibrate_manual
-from referee.vision.zones import CardSeen, default_layout
+from referee.render import RenderOptions, game_events, render_game
+from referee.render.truth import TruthReader
+from referee.vision.calibrate import calibrate_manual
+from referee.vision.zones import default_layout
 
 SEED = 7
 OPTIONS = RenderOptions(width=640, height=360, max_seconds=5.2)
@@ -59,36 +58,8 @@ def clip(pytestconfig: pytest.Config) -> Clip:
     return rendered_clip(pytestconfig.cache)
 
 
-class TruthReader:
-    """Reads each zone's true top card at time `t` (set before each frame) from the render's timeline."""
-
-    def __init__(self, clip: Clip) -> None:
-        self.geometry = geometry_for(clip.truth)
-        self.timeline = Timeline(clip.truth, self.geometry, SEED)
-        self.t = 0.0
-        self.calls: list[tuple[float, tuple[str, ...]]] = []
-
-    def read(self, frame: np.ndarray, calibration: Calibration, zones: list[str]) -> dict[str, ZoneReading]:
-        self.calls.append((self.t, tuple(zones)))
-        still = self.timeline.at(self.t).still
-        out = {}
-        for name in zones:
-            zone = calibration.layout.zone(name)
-            top = None
-            for card in still:
-                if zone.contains(self.geometry.to_calibration(card.x, card.y)) and (
-                        top is None or (card.z, card.height) > (top.z, top.height)):
-                    top = card
-            out[name] = ZoneReading(EMPTY if top is None else FACE_DOWN if top.code == "back" else top.code)
-        return out
-
-    def table_cards(self, frame: np.ndarray, calibration: Calibration) -> list[CardSeen]:
-        return [CardSeen(*self.geometry.to_calibration(c.x, c.y)) for c in self.timeline.at(self.t).still
-                if c.code != "back"]
-
-
 def test_the_truth_reader_reads_the_deal(clip: Clip) -> None:
-    reader = TruthReader(clip)
+    reader = TruthReader(clip.truth, SEED)
     deal = clip.truth[0]
     width, depth = reader.geometry.width_cm, reader.geometry.depth_cm
     calibration = calibrate_manual((640, 360), [(0, 0), (640, 0), (640, 360), (0, 360)], width, depth)

@@ -15,17 +15,12 @@ from pathlib import Path
 from typing import Final
 
 import cv2
-import numpy as np
 
-from referee.cards import FACE_DOWN
 from referee.events import Event, read_events
-from referee.observations import EMPTY, ZoneReading
 from referee.render import FrameRenderer, RenderError, RenderOptions, Timeline, Webcam
 from referee.render.timeline import check_drawable
 from referee.render.video import frame_times, geometry_for, stage
 from referee.simulate import Mistakes, SimConfig, simulate_game
-from referee.vision.calibrate import Calibration
-from referee.vision.zones import CardSeen
 
 DEMO_RULES: Final = "classic"
 DEMO_SEED: Final = 20
@@ -127,35 +122,4 @@ def _render(events: Sequence[Event], video: Path, truth_path: Path, seed: int, o
     shown = [e for e in events if e.t <= times[-1]]
     truth_path.write_text("".join(e.to_json() + "\n" for e in shown), encoding="utf-8")
 
-
-class TruthReader:
-    """Reads each zone's true top card from the demo game's timeline at the time of the frame
-    being observed (`at` sets it): the demo's stand-in for the card detector when no trained
-    model is installed. Everything else (calibration from the markers, hands, change detection,
-    the judge) runs on the video as it would on a camera."""
-
-    def __init__(self, demo: DemoGame) -> None:
-        self.geometry = geometry_for(demo.truth)
-        self.timeline = Timeline(demo.truth, self.geometry, demo.seed)
-        self.t = 0.0
-
-    def at(self, t: float) -> None:
-        """The capture time of the frame about to be observed."""
-        self.t = t
-
-    def read(self, frame: np.ndarray, calibration: Calibration, zones: Sequence[str]) -> dict[str, ZoneReading]:
-        still = self.timeline.at(self.t).still
-        out = {}
-        for name in zones:
-            zone = calibration.layout.zone(name)
-            top = None
-            for card in still:
-                if zone.contains(self.geometry.to_calibration(card.x, card.y)) and (
-                        top is None or (card.z, card.height) > (top.z, top.height)):
-                    top = card
-            out[name] = ZoneReading(EMPTY if top is None else FACE_DOWN if top.code == FACE_DOWN else top.code)
-        return out
-
-    def table_cards(self, frame: np.ndarray, calibration: Calibration) -> list[CardSeen]:
-        return [CardSeen(*self.geometry.to_calibration(c.x, c.y)) for c in self.timeline.at(self.t).still]
 

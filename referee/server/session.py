@@ -23,7 +23,8 @@ from referee.observations import Observation
 from referee.pipeline import Pipeline, PipelineConfig
 from referee.pipeline.sources import LiveCamera, VideoFile
 from referee.rules import rule_set_names
-from referee.server.demo import DemoGame, TruthReader, ensure_demo
+from referee.render.truth import TruthReader
+from referee.server.demo import DemoGame, ensure_demo
 from referee.vision.calibrate import Calibration, MarkersNotFound, calibrate_manual
 from referee.vision.markers import find_markers
 from referee.vision.observe import ZoneReader
@@ -385,7 +386,7 @@ class Session:
         if self.settings.cards == "truth":
             if self._demo is None:
                 raise BadSource("the demo's true cards can be read only with the demo source")
-            return TruthReader(self._demo)
+            return TruthReader(self._demo.truth, self._demo.seed)
         from referee.vision.detector import MODELS_DIR, CardDetector, DetectorSettings
         from referee.vision.observe import DetectorReader
         return DetectorReader(CardDetector(MODELS_DIR, DetectorSettings(threads=1)))

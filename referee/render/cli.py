@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from referee.render.video import RenderOptions, simulate_and_render
+from referee.cli_args import count, positive_float, positive_int
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -17,14 +18,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", default="classic", help="rule set to simulate (see `referee rules`); default classic")
     parser.add_argument("--log", type=Path, metavar="GROUND_TRUTH.jsonl",
                         help="render this simulator log instead of simulating a game")
-    parser.add_argument("--width", type=_positive_int, default=1280, help="frame width in pixels (default 1280)")
-    parser.add_argument("--height", type=_positive_int, default=720, help="frame height in pixels (default 720)")
-    parser.add_argument("--fps", type=_positive_float, default=30.0, help="frames per second (default 30)")
+    parser.add_argument("--width", type=positive_int, default=1280, help="frame width in pixels (default 1280)")
+    parser.add_argument("--height", type=positive_int, default=720, help="frame height in pixels (default 720)")
+    parser.add_argument("--fps", type=positive_float, default=30.0, help="frames per second (default 30)")
     parser.add_argument("--tilt", type=_tilt, default=30.0, metavar="DEG",
                         help="camera tilt from straight down, degrees (default 30)")
-    parser.add_argument("--max-seconds", type=_positive_float, metavar="S",
+    parser.add_argument("--max-seconds", type=positive_float, metavar="S",
                         help="render only the first S seconds of the game")
-    parser.add_argument("--jobs", type=_count, default=1, metavar="N",
+    parser.add_argument("--jobs", type=count, default=1, metavar="N",
                         help="processes drawing frames (0: one per CPU core; default 1); the video is the same")
 
 
@@ -37,27 +38,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"frame times  {result.frames}")
     print(f"rendered at  {result.render_fps:.1f} frames/s")
     return 0
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
-    return value
 
 
 def _tilt(text: str) -> float:

@@ -9,18 +9,19 @@ from pathlib import Path
 from referee.events import EventLog
 from referee.simulate.play import SimConfig, simulate_games
 from referee.simulate.timing import MAX_MISTAKE_RATE, Mistakes, TimingProfile
+from referee.cli_args import count, positive_float, positive_int
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", default="classic", help="rule set (see `referee rules`); default classic")
-    parser.add_argument("--games", type=_positive_int, default=100, help="games to play (default 100)")
+    parser.add_argument("--games", type=positive_int, default=100, help="games to play (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same games")
-    parser.add_argument("--speed", type=_positive_float, default=1.0,
+    parser.add_argument("--speed", type=positive_float, default=1.0,
                         help="players' pace: 2 halves every reaction and hand travel (default 1)")
     parser.add_argument("--mistakes", type=_rate, default=Mistakes().rate,
                         help="chance per decision of misplaying a card; premature spits and wrong slaps scale "
                              f"with it (default {Mistakes().rate})")
-    parser.add_argument("--jobs", type=_count, default=1, metavar="N",
+    parser.add_argument("--jobs", type=count, default=1, metavar="N",
                         help="processes playing the games (0: one per CPU core; default 1); the games are the same")
     parser.add_argument("--log", type=Path, metavar="FILE",
                         help="write the first game's ground-truth event log (JSON Lines) to FILE")
@@ -38,27 +39,6 @@ def run(args: argparse.Namespace) -> int:
     if args.log is not None:
         print(f"event log           {args.log} (game 1, {len(first.events) if first else 0} events)")
     return 0
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
-    return value
 
 
 def _rate(text: str) -> float:

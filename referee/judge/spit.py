@@ -198,6 +198,19 @@ class SpitReferee:
         self._now: When = (0.0, 0)
         self._out: list[Event] = []
 
+    def resume(self, state: SpitState, t: float) -> None:
+        """Go on from `state`, the position rebuilt from a game's log whose last call was made at
+        capture time `t` (`referee.judge.resume`); the table is then read afresh (between deals,
+        every place read counts as changed since the deal ended)."""
+        if state.rules != self.rules:
+            raise ImpossiblePosition("the position to go on from is of another rule set")
+        self.state = state
+        self._first_layout = False
+        self._last_move_t = t
+        self._moved = dict.fromkeys(self._owner, t)
+        self._end_t = None if state.phase in ("start", "play") else t
+        self._changed_since_end = set()
+
     # ------------------------------------------------------------------------------ the feed
 
     def update(self, snap: Snapshot) -> list[Event]:

@@ -11,6 +11,7 @@ import pytest
 
 from referee.synth.dataset import SynthConfig, generate_dataset
 from referee.train.detector import BadTrainingSetup, DetectorConfig, build_dataset, write_real_labels
+from referee.train.zoneviews import write_zone_views, zone_view
 from referee.vision.evaluate import seen_enough
 from referee.vision.realset import LabelledCard, LabelledPhoto, load_photos
 
@@ -74,3 +75,40 @@ def test_real_split_of_the_shared_photos(shared_dir: Path) -> None:
     assert len(train) + len(holdout) == 296 and 110 <= len(holdout) <= 130
     assert not {p.path for p in train} & {p.path for p in holdout}
     assert sum(len(p.cards) for p in train + holdout) == 527
+
+
+def _one_card_scene() -> tuple[np.ndarray, dict]:
+    """A 640x480 image of a dark table seen straight down at 10 px/cm, one white card at table (5, 3) cm."""
+    homography = np.array([[10.0, 0, 320], [0, -10.0, 240], [0, 0, 1]])
+    card_cm = cv2.boxPoints(((5.0, 3.0), (6.3, 8.8), 10.0))
+    corners = cv2.perspectiveTransform(card_cm.reshape(-1, 1, 2).astype(np.float64), homography).reshape(-1, 2)
+    image = np.full((480, 640, 3), 50, np.uint8)
+    cv2.fillConvexPoly(image, np.round(corners).astype(np.int32), (240, 240, 240))
+    note = {"camera": {"homography": homography.tolist()},
+            "cards": [{"card": "7H", "corners": corners.tolist(), "visible": 1.0, "z": 0, "zone": "L"}]}
+    return image, note
+
+
+def test_zone_views_label_the_card_where_the_tiled_pile_shows_it() -> None:
+    image, note = _one_card_scene()
+    for seed in range(5):
+        mosaic, labels = zone_view(image, note, np.random.default_rng(seed))
+        assert len(labels) == 1 and labels[0][0] == 0
+        quad = labels[0][1]
+        inside = np.zeros(mosaic.shape[:2], np.uint8)
+        cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 1)
+        assert mosaic[inside == 1].mean() > 200  # the label lies on the white card
+        short = min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
+        assert 6 * 6.3 - 2 <= short <= 16 * 6.3 + 2  # drawn at 6-16 px/cm
+
+
+def test_zone_views_need_a_pile_and_are_the_same_for_a_seed(synth: Path, tmp_path: Path) -> None:
+    image, note = _one_card_scene()
+    note["cards"][0]["zone"] = None
+    assert zone_view(image, note, np.random.default_rng(0)) is None
+    first = write_zone_views(synth, "train", tmp_path / "a", 2.0, seed=3)
+    second = write_zone_views(synth, "train", tmp_path / "b", 2.0, seed=3)
+    assert first and [p.name for p in first] == [p.name for p in second]
+    for a, b in zip(first, second):
+        assert (a.parent.parent / "labels" / f"{a.stem}.txt").read_text() == \
+            (b.parent.parent / "labels" / f"{b.stem}.txt").read_text()

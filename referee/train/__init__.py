@@ -26,6 +26,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="yolo11n-obb.yaml", metavar="YAML", help="detector architecture (default yolo11n-obb.yaml)")
     parser.add_argument("--init", type=Path, metavar="PT", help="detector: start from the matching weights of this checkpoint")
     parser.add_argument("--models", type=Path, default=MODELS_DIR, metavar="DIR", help="export target (default models/)")
+    parser.add_argument("--zone-views", type=float, default=0.0, metavar="K",
+                        help="detector: also train on K top-down pile mosaics per synthetic image, as the pipeline reads zones")
     parser.add_argument("--seed", type=int, default=0)
 
 
@@ -37,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     if args.stage == "detector":
         config = DetectorConfig(
             run_dir=args.run, synth_dir=args.data, real_dir=args.real, model_yaml=args.model, init_weights=args.init,
-            imgsz=args.imgsz,
+            imgsz=args.imgsz, zone_views=args.zone_views,
             epochs=args.epochs or 30, hours=args.hours, batch=args.batch or 16, seed=args.seed,
         )
         print(f"best detector checkpoint: {train_detector(config)}")

@@ -14,6 +14,7 @@ from referee.cards import FACE_DOWN
 from referee.errors import RefereeError
 from referee.vision.corners import refine_quad
 from referee.vision.evaluate import seen_enough
+from referee.train.zoneviews import write_zone_views
 from referee.vision.realset import LabelledPhoto, load_photos
 
 CLASS_NAMES = ("card", "back")
@@ -37,6 +38,7 @@ class DetectorConfig:
     hours: float | None = None
     batch: int = 16
     real_repeats: int = 4
+    zone_views: float = 0.0
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -48,6 +50,10 @@ class DetectorConfig:
             raise BadTrainingSetup(f"no checkpoint at {self.init_weights}")
         if self.epochs < 1 or self.batch < 1 or self.real_repeats < 1:
             raise BadTrainingSetup("epochs, batch and real repeats must be positive")
+        if not 0 <= self.zone_views <= 10:
+            raise BadTrainingSetup(f"zone views per synthetic image must be in 0..10, not {self.zone_views}")
+        if self.zone_views and self.synth_dir is None:
+            raise BadTrainingSetup("zone views are cut from a synthetic data set: give --data")
 
 
 def _obb_line(cls: int, quad: np.ndarray, width: int, height: int) -> str:
@@ -109,7 +115,8 @@ def write_synth_labels(synth_dir: Path, split: str, out_dir: Path) -> list[Path]
 
 
 def build_dataset(config: DetectorConfig) -> Path:
-    """Write the run's data.yaml: synthetic train images plus the real training split repeated."""
+    """Write the run's data.yaml: synthetic train images, their zone views (as the pipeline's zone
+    reader tiles piles) and the real training split repeated."""
     data_dir = config.run_dir / "dataset"
     data_dir.mkdir(parents=True, exist_ok=True)
     train: list[Path] = []
@@ -117,6 +124,9 @@ def build_dataset(config: DetectorConfig) -> Path:
     if config.synth_dir is not None:
         train += write_synth_labels(config.synth_dir, "train", data_dir / "synth-train")
         val += write_synth_labels(config.synth_dir, "val", data_dir / "synth-val")
+        if config.zone_views:
+            train += write_zone_views(config.synth_dir, "train", data_dir / "zones-train", config.zone_views, config.seed)
+            val += write_zone_views(config.synth_dir, "val", data_dir / "zones-val", 1.0, config.seed + 1)
     if config.real_dir is not None:
         real_train = write_real_labels(load_photos(config.real_dir, "train"), data_dir / "real-train")
         train += real_train * config.real_repeats

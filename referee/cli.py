@@ -2,13 +2,15 @@
 
 A command module defines `configure(parser: argparse.ArgumentParser) -> None` and
 `run(args: argparse.Namespace) -> int`. Errors the project raises on purpose (`RefereeError`)
-become one line on stderr and exit code 2; no user sees a traceback for bad input.
+become one line on stderr and exit code 2, and so do files the system cannot open or write
+(`OSError`); no user sees a traceback for bad input.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -51,6 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return 2
     name = args[0]
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # a broken video is reported in one line of our own
     try:
         module = importlib.import_module(COMMANDS[name][0])
     except ModuleNotFoundError as exc:
@@ -68,13 +71,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(module.run(parsed) or 0)
     except RefereeError as exc:
-        print(f"referee {name}: error: {exc}", file=sys.stderr)
+        print(f"referee {name}: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"referee {name}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a file or folder named on the command line that cannot be read or written
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"referee {name}: error: {where}{_one_line(exc.strerror or str(exc))}", file=sys.stderr)
+        return 2
+
+
+def _one_line(message: str) -> str:
+    """A message that may come from a library (onnxruntime, the OS) on one line."""
+    return " ".join(line.strip() for line in message.splitlines() if line.strip())
 
 
 if __name__ == "__main__":

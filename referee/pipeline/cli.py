@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
 from pathlib import Path
 
 import cv2
 
 from referee.events import Event, EventLog
+from referee.judge.camera import spit_rules
 from referee.judge.cli import describe
 from referee.observations import StreamHeader
 from referee.pipeline.run import Pipeline, PipelineConfig, run_frames
@@ -38,7 +38,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
-    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # a broken file is reported in one line of our own
+    spit_rules(args.rules)  # an unknown rule set is said before the models load
     calibration = load_calibration(args.calibration) if args.calibration else None
     events = Path(args.events)
     evidence = Path(args.evidence) if args.evidence else events.with_name(events.name + ".evidence")

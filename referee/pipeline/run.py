@@ -1,4 +1,4 @@
-"""The live loop: frames -> calibration (markers found, re-checked, layout fitted per deal) -> observations -> judge -> events, slap evidence strips kept."""
+"""The live loop: frames -> calibration (markers found, re-checked, found again when the frame size changes, layout fitted per deal) -> observations -> judge -> events, slap evidence strips kept."""
 
 from __future__ import annotations
 
@@ -48,6 +48,10 @@ class PipelineConfig:
             raise CalibrationError("settle_frames and evidence_frames must be >= 1")
 
 
+class FrameSizeChanged(CalibrationError):
+    """The source's frames changed size mid-stream and the table cannot be found again in them."""
+
+
 class Pipeline:
     """Feeds captured frames (`feed`) through vision and the judge; returns the calls made at each
     frame (slap calls with their evidence strip written under `evidence_dir`)."""
@@ -66,6 +70,7 @@ class Pipeline:
         self.observer: Observer | None = None
         self._given = calibration
         self._misses = 0
+        self._resize_misses = 0
         self._checked = 0
         self._fit_wanted = True
         self._fit_tries = 0
@@ -84,7 +89,8 @@ class Pipeline:
             except MarkersNotFound as exc:
                 self._misses += 1
                 if self._misses >= self.config.find_markers_frames:
-                    raise MarkersNotFound(f"no table markers in the first {self._misses} frames ({exc})") from None
+                    raise MarkersNotFound(f"no table markers in the first {self._misses} frames ({exc}); "
+                                          "without them a --calibration file is needed") from None
                 return False
         elif calibration.image_size != (width, height):
             raise CalibrationError(f"the calibration was made on {calibration.image_size[0]}x"
@@ -95,6 +101,31 @@ class Pipeline:
             calibration = replace(calibration, layout=default_layout(
                 *calibration.play_size_cm, players=self.rules.players, stock_places=self.rules.places))
         self.observer = Observer(calibration, self.reader, self.rules.player_names, self.config.observe)
+        self._checked = frame.index
+        return True
+
+    def _resized(self, frame: CapturedFrame, observer: Observer) -> bool:
+        """The source's frames changed size: calibrate again from the markers (their places and the
+        layout kept); False while they are not found in the new frames, which are then skipped."""
+        height, width = frame.image.shape[:2]
+        calibration = observer.calibration
+        before = f"{calibration.image_size[0]}x{calibration.image_size[1]}"
+        if calibration.source != "markers":
+            raise FrameSizeChanged(f"frame {frame.index} is {width}x{height} px but the source's frames were {before} "
+                                   "px, which the calibration made by hand is for: calibrate the table again for "
+                                   "the new size")
+        try:
+            moved = calibrate_markers(frame.image, previous=calibration)
+        except MarkersNotFound as exc:
+            self._resize_misses += 1
+            if self._resize_misses >= self.config.find_markers_frames:
+                raise FrameSizeChanged(f"the source's frames changed from {before} to {width}x{height} px and no "
+                                       f"table markers were found in {self._resize_misses} frames of the new size "
+                                       f"({exc}): calibrate the table again for the new size") from None
+            return False
+        self._resize_misses = 0
+        observer.set_calibration(moved)
+        self.recalibrations += 1
         self._checked = frame.index
         return True
 
@@ -124,6 +155,9 @@ class Pipeline:
             return []
         observer = self.observer
         assert observer is not None
+        height, width = frame.image.shape[:2]
+        if (width, height) != observer.calibration.image_size and not self._resized(frame, observer):
+            return []
         self._maintain(frame, observer)
         obs = observer.observe(frame.image, frame.t, frame.index)
         assert observer.view_image is not None
@@ -178,10 +212,14 @@ class Pipeline:
 def run_frames(frames: Iterable[CapturedFrame], pipeline: Pipeline,
                on_event: Callable[[Event], None]) -> int:
     """Feeds every frame of a source through the pipeline, passing each call to `on_event` as it
-    is made; returns the number of frames fed."""
+    is made; returns the number of frames fed. A source that ends before the table was found
+    raises `MarkersNotFound`."""
     count = 0
     for frame in frames:
         for event in pipeline.feed(frame):
             on_event(event)
         count += 1
+    if count and pipeline.observer is None:
+        raise MarkersNotFound(f"no table markers in the {count} frames of the source; without them a --calibration "
+                              "file is needed")
     return count

@@ -320,7 +320,8 @@ def calibrate_markers(frame: np.ndarray, marker_size_cm: float = DEFAULT_SIZE_CM
     Without a previous calibration, the markers' places, the table frame and the homography are
     fitted together from the markers' corners and their known size; with three markers in sight
     the hidden one's place completes the parallelogram of the others. With a `previous`
-    calibration from markers (the camera moved, the table did not), two markers in sight that
+    calibration from markers (the camera moved or now gives frames of another size, the table
+    did not), two markers in sight that
     still fit their places are enough: only the camera is fitted, and a marker that no longer
     fits (a corner under a finger, say) is left out. Only when fewer than two fit (markers laid
     afresh), and three are in sight, are the places fitted afresh. (A homography bends to fit
@@ -344,7 +345,7 @@ def _calibrate(seen: Mapping[int, np.ndarray], image_size: tuple[int, int], mark
             agree = {i: c for i, c in known.items()
                      if _residuals(homography, {i: c}, previous.markers_cm)["rms_px"] <= _REFIT_RMS_PX}
             if len(agree) >= 2:
-                return replace(previous, homography=homography, markers_px=agree,
+                return replace(previous, image_size=image_size, homography=homography, markers_px=agree,
                                **_residuals(homography, agree, previous.markers_cm), timestamp=_now())
     if len(seen) < 3:
         raise MarkersNotFound(f"saw markers {sorted(seen) or 'none'}: calibrating needs three of the markers 0-3 "

@@ -119,14 +119,18 @@ class CardDetector:
 
     def __init__(self, models_dir: Path = MODELS_DIR, settings: DetectorSettings | None = None) -> None:
         self.settings = settings or DetectorSettings()
-        self._boxes = _session(Path(models_dir) / DETECTOR_MODEL, self.settings.threads)
-        self._index = _session(Path(models_dir) / INDEX_MODEL, self.settings.threads)
+        boxes_path, index_path = Path(models_dir) / DETECTOR_MODEL, Path(models_dir) / INDEX_MODEL
+        self._boxes = _session(boxes_path, self.settings.threads)
+        self._index = _session(index_path, self.settings.threads)
         shape = self._boxes.get_inputs()[0].shape
-        self.input_size = int(shape[2]) if isinstance(shape[2], int) else 320
+        self.input_size = int(shape[2]) if len(shape) == 4 and isinstance(shape[2], int) else 320
         self._box_input = self._boxes.get_inputs()[0].name
-        rows = self._boxes.get_outputs()[0].shape[1]
-        if rows != 4 + len(DETECTOR_CLASSES) + 1:
-            raise ModelMissing(f"{DETECTOR_MODEL} is not an oriented-box model of {len(DETECTOR_CLASSES)} classes")
+        outputs = self._boxes.get_outputs()
+        if len(outputs) != 1 or len(outputs[0].shape) != 3 or outputs[0].shape[1] != 4 + len(DETECTOR_CLASSES) + 1:
+            raise ModelMissing(f"model {boxes_path} is not an oriented-box model of {len(DETECTOR_CLASSES)} classes")
+        outputs = self._index.get_outputs()
+        if [o.shape[-1] if o.shape else None for o in outputs] != [len(RANK_CLASSES), len(SUIT_CLASSES)]:
+            raise ModelMissing(f"model {index_path} is not a card-index model (rank and suit of a corner crop)")
         self._index_input = self._index.get_inputs()[0].name
 
     def _find_boxes(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -112,10 +112,24 @@ class Observer:
         self.config = config
         self.view_image: np.ndarray | None = None
         self.cost = FrameCost(0, 0.0, 0.0, 0.0)
-        self.set_calibration(calibration)
+        self._restart(calibration)
 
     def set_calibration(self, calibration: Calibration) -> None:
-        """Go on with another calibration (a moved camera, a fitted layout): zones are read afresh."""
+        """Go on with another calibration. Where only the camera moved or its frames changed size
+        (the same play area and layout) the top-down view shows the same table, so what was seen
+        in it stands: the hands, their still-table reference and the zones' last reads (a hand
+        over a pile at that moment is still a hand). A new layout (fitted to a deal) has its
+        zones read afresh."""
+        same_table = (np.array_equal(calibration.play_area_cm, self.calibration.play_area_cm)
+                      and calibration.layout == self.calibration.layout)
+        if not same_table:
+            self._restart(calibration)
+            return
+        self.calibration = calibration
+        self.view = TableView(calibration, self.config.hands.px_per_cm, self.config.hands.margin_cm)
+        self.hands.view = self.view
+
+    def _restart(self, calibration: Calibration) -> None:
         self.calibration = calibration
         self.view = TableView(calibration, self.config.hands.px_per_cm, self.config.hands.margin_cm)
         self.hands = HandFinder(self.view, self.players, self.config.hands)

@@ -12,9 +12,9 @@ import numpy as np
 
 from referee.cards import FACE_DOWN
 from referee.errors import RefereeError
+from referee.train.zoneviews import write_zone_views
 from referee.vision.corners import refine_quad
 from referee.vision.evaluate import seen_enough
-from referee.train.zoneviews import write_zone_views
 from referee.vision.realset import LabelledPhoto, load_photos
 
 CLASS_NAMES = ("card", "back")

@@ -1,8 +1,9 @@
-"""Fitting the table plane to seen marker corners: markers of known size at unknown places, or at known places."""
+"""Fitting the table plane to seen corners: rectangles of known size (markers, cards) at unknown places, or markers at known places."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -13,6 +14,8 @@ _OUTLIER_PX = 2.0  # a marker fitting worse than this, and far worse than the ot
 _OUTLIER_RATIO = 5.0
 _RANSAC_PX = 2.0
 
+K = TypeVar("K", bound=Hashable)
+
 
 class CalibrationError(RefereeError):
     """A table that cannot be calibrated from what was given (markers laid mirror-wise, bad corners)."""
@@ -22,10 +25,16 @@ class MarkersNotFound(CalibrationError):
     """Too few of the table markers 0-3 in sight to calibrate."""
 
 
+def rectangle(width_cm: float, height_cm: float) -> np.ndarray:
+    """A rectangle's corners in its own frame (cm, y up), clockwise from the top-left as seen from
+    above (ArUco's corner order): the first edge is the side of `width_cm`."""
+    w, h = width_cm / 2, height_cm / 2
+    return np.array([[-w, h], [w, h], [w, -h], [-w, -h]])
+
+
 def square(size_cm: float) -> np.ndarray:
     """A marker's corners in its own frame (cm, y up), in ArUco's corner order."""
-    h = size_cm / 2
-    return np.array([[-h, h], [h, h], [h, -h], [-h, -h]])
+    return rectangle(size_cm, size_cm)
 
 
 def project(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -36,14 +45,14 @@ def project(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 
 def _placed(poses: np.ndarray, local: np.ndarray) -> np.ndarray:
-    """Corners (k, 4, 2) of squares at poses (k, 3) = centre x, y and angle."""
+    """Corners (k, 4, 2) of rectangles at poses (k, 3) = centre x, y and angle."""
     c, s = np.cos(poses[:, 2]), np.sin(poses[:, 2])
     rot = np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
     return np.einsum("kij,nj->kni", rot, local) + poses[:, None, :2]
 
 
 def _rigid(model: np.ndarray, seen: np.ndarray) -> np.ndarray:
-    """The pose (x, y, angle) putting the square `model` (4, 2) best onto the points `seen` (Procrustes)."""
+    """The pose (x, y, angle) putting the rectangle `model` (4, 2) best onto the points `seen` (Procrustes)."""
     mc, sc = model.mean(0), seen.mean(0)
     cross = (model - mc).T @ (seen - sc)
     angle = np.arctan2(cross[0, 1] - cross[1, 0], cross[0, 0] + cross[1, 1])
@@ -58,8 +67,8 @@ def _homography_of(poses: np.ndarray, local: np.ndarray, seen: np.ndarray) -> np
 
 
 def _solve(seen: np.ndarray, local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Homography (plane cm -> px) and poses (k, 3) of k squares with corners `seen` (k, 4, 2) px,
-    in the frame of square 0 (pose 0, 0, 0): block steps to start, then Levenberg-Marquardt on all."""
+    """Homography (plane cm -> px) and poses (k, 3) of k rectangles with corners `seen` (k, 4, 2) px,
+    in the frame of rectangle 0 (pose 0, 0, 0): block steps to start, then Levenberg-Marquardt on all."""
     k = len(seen)
     poses = np.zeros((k, 3))
     homography = cv2.getPerspectiveTransform(local.astype(np.float32), seen[0].astype(np.float32)).astype(float)
@@ -109,24 +118,35 @@ def _solve(seen: np.ndarray, local: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return homography / homography[2, 2], poses
 
 
-def solve_markers(corners: Mapping[int, np.ndarray], size_cm: float) -> tuple[np.ndarray, dict[int, np.ndarray]]:
-    """Fit one plane to markers of side `size_cm` lying anywhere on it at any angle: returns the
-    homography (plane cm -> image px) and each marker's corners on the plane (cm), in the frame of
-    the largest-looking marker. A marker fitting far worse than the others (bent, lifted, half
-    hidden) is left out when three others remain."""
-    ids = sorted(corners, key=lambda i: -cv2.contourArea(np.asarray(corners[i], np.float32)))
-    if not ids:
-        raise MarkersNotFound("no table marker (ArUco DICT_4X4_50, ids 0-3) in sight")
-    local = square(size_cm)
-    seen = np.stack([np.asarray(corners[i], float) for i in ids])
+def solve_rectangles(corners: Mapping[K, np.ndarray],
+                     size_cm: tuple[float, float]) -> tuple[np.ndarray, dict[K, np.ndarray]]:
+    """Fit one plane to rectangles of `size_cm` (width, height) lying anywhere on it at any angle,
+    each seen as four corners clockwise on screen starting at one whose next edge is a width side
+    (either of the two): returns the homography (plane cm -> image px) and each rectangle's corners
+    on the plane (cm), in the frame of the largest-looking one. A rectangle fitting far worse than
+    the others (bent, lifted, half hidden) is left out when three others remain."""
+    keys = sorted(corners, key=lambda i: -cv2.contourArea(np.asarray(corners[i], np.float32)))
+    if not keys:
+        raise CalibrationError("no corners to fit the table plane to")
+    local = rectangle(*size_cm)
+    seen = np.stack([np.asarray(corners[i], float) for i in keys])
     homography, poses = _solve(seen, local)
     placed = _placed(poses, local)
     errors = np.sqrt(((project(homography, placed) - seen) ** 2).sum(-1).mean(-1))
     worst = int(np.argmax(errors))
     others = np.delete(errors, worst)
-    if len(ids) >= 4 and errors[worst] > max(_OUTLIER_PX, _OUTLIER_RATIO * float(np.median(others))):
-        return solve_markers({i: corners[i] for i in ids if i != ids[worst]}, size_cm)
-    return homography, {marker_id: placed[n] for n, marker_id in enumerate(ids)}
+    if len(keys) >= 4 and errors[worst] > max(_OUTLIER_PX, _OUTLIER_RATIO * float(np.median(others))):
+        return solve_rectangles({i: corners[i] for i in keys if i != keys[worst]}, size_cm)
+    return homography, {key: placed[n] for n, key in enumerate(keys)}
+
+
+def solve_markers(corners: Mapping[int, np.ndarray], size_cm: float) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """Fit one plane to markers of side `size_cm` lying anywhere on it at any angle (`solve_rectangles`):
+    returns the homography (plane cm -> image px) and each marker's corners on the plane (cm), in
+    the frame of the largest-looking marker; a marker fitting far worse than the others is left out."""
+    if not corners:
+        raise MarkersNotFound("no table marker (ArUco DICT_4X4_50, ids 0-3) in sight")
+    return solve_rectangles(corners, (size_cm, size_cm))
 
 
 def fit_homography(corners: Mapping[int, np.ndarray], markers_cm: Mapping[int, np.ndarray]) -> np.ndarray:

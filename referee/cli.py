@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "detect": ("referee.vision.cli", "read the cards in images"),
     "markers": ("referee.vision.markers", "write the printable sheet of the four table markers"),
     "calibrate": ("referee.vision.calibrate", "calibrate the table from markers or four corners"),
+    "layout": ("referee.vision.layout_cli", "the zones and top cards of a dealt layout in photos without markers"),
     "judge": ("referee.judge.cli", "referee a game from a per-frame observation stream"),
     "render-game": ("referee.render.cli", "render a simulated game as camera video with its ground truth"),
     "run": ("referee.pipeline.cli", "referee a game from a video file or a camera in real time"),

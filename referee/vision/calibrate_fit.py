@@ -1,4 +1,4 @@
-"""Fitting the table plane to seen corners: rectangles of known size (markers, cards) at unknown places, or markers at known places."""
+"""Fitting the table plane to seen corners: rectangles of known size at unknown places, or markers at known places."""
 
 from __future__ import annotations
 

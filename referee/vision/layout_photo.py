@@ -22,6 +22,9 @@ MIN_PLANE_CARDS: Final = 3
 """Cards with corners needed to fit the plane; with fewer the photo is taken as seen from above."""
 MIN_FACE_UP: Final = 3
 """Face-up cards needed to fit a layout (a deal shows one on every stock pile)."""
+MIN_PLACES_FOUND: Final = 0.5
+"""The share of the layout's places that must hold a face-up card: fewer, and the cards are not a
+dealt layout (a fan, a hand of cards) but would still be given one."""
 MAX_PLANE_RMS: Final = 0.15
 """A plane fitting the cards' corners worse than this share of a card's short side (RMS) is not
 believed, and the photo is taken as seen from above."""
@@ -255,7 +258,8 @@ def fit_photo_layout(found: Detections, *, players: int = 2, stock_places: int =
     """The layout of the cards detected in one photo: the table plane from the cards
     (`table_plane`), player A's side at the bottom of the photo and the table's y axis along the
     face-up cards' long sides, a play area around the face-up cards (grown until the default
-    places fit in it) and `fit_layout` on them."""
+    places fit in it) and `fit_layout` on them; refused when under `MIN_PLACES_FOUND` of the
+    places hold a face-up card."""
     plane, how, plane_cards, rms = table_plane(found)
     cards = list(found)
     face_up = [i for i, card in enumerate(cards) if card.face_up]
@@ -285,6 +289,10 @@ def fit_photo_layout(found: Detections, *, players: int = 2, stock_places: int =
             width, depth = width * _GROW, depth * _GROW
     else:
         raise LayoutNotFitted(f"the cards found do not make a layout of {stock_places} stock places: {failure}")
+    found_places = len(layout.piles) - len(layout.predicted)
+    if found_places < MIN_PLACES_FOUND * len(layout.piles):
+        raise LayoutNotFitted(f"only {found_places} of the layout's {len(layout.piles)} places hold a face-up card: "
+                              "the cards do not look dealt")
     corners = project(plane @ table_to_plane, np.array([[0.0, depth], [width, depth], [width, 0.0], [0.0, 0.0]]))
     try:
         calibration = calibrate_manual((found.width, found.height), corners, width, depth, players=players,

@@ -172,8 +172,8 @@ def test_a_layout_the_cards_cannot_make_is_refused(photos):
     _, annotation = photos[0.0]
     with pytest.raises(LayoutNotFitted, match="60 stock places"):
         fit_photo_layout(true_detections(annotation), stock_places=60)
-    one_row = Detections(tuple(c for c in true_detections(annotation) if c.code in [TOPS[f"A{k}"] for k in range(1, 6)]),
-                         1280, 720)
+    a_row = [TOPS[f"A{k}"] for k in range(1, 6)]
+    one_row = Detections(tuple(c for c in true_detections(annotation) if c.code in a_row), 1280, 720)
     with pytest.raises(LayoutNotFitted, match="of the layout's 12 places hold a face-up card"):
         fit_photo_layout(one_row)
 

@@ -1,4 +1,4 @@
-"""`referee layout PHOTO... [--json] [--rules NAME] [--preview OUT.png]`: the zones and top cards of a dealt layout in photos without markers."""
+"""`referee layout PHOTO... [--json] [--rules NAME] [--preview OUT.png]`: the zones and top cards of dealt layouts."""
 
 from __future__ import annotations
 

@@ -17,6 +17,10 @@ from collections.abc import Sequence
 from referee import __version__
 from referee.errors import RefereeError
 
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+"""FFmpeg quiet: a broken video is reported in one line of our own. OpenCV reads this once, when
+the process opens its first video, so it is set on import, before any command (or test) does."""
+
 COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("referee.simulate.cli", "play simulated games with bots and print a summary"),
     "rules": ("referee.rules.cli", "list the rule sets and their options"),
@@ -54,7 +58,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return 2
     name = args[0]
-    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # a broken video is reported in one line of our own
     try:
         module = importlib.import_module(COMMANDS[name][0])
     except ModuleNotFoundError as exc:

@@ -58,7 +58,12 @@ class ObserveConfig:
     `empty` where over `occupied_fraction` of the zone differs from the bare table's colour by
     more than `table_threshold` (summed over the channels), or of a card where it does not, is
     unsure (confidence 0);
-    `hands`: the hand finder's settings."""
+    `blocked_fraction`: the share of the top-down view that, differing from the still table, makes
+the view blocked (far more than two arms cover: something over most of the table, the light
+changed); a change that a gain and an offset per colour channel explain (a correlation of at
+least `relight_correlation`, no more than `relight_residual` of the view left unexplained) is
+the light changing and is followed at once;
+`hands`: the hand finder's settings."""
 
     change_threshold: int = 40
     change_fraction: float = 0.02
@@ -70,6 +75,9 @@ class ObserveConfig:
     retries: int = 5
     table_threshold: int = 80
     occupied_fraction: float = 0.2
+    blocked_fraction: float = 0.4
+    relight_correlation: float = 0.8
+    relight_residual: float = 0.25
     hands: HandConfig = field(default_factory=HandConfig)
 
     def __post_init__(self) -> None:
@@ -79,6 +87,8 @@ class ObserveConfig:
             raise BadObserveConfig("fractions must lie in (0, 1)")
         if self.settle_frames < 1 or not 1 <= self.agree <= self.retries or not 0 <= self.min_confidence <= 1:
             raise BadObserveConfig("settle_frames >= 1, 1 <= agree <= retries, min_confidence in 0..1")
+        if not (0 < self.blocked_fraction <= 1 and 0 < self.relight_correlation <= 1 and 0 <= self.relight_residual < 1):
+            raise BadObserveConfig("blocked_fraction and relight_correlation lie in (0, 1], relight_residual in [0, 1)")
 
 
 @dataclass
@@ -103,7 +113,12 @@ class FrameCost:
 
 class Observer:
     """Turns frames of a calibrated table into `Observation`s (`observe`); `view_image` is the
-    last top-down view (for evidence) and `cost` what the last frame cost."""
+    last top-down view (for evidence) and `cost` what the last frame cost.
+
+    While the view is blocked (`blocked`: most of it differs from the still table and no change
+    of light explains it) every zone reads `occluded` and no hand is reported, so the tracker
+    holds the table as it was; the hands and zones go on from where they were once the view
+    clears."""
 
     def __init__(self, calibration: Calibration, reader: ZoneReader, players: tuple[str, ...] = ("A", "B"),
                  config: ObserveConfig = ObserveConfig()) -> None:
@@ -112,6 +127,7 @@ class Observer:
         self.config = config
         self.view_image: np.ndarray | None = None
         self.cost = FrameCost(0, 0.0, 0.0, 0.0)
+        self.blocked = False
         self._restart(calibration)
 
     def set_calibration(self, calibration: Calibration) -> None:
@@ -168,6 +184,12 @@ class Observer:
         self.view_image = image
         if self._table_colour is None:
             self._table_colour = np.median(image.reshape(-1, 3), axis=0).astype(np.uint8)
+        self.blocked = self._blocked(image)
+        if self.blocked:
+            for state in self._zones.values():
+                state.still = 0
+            self.cost = FrameCost(0, time.perf_counter() - began, 0.0, 0.0)
+            return Observation(t, index, {name: _OCCLUDED for name in self._zones}, ())
         hands = self.hands.update(image, t, index)
         covered = {zone for hand in hands for zone in hand.over}
         after_hands = time.perf_counter()
@@ -213,6 +235,61 @@ class Observer:
         done = time.perf_counter()
         self.cost = FrameCost(len(due), after_hands - began, after_zones - after_hands, done - after_zones)
         return Observation(t, index, readings, hands)
+
+    def _blocked(self, image: np.ndarray) -> bool:
+        """Whether most of the view differs from the still table (the hand finder's reference,
+        which it does not learn while the view is blocked); a change of light is followed instead."""
+        reference = self.hands.reference
+        if reference is None:
+            return False
+        differs = cv2.compare(summed_difference(image, reference), self.config.hands.threshold, cv2.CMP_GT)
+        if cv2.countNonZero(differs) < self.config.blocked_fraction * differs.size:
+            return False
+        light = self._light_change(reference, image)
+        if light is None:
+            return True
+        self._relight(*light)
+        return False
+
+    def _light_change(self, before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """Per-channel gain and offset taking the view `before` to `after`, when they explain the
+        change (the view's structure kept: a lamp, a cloud), else None (something in the way).
+        Pixels the new light saturates tell nothing and are left out."""
+        cfg = self.config
+        unsaturated = (after < 250).all(axis=2) & (before < 250).all(axis=2)
+        if np.count_nonzero(unsaturated) < unsaturated.size / 2:
+            return None
+        x = before[unsaturated].astype(np.float32)
+        y = after[unsaturated].astype(np.float32)
+        dx, dy = x - x.mean(0), y - y.mean(0)
+        spread_x, spread_y = np.sqrt((dx * dx).mean(0)), np.sqrt((dy * dy).mean(0))
+        if (spread_x < 1.0).any() or (spread_y < 1.0).any():
+            return None
+        covariance = (dx * dy).mean(0)
+        if (covariance / (spread_x * spread_y) < cfg.relight_correlation).any():
+            return None
+        gain = spread_y / spread_x  # not the least-squares slope, which hands and noise bias towards 0
+        offset = y.mean(0) - gain * x.mean(0)
+        predicted = np.clip(x * gain + offset, 0, 255)
+        unexplained = np.abs(y - predicted).sum(axis=1) > cfg.hands.threshold
+        if np.count_nonzero(unexplained) > cfg.relight_residual * unexplained.size:
+            return None
+        return gain, offset
+
+    def _relight(self, gain: np.ndarray, offset: np.ndarray) -> None:
+        """Carry what was seen over to the new light: the still table, the zones' patches, the bare table's colour."""
+
+        def lit(image: np.ndarray) -> np.ndarray:
+            return np.clip(image.astype(np.float32) * gain + offset, 0, 255).astype(np.uint8)
+
+        assert self.hands.reference is not None and self._table_colour is not None
+        self.hands.reference = lit(self.hands.reference)
+        self._table_colour = lit(self._table_colour[None])[0]
+        for state in self._zones.values():
+            if state.read_patch is not None:
+                state.read_patch = lit(state.read_patch)
+            if state.previous is not None:
+                state.previous = lit(state.previous)
 
     @staticmethod
     def _share(a: np.ndarray, b: np.ndarray, mask: np.ndarray, threshold: int) -> int:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -44,13 +45,17 @@ class CapturedFrame:
 
 
 class VideoFile:
-    """The frames of a video file in order, each at the file's own timestamp (CAP_PROP_POS_MSEC);
-    `fps` the file's nominal rate. A file that cannot be opened, has no frame, or stops well
-    short of the frame count it declares raises `UnreadableVideo`."""
+    """The frames of a video file in order, each at the file's own timestamp (CAP_PROP_POS_MSEC),
+    from `start_s` on (a seek, then any frame before it read past); `fps` the file's nominal
+    rate. A file that cannot be opened, has no frame (after `start_s`), or stops well short of
+    the frame count it declares raises `UnreadableVideo`."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, start_s: float = 0.0) -> None:
+        if not (math.isfinite(start_s) and start_s >= 0):
+            raise SourceError(f"a video is read from a time >= 0 s, not {start_s}")
         self.path = Path(path)
         self.name = str(path)
+        self.start_s = start_s
         if not self.path.is_file():
             raise UnreadableVideo(f"{path}: no such video file")
         self._capture = cv2.VideoCapture(str(self.path))
@@ -65,7 +70,10 @@ class VideoFile:
     def __iter__(self) -> Iterator[CapturedFrame]:
         capture = self._capture
         index = 0
+        if self.start_s and capture.set(cv2.CAP_PROP_POS_MSEC, self.start_s * 1000.0):
+            index = max(0, int(capture.get(cv2.CAP_PROP_POS_FRAMES)))
         last_t = -1.0
+        given = 0
         try:
             while True:
                 ok, image = capture.read()
@@ -76,12 +84,15 @@ class VideoFile:
                     t = index / self.fps if self.fps else last_t + 1 / 30
                 t = round(t, 6)
                 last_t = t
-                yield CapturedFrame(index, t, image)
                 index += 1
+                if t >= self.start_s - 1e-6:
+                    given += 1
+                    yield CapturedFrame(index - 1, t, image)
         finally:
             capture.release()
-        if index == 0:
-            raise UnreadableVideo(f"{self.name}: no frame could be decoded")
+        if given == 0:
+            after = f" at or after {self.start_s:g} s" if self.start_s else ""
+            raise UnreadableVideo(f"{self.name}: no frame{after} could be decoded")
         if self.frame_count is not None and index < self.frame_count - 1:
             raise UnreadableVideo(f"{self.name}: the video breaks off after frame {index} of the "
                                   f"{self.frame_count} it declares (corrupt or truncated)")
@@ -90,15 +101,54 @@ class VideoFile:
         self._capture.release()
 
 
+class Capture(Protocol):
+    """What `LiveCamera` reads frames through (`cv2.VideoCapture`, or a fake one in tests)."""
+
+    def isOpened(self) -> bool: ...
+    def grab(self) -> bool: ...
+    def retrieve(self) -> tuple[bool, np.ndarray | None]: ...
+    def release(self) -> None: ...
+
+
+CaptureFactory = Callable[[int], Capture]
+"""Opens the camera of an index (default `cv2.VideoCapture`)."""
+
+
+@dataclass(frozen=True)
+class Reconnect:
+    """How a live camera that stops giving frames is handled: it counts as lost after a failed
+    grab or `stall_s` without a frame, and is opened again after `first_s`, then at doubling
+    intervals up to `max_s`, until it gives frames again."""
+
+    stall_s: float = 2.0
+    first_s: float = 0.25
+    max_s: float = 4.0
+
+    def __post_init__(self) -> None:
+        if not (self.stall_s > 0 and 0 < self.first_s <= self.max_s):
+            raise SourceError("a camera's stall time and retry intervals must be positive, the first <= the longest")
+
+
 class LiveCamera:
     """A camera by index: a grabber thread reads frames as they come and keeps only the newest,
-    stamped with the moment it was grabbed (s since the first frame), so a slow consumer drops
-    frames instead of falling behind. `dropped` counts frames never handed out."""
+    stamped with the moment it was grabbed (s since the first frame, plus `t0`), so a slow
+    consumer drops frames instead of falling behind. `dropped` counts frames never handed out.
 
-    def __init__(self, index: int, first_frame_timeout_s: float = 5.0) -> None:
+    A camera that stops giving frames (unplugged) is `lost`: `on_lost(True)` is called and the
+    same index is opened again (see `Reconnect`) until frames come back, then `on_lost(False)`
+    (from the grabber thread). Its frames go on with capture times that keep increasing (the
+    grab moment from the same start), so a game and its log go on; `reconnects` counts the returns."""
+
+    def __init__(self, index: int, first_frame_timeout_s: float = 5.0, *, t0: float = 0.0,
+                 open_capture: CaptureFactory = cv2.VideoCapture, reconnect: Reconnect = Reconnect(),
+                 on_lost: Callable[[bool], None] | None = None) -> None:
         self.name = f"camera {index}"
+        self.index = index
         self.fps: float | None = None
-        self._capture = cv2.VideoCapture(index)
+        self.reconnect = reconnect
+        self.on_lost = on_lost
+        self._open = open_capture
+        self._capture = open_capture(index)
         if not self._capture.isOpened():
             self._capture.release()
             raise CameraNotFound(f"camera {index}: no camera with this index can be opened")
@@ -106,58 +156,100 @@ class LiveCamera:
         self._newest: CapturedFrame | None = None
         self._handed = -1
         self._running = True
-        self._failed = False
-        self.dropped = 0
+        self._lost = False
+        self._t0 = t0
         self._start: float | None = None
+        self._last_frame = time.monotonic()
+        self.dropped = 0
+        self.reconnects = 0
         self._thread = threading.Thread(target=self._grab, name=f"grabber-{index}", daemon=True)
         self._thread.start()
         with self._lock:
-            self._lock.wait_for(lambda: self._newest is not None or self._failed, timeout=first_frame_timeout_s)
+            self._lock.wait_for(lambda: self._newest is not None or self._lost, timeout=first_frame_timeout_s)
             started = self._newest is not None
         if not started:
             self.close()
             raise CameraNotFound(f"camera {index}: opened but gave no frame within {first_frame_timeout_s:g} s")
 
+    @property
+    def lost(self) -> bool:
+        with self._lock:
+            return self._lost
+
     def _grab(self) -> None:
         index = 0
+        retry = self.reconnect.first_s
+        capture = self._capture
         while self._running:
-            if not self._capture.grab():
-                with self._lock:
-                    self._failed = True
-                    self._lock.notify_all()
-                return
+            grabbed = capture.grab()
             now = time.monotonic()
-            ok, image = self._capture.retrieve()
-            if not ok:
-                continue
-            if self._start is None:
-                self._start = now
-            frame = CapturedFrame(index, round(now - self._start, 6), image)
-            index += 1
-            with self._lock:
-                if self._newest is not None and self._newest.index > self._handed:
-                    self.dropped += 1
-                self._newest = frame
-                self._lock.notify_all()
+            ok, image = capture.retrieve() if grabbed else (False, None)
+            if ok and image is not None:
+                if self._start is None:
+                    self._start = now
+                frame = CapturedFrame(index, round(self._t0 + now - self._start, 6), image)
+                index += 1
+                retry = self.reconnect.first_s
+                with self._lock:
+                    if self._newest is not None and self._newest.index > self._handed:
+                        self.dropped += 1
+                    self._newest = frame
+                    self._last_frame = now
+                    self._lock.notify_all()
+                self._set_lost(False)
+            elif not grabbed or now - self._last_frame >= self.reconnect.stall_s:
+                self._set_lost(True)  # (a frame that only could not be decoded is skipped)
+                capture.release()
+                with self._lock:
+                    if self._lock.wait_for(lambda: not self._running, timeout=retry):
+                        return
+                retry = min(2 * retry, self.reconnect.max_s)
+                capture = self._open(self.index)
+                with self._lock:
+                    self._capture = capture
+
+    def _set_lost(self, lost: bool) -> None:
+        with self._lock:
+            if self._lost == lost:
+                return
+            self._lost = lost
+            if not lost:
+                self.reconnects += 1
+            self._lock.notify_all()
+            tell = self.on_lost is not None and self._start is not None
+        if tell:
+            assert self.on_lost is not None
+            self.on_lost(lost)
+
+    def _fresh(self) -> bool:
+        return self._newest is not None and self._newest.index > self._handed
 
     def __iter__(self) -> Iterator[CapturedFrame]:
+        stall_s = self.reconnect.stall_s
         while True:
+            stalled = False
             with self._lock:
-                self._lock.wait_for(lambda: (self._newest is not None and self._newest.index > self._handed)
-                                    or self._failed or not self._running)
-                frame = self._newest
-                if frame is None or frame.index <= self._handed:
+                while self._running and not self._fresh() and not stalled:
+                    self._lock.wait(timeout=stall_s / 4)
+                    stalled = not self._lost and time.monotonic() - self._last_frame >= stall_s
+                if not self._running:
                     return
-                self._handed = frame.index
-            yield frame
+                frame = self._newest if self._fresh() else None
+                if frame is not None:
+                    self._handed = frame.index
+            if frame is not None:
+                yield frame
+            elif stalled:  # no frame for a while though the grab has not failed (yet)
+                self._set_lost(True)
 
     def close(self) -> None:
-        self._running = False
         with self._lock:
+            self._running = False
             self._lock.notify_all()
         if threading.current_thread() is not self._thread:
             self._thread.join(timeout=2.0)
-        self._capture.release()
+        with self._lock:
+            self._capture.release()
 
 
 def open_source(spec: str) -> VideoFile | LiveCamera:

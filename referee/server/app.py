@@ -41,7 +41,8 @@ class Counts(BaseModel):
 class StateModel(BaseModel):
     """What the referee is doing now."""
 
-    status: Literal["preparing", "looking", "calibrate", "running", "paused", "ended", "error"]
+    status: Literal["preparing", "looking", "calibrate", "running", "paused", "camera_lost", "ended", "error"] = Field(
+        description="camera_lost: the camera gives no frames; it is opened again until it does, and the game goes on")
     message: str
     progress: float | None = Field(description="share of the demo rendered (while preparing)")
     source: str

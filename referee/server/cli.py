@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from referee.errors import RefereeError
+from referee.judge.resume import LoggedGame, load_log
 from referee.judge.spit import spit_rules
 from referee.pipeline.sources import LiveCamera, VideoFile
 from referee.server.demo import cache_folder
@@ -38,6 +39,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="where each game's event log and evidence go (default: CACHE/games)")
     parser.add_argument("--cache", type=Path, metavar="DIR",
                         help="where the demo is rendered (default: $SPIT_REFEREE_CACHE or ~/.cache/spit-referee)")
+    parser.add_argument("--resume", type=Path, metavar="LOG",
+                        help="go on with the game of this event log (after a crash): its calls are shown and "
+                             "replayed, new ones appended to it; a video goes on from the last call, a camera "
+                             "live. Give the game's --source and --rules")
 
 
 def settings_from(args: argparse.Namespace) -> SessionSettings:
@@ -47,8 +52,9 @@ def settings_from(args: argparse.Namespace) -> SessionSettings:
     cache = args.cache or cache_folder()
     cards = _cards(args.cards, source)
     _check_source(source)
+    resume = load_log(args.resume) if args.resume is not None else None
     return SessionSettings(source=source, rules=args.rules, games_dir=args.games_dir or cache / "games",
-                           cards=cards, cache=cache)
+                           cards=cards, cache=cache, resume=resume)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"referee serve: warning: listening on {args.host}: anyone who can reach this machine can see "
               "the table and change the referee's calls (there is no login)", file=sys.stderr)
     _check_bind(args.host, args.port)
+    if settings.resume is not None:
+        _report_resume(settings.resume)
     session = Session(settings)
     session.start()
     shown = f"[{args.host}]" if ":" in args.host else args.host
@@ -73,6 +81,14 @@ def run(args: argparse.Namespace) -> int:
     finally:
         session.stop()
     return 0
+
+
+def _report_resume(game: LoggedGame) -> None:
+    if game.torn:
+        print(f"referee serve: warning: {game.path}: its last line was cut short ({len(game.torn)} bytes) and is "
+              "left out", file=sys.stderr)
+    print(f"referee serve: going on with {game.path}: {len(game.events)} calls, the last at {game.last_t:.2f} s",
+          file=sys.stderr, flush=True)
 
 
 def _cards(choice: str, source: SourceSpec) -> Literal["truth", "detector"]:

@@ -1,4 +1,4 @@
-"""One refereed game at a time: a background thread runs a frame source through the pipeline, keeps the newest frame (JPEG) with its overlay, and the event log with players' overrules."""
+"""One refereed game at a time: a background thread runs a frame source through the pipeline, keeps the newest frame (JPEG) with its overlay, and the event log with players' overrules; a lost camera is waited for, a crashed game gone on with from its log."""
 
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ import numpy as np
 
 from referee.errors import RefereeError
 from referee.events import Event, EventLog
-from referee.judge.spit import spit_rules
+from referee.judge.resume import LoggedGame, reopen, replay
+from referee.judge.spit import SpitReferee, spit_rules
 from referee.observations import Observation
 from referee.pipeline import Pipeline, PipelineConfig
-from referee.pipeline.sources import LiveCamera, VideoFile
+from referee.pipeline.sources import CaptureFactory, LiveCamera, Reconnect, VideoFile
 from referee.rules import rule_set_names
 from referee.render.truth import TruthReader
 from referee.server.demo import DemoGame, ensure_demo
@@ -52,7 +53,8 @@ who really won a race or slap (or a game), or `void` (the call should not have b
 
 _CAMERA: Final = re.compile(r"^camera:(\d{1,2})$")
 _EVIDENCE_NAME: Final = re.compile(r"^slap-[A-Z0-9]{1,3}-\d{1,6}\.\d{3}\.png$")
-Status = Literal["preparing", "looking", "calibrate", "running", "paused", "ended", "error"]
+Status = Literal["preparing", "looking", "calibrate", "running", "paused", "camera_lost", "ended", "error"]
+CAMERA_LOST: Final = "Camera lost — reconnecting… (the game goes on when it is back)"
 
 
 class BadSource(RefereeError, ValueError):
@@ -158,12 +160,23 @@ class SessionSettings:
     jpeg_quality: int = 75
     reader_factory: Callable[[], ZoneReader] | None = None
     """Makes the card reader instead of `cards` (another reader, e.g. for a table known to be empty)."""
+    resume: LoggedGame | None = None
+    """The log of a game to go on with (`referee serve --resume`): its first game appends to it."""
+    open_capture: CaptureFactory = cv2.VideoCapture
+    """Opens a camera by index (a fake camera in tests)."""
+    reconnect: Reconnect = field(default_factory=Reconnect)
+    """When a camera counts as lost, and how often it is opened again."""
 
 
 class Session:
     """Runs games one after another in a background thread (`start`, `stop`); the web app reads
     its state and newest frame, and calls `pause`, `resume`, `new_game`, `calibrate` and
-    `overrule`. Listeners (`listen`) are called from the thread whenever anything changed."""
+    `overrule`. Listeners (`listen`) are called from the thread whenever anything changed.
+
+    A camera that is lost makes the status `camera_lost` until its frames come back; the game
+    goes on. With `settings.resume` the first game goes on with that log: its events are shown
+    again, the referee's position is rebuilt from them, a video goes on from the last call's
+    time (a camera live), and new calls are appended to the same file."""
 
     def __init__(self, settings: SessionSettings) -> None:
         spit_rules(settings.rules)
@@ -193,6 +206,9 @@ class Session:
         self._thread = threading.Thread(target=self._main, name="referee-session", daemon=True)
         self._demo: DemoGame | None = None
         self._last_t = 0.0
+        self._resumed: LoggedGame | None = None
+        self._lost_from: tuple[Status, str] | None = None
+        self._camera: LiveCamera | None = None
 
     # ------------------------------------------------------------------ control (any thread)
 
@@ -203,6 +219,9 @@ class Session:
         with self._lock:
             self._stopping = True
             self._wake.notify_all()
+            camera = self._camera
+        if camera is not None:  # the thread may be waiting for a lost camera's frames
+            camera.close()
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout=5.0)
 
@@ -219,7 +238,7 @@ class Session:
 
     def pause(self) -> None:
         with self._lock:
-            if self.status in ("running", "looking", "calibrate"):
+            if self.status in ("running", "looking", "calibrate", "camera_lost"):
                 self._paused = True
                 self._resume_as = self.status
                 self._changed("paused")
@@ -232,7 +251,8 @@ class Session:
                 self._changed(self._resume_as)
 
     def new_game(self, rules: str | None = None) -> None:
-        """Start again from the source's beginning (a camera goes on), with another rule set if given."""
+        """Start again from the source's beginning (a camera goes on; a lost one once it is back),
+        with another rule set if given."""
         if rules is not None:
             if rules not in watchable_rules():
                 raise BadRequest(f"unknown rule set {rules!r}; the referee watches: {', '.join(watchable_rules())}")
@@ -359,15 +379,23 @@ class Session:
         with self._lock:
             self.game += 1
             self._restart = False
-            self._events = []
             self.latest = None
             self.calibration = self._manual
             self.calibration_version += 1
             self.dropped = 0
+            self._lost_from = None
+            self._resumed = self.settings.resume if self.game == 1 else None
+            if self._resumed is not None:
+                self._events = list(self._resumed.events)
+                self._last_t = self._resumed.last_t
+                self._game_dir = self._resumed.path.parent
+                self._log = reopen(self._resumed)
+                return
+            self._events = []
             self._last_t = 0.0
             self._game_dir = self.settings.games_dir / f"{stamp}-game{self.game}"
             self._game_dir.mkdir(parents=True, exist_ok=True)
-            self._log = EventLog(self._game_dir / "events.jsonl", fsync=False)
+            self._log = EventLog(self._game_dir / "events.jsonl")
 
     def _close_log(self) -> None:
         with self._lock:
@@ -376,9 +404,10 @@ class Session:
                 self._log = None
 
     def _append(self, event: Event) -> None:
-        self._events.append(event)
+        """Log the event (written, flushed and fsynced), then show it: nothing shown can be lost."""
         if self._log is not None:
             self._log.append(event)
+        self._events.append(event)
 
     def _reader(self) -> ZoneReader:
         if self.settings.reader_factory is not None:
@@ -392,18 +421,57 @@ class Session:
         return DetectorReader(CardDetector(MODELS_DIR, DetectorSettings(threads=1)))
 
     def _source(self) -> LiveCamera | VideoFile:
+        """The game's frames: a resumed game's video from its last call on, its camera's clock
+        going on from there."""
         spec = self.settings.source
+        t0 = self._resumed.last_t if self._resumed is not None else 0.0
         if spec.kind == "camera":
-            return LiveCamera(spec.camera)
+            return LiveCamera(spec.camera, t0=t0, open_capture=self.settings.open_capture,
+                              reconnect=self.settings.reconnect, on_lost=self._camera_lost)
         path = self._demo.video if spec.kind == "demo" and self._demo is not None else spec.path
         assert path is not None
-        return VideoFile(path)
+        return VideoFile(path, start_s=t0)
+
+    def _camera_lost(self, lost: bool) -> None:
+        """The camera stopped giving frames (`lost`) or gives them again: the status says so
+        (and what it was is restored), a pause meanwhile going on as a pause."""
+        with self._lock:
+            paused = self.status == "paused"
+            if lost and self._lost_from is None:
+                if paused:
+                    self._lost_from = (self._resume_as, self.message)
+                    self._resume_as = "camera_lost"
+                    self._changed(None, CAMERA_LOST)
+                elif self.status in ("running", "looking", "calibrate"):
+                    self._lost_from = (self.status, self.message)
+                    self._changed("camera_lost", CAMERA_LOST)
+            elif not lost and self._lost_from is not None:
+                status, message = self._lost_from
+                self._lost_from = None
+                if paused:
+                    self._resume_as = status
+                    self._changed(None, message)
+                elif self.status == "camera_lost":
+                    self._changed(status, message)
+
+    def _rebuild(self, pipeline: Pipeline) -> None:
+        """A resumed game: the referee's position from its logged calls."""
+        assert self._resumed is not None
+        rebuilt = replay(self._resumed.events, self.rules)
+        for refused in rebuilt.refused:
+            log.warning("%s: a logged call could not be replayed (the referee had read the table again): %s",
+                        self._resumed.path, refused)
+        referee = pipeline.judge.referee
+        if isinstance(referee, SpitReferee):
+            referee.resume(rebuilt.state, self._resumed.last_t)
 
     def _play_game(self) -> None:
         self._open_game()
         rules = self.rules
         reader = self._reader()
         source = self._source()
+        with self._lock:
+            self._camera = source if isinstance(source, LiveCamera) else None
         fps = source.fps
         period = 1.0 / fps if fps else 1.0 / 30
         zones: dict[str, str] = {}
@@ -418,6 +486,8 @@ class Session:
         pipeline: Pipeline | None = Pipeline(
             reader, PipelineConfig(rules=rules), self.calibration, fps=fps,
             evidence_dir=self._game_dir / "evidence", on_observation=observed)
+        if self._resumed is not None:
+            self._rebuild(pipeline)
         self._changed("looking" if self.calibration is None else "running",
                       "Looking for the four table markers…" if self.calibration is None else "")
         start = time.monotonic()
@@ -435,6 +505,8 @@ class Session:
                 if isinstance(source, VideoFile):
                     # A file plays in real time, every frame refereed: when the referee falls behind,
                     # the video slows down; a frame is captured when it is taken from the file.
+                    if seq == 0:  # (a resumed game's video starts later than 0 s)
+                        start = time.monotonic() - frame.t
                     late = time.monotonic() - (start + frame.t)
                     if late < 0:
                         with self._lock:

@@ -337,7 +337,7 @@ function onState(m) {
   pill.textContent = {
     preparing: m.progress !== null ? `Preparing demo ${Math.round(100 * m.progress)} %` : "Preparing…",
     looking: "Looking for markers", calibrate: "Needs calibration", running: "Refereeing",
-    paused: "Paused", ended: "Video ended", error: "Error",
+    paused: "Paused", camera_lost: "Camera lost", ended: "Video ended", error: "Error",
   }[m.status] || m.status;
   const select = $("rules");
   if (select.options.length !== m.rule_sets.length) {
@@ -354,8 +354,11 @@ function onState(m) {
     $("prepare-bar").value = m.progress || 0;
     $("prepare-text").textContent = m.message || "Preparing…";
   }
+  const lost = m.status === "camera_lost";  // the whole video covered: what it shows is old
+  $("camera-lost").classList.toggle("hidden", !lost);
+  if (lost) $("camera-lost-text").textContent = m.message;
   const msg = $("message");
-  const show = !prep && m.message && m.status !== "running";
+  const show = !prep && !lost && m.message && m.status !== "running";
   msg.classList.toggle("hidden", !show);
   msg.textContent = show ? m.message : "";
   if (m.status === "calibrate" && !state.calibrating) openCalibration();

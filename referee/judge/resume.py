@@ -1,0 +1,169 @@
+"""Going on with a game after a crash: its event log read back (a last line cut short by the crash left out) and the referee's position rebuilt by replaying the logged moves through the rules engine."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from referee.cards import FACE_DOWN, Card, parse_card
+from referee.errors import BadEvent, IllegalMove, ImpossiblePosition, RefereeError
+from referee.events import Event, EventLog, read_events
+from referee.judge.spit import TOO_CLOSE, SpitReferee, layout_counts, spit_rules
+from referee.rules.spit import (
+    ChoosePile,
+    MoveToSpace,
+    Play,
+    Refill,
+    Slap,
+    Spit,
+    SpitMove,
+    SpitRules,
+    SpitState,
+    StackEqual,
+    TurnUp,
+)
+
+STATE_EVENTS: Final = ("layout", "play", "turn_up", "move_to_space", "stack_equal", "refill", "spit", "slap",
+                       "choose_pile")
+"""The calls that move the referee's position on; the others (illegal plays, races, "Spit!",
+deal and game ends, overrules) leave it as it is, as they do live."""
+
+
+class BadLog(RefereeError):
+    """A file to go on from that is missing or is not an event log."""
+
+
+@dataclass(frozen=True)
+class LoggedGame:
+    """An event log read back: its complete `events`, the bytes of a last line cut short (`torn`,
+    empty when none), and `size`, the length of the file up to its last complete line."""
+
+    path: Path
+    events: tuple[Event, ...]
+    torn: bytes
+    size: int
+    newline_missing: bool = False
+    """The last event is complete but its line end was not written."""
+
+    @property
+    def last_t(self) -> float:
+        """The capture time of the last frame at which a call was made (0 for an empty log)."""
+        return max((max(e.t, float(e.get("called_at", 0.0))) for e in self.events), default=0.0)
+
+
+@dataclass(frozen=True)
+class Replay:
+    """The referee's position after the logged moves: `state`, `deals` (layouts read so far: the
+    deal number), `moves` replayed, and the logged moves the engine refused (`refused`, each
+    described with the reason: after the referee re-read its position from the table)."""
+
+    state: SpitState
+    deals: int
+    moves: int
+    refused: tuple[str, ...]
+
+
+def load_log(path: str | os.PathLike[str]) -> LoggedGame:
+    """Read an event log to go on from; a last line without its line end that is not a whole
+    event (a write cut short) is left out. `BadLog` for a missing file or one that is not an
+    event log (any complete line that is not an event)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise BadLog(f"{path}: no such event log") from None
+    except OSError as exc:
+        raise BadLog(f"{path}: cannot read the event log: {exc.strerror}") from None
+    head, newline, tail = data.rpartition(b"\n")
+    complete = head + newline
+    try:
+        events = list(read_events(complete.decode("utf-8").splitlines()))
+    except (UnicodeDecodeError, BadEvent) as exc:
+        raise BadLog(f"{path}: not an event log ({exc})") from None
+    if tail.strip():
+        try:
+            last = Event.from_json(tail.decode("utf-8"))
+        except (UnicodeDecodeError, BadEvent):
+            return LoggedGame(path, tuple(events), tail, len(complete))
+        return LoggedGame(path, (*events, last), b"", len(data), newline_missing=True)
+    return LoggedGame(path, tuple(events), b"", len(data))
+
+
+def reopen(game: LoggedGame) -> EventLog:
+    """The game's log opened to append to: a torn last line cut off, a missing line end written."""
+    with game.path.open("r+b") as handle:
+        handle.truncate(game.size)
+        if game.newline_missing:
+            handle.seek(0, os.SEEK_END)
+            handle.write(b"\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    return EventLog(game.path)
+
+
+def replay(events: Iterable[Event], rules: str | SpitRules = "classic") -> Replay:
+    """The referee's position after the logged calls, from the game's start."""
+    r = spit_rules(rules)
+    state = SpitReferee(r).state
+    deals = moves = 0
+    refused: list[str] = []
+    for event in events:
+        if event.type not in STATE_EVENTS:
+            continue
+        try:
+            if event.type == "layout":
+                state = _layout(r, event)
+                deals += 1
+                continue
+            move = _move(event)
+            state = state.apply(move)
+            moves += 1
+        except (IllegalMove, ImpossiblePosition, KeyError, TypeError, ValueError) as exc:
+            refused.append(f"{event.type} at {event.t:g} s: {exc}")
+    return Replay(state, deals, moves, tuple(refused))
+
+
+def _layout(rules: SpitRules, event: Event) -> SpitState:
+    held = event["counts"]
+    tops = event.get("tops") or {}
+    stocks: dict[str, list[tuple[int, str | None]]] = {}
+    spit_cards: dict[str, int] = {}
+    for i, player in enumerate(rules.player_names):
+        counts, spit_cards[player] = layout_counts(rules.layout, int(held[player]))
+        stocks[player] = [(n, tops.get(zone) if n else None) for n, zone in zip(counts, rules.stock_names[i])]
+    return SpitState.observed(rules, stocks, spit_cards)
+
+
+def _card(code: str) -> Card | None:
+    return None if code == FACE_DOWN else parse_card(code)
+
+
+def _move(event: Event) -> SpitMove:
+    f = event.fields
+    kind = event.type
+    if kind == "play":
+        return Play(f["player"], parse_card(f["card"]), f["from"], f["to"])
+    if kind == "turn_up":
+        return TurnUp(f["player"], f["pile"], _card(f["card"]))
+    if kind == "move_to_space":
+        return MoveToSpace(f["player"], parse_card(f["card"]), f["from"], f["to"])
+    if kind == "stack_equal":
+        return StackEqual(f["player"], parse_card(f["card"]), f["from"], f["to"])
+    if kind == "refill":
+        return Refill(f["player"], f["pile"], _card(f["card"]))
+    if kind == "spit":
+        return Spit(tuple((pile, _card(code)) for pile, code in f["cards"].items()))
+    if kind == "choose_pile":
+        return ChoosePile(f["player"], f["pile"])
+    contact = f["contact"]
+    piles = f.get("piles") or dict.fromkeys(contact, f["pile"])
+    if f.get("verdict") == TOO_CLOSE:  # the referee's slap: both at the first contact, the winner underneath
+        t0 = min(contact.values())
+        return Slap(tuple((p, piles[p], t0) for p in sorted(contact)), underneath=f["winner"])
+    return Slap(tuple((p, piles[p], contact[p]) for p in sorted(contact)))
+
+
+__all__ = ["BadLog", "LoggedGame", "Replay", "STATE_EVENTS", "load_log", "reopen", "replay"]

@@ -1,0 +1,231 @@
+"""A camera that stops giving frames mid-game (unplugged) is reported lost, opened again until it comes back, and the game, its clock and its log go on: the camera alone, the session through /api/state, and the page."""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.events import read_events
+from referee.pipeline.sources import LiveCamera, Reconnect
+from referee.render.truth import TruthReader
+from referee.server.demo import DemoGame, ensure_demo
+from referee.server.session import CAMERA_LOST, Session, SessionSettings, parse_source
+
+FAST = Reconnect(stall_s=0.6, first_s=0.05, max_s=0.3)
+
+
+class Feed:
+    """One camera's picture over time: `frame_at(s)` the image `s` seconds after the first grab;
+    while `unplugged` (from `outage[0]` to `outage[1]` s, or between `unplug()` and `plug()`)
+    grabs fail and the camera cannot be opened. `open` is the capture factory."""
+
+    def __init__(self, frame_at: Callable[[float], np.ndarray | None],
+                 outage: tuple[float, float] = (math.inf, math.inf), fps: float = 30.0) -> None:
+        self.frame_at = frame_at
+        self.outage = outage
+        self.period = 1.0 / fps
+        self.start: float | None = None
+        self.opened = 0
+        self.pulled = threading.Event()
+        self.lock = threading.Lock()
+
+    def now(self) -> float:
+        if self.start is None:
+            self.start = time.monotonic()
+        return time.monotonic() - self.start
+
+    def unplug(self) -> None:
+        self.pulled.set()
+
+    def plug(self) -> None:
+        self.pulled.clear()
+
+    def unplugged(self) -> bool:
+        return self.pulled.is_set() or (self.start is not None and self.outage[0] <= self.now() < self.outage[1])
+
+    def open(self, index: int) -> "FakeCapture":
+        self.opened += 1
+        return FakeCapture(self, opened=not self.unplugged())
+
+
+class FakeCapture:
+    """`cv2.VideoCapture`'s grab / retrieve / isOpened / release over a `Feed`."""
+
+    def __init__(self, feed: Feed, opened: bool) -> None:
+        self.feed = feed
+        self.opened = opened
+        self.image: np.ndarray | None = None
+
+    def isOpened(self) -> bool:
+        return self.opened
+
+    def grab(self) -> bool:
+        time.sleep(self.feed.period)
+        if not self.opened or self.feed.unplugged():
+            self.opened = False
+            return False
+        with self.feed.lock:
+            self.image = self.feed.frame_at(self.feed.now())
+        return True
+
+    def retrieve(self) -> tuple[bool, np.ndarray | None]:
+        return self.image is not None, self.image
+
+    def release(self) -> None:
+        self.opened = False
+
+
+def plain(t: float) -> np.ndarray:
+    return np.full((48, 64, 3), int(t * 10) % 256, np.uint8)
+
+
+def test_a_camera_that_drops_out_is_lost_then_back_with_its_clock_going_on() -> None:
+    feed = Feed(plain, outage=(0.5, 1.3))
+    changes: list[bool] = []
+    camera = LiveCamera(0, open_capture=feed.open, reconnect=FAST, on_lost=changes.append)
+    frames = []
+    lost_seen = False
+    try:
+        for frame in camera:
+            frames.append(frame)
+            lost_seen |= camera.lost
+            if frame.t > 2.0:
+                break
+    finally:
+        camera.close()
+    assert changes == [True, False] and camera.reconnects == 1 and not camera.lost
+    assert feed.opened >= 3  # opened again (backing off) until it could be
+    times = [f.t for f in frames]
+    indices = [f.index for f in frames]
+    assert times == sorted(times) and len(set(times)) == len(times) and indices == sorted(indices)
+    gap = max(b - a for a, b in zip(times, times[1:]))
+    assert 0.7 <= gap <= 1.5  # the time without frames shows in the capture times
+
+
+def test_a_camera_that_gives_no_frame_for_a_while_is_lost() -> None:
+    frozen = threading.Event()
+
+    def frame_at(t: float) -> np.ndarray | None:
+        return None if frozen.is_set() else plain(t)  # grabbed, but nothing to retrieve
+
+    feed = Feed(frame_at, outage=(1e9, 1e9))
+    changes: list[bool] = []
+    camera = LiveCamera(0, open_capture=feed.open, reconnect=FAST, on_lost=changes.append)
+    try:
+        frames = iter(camera)
+        next(frames)
+        frozen.set()
+        deadline = time.monotonic() + 5
+        while not changes and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert changes == [True] and camera.lost
+        frozen.clear()
+        assert next(frames).t > 0.5
+        deadline = time.monotonic() + 5
+        while len(changes) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert changes == [True, False]
+    finally:
+        camera.close()
+
+
+def test_a_lost_camera_does_not_hold_up_stopping() -> None:
+    feed = Feed(plain, outage=(0.3, 1e9))
+    camera = LiveCamera(0, open_capture=feed.open, reconnect=FAST)
+    got = []
+    reader = threading.Thread(target=lambda: got.extend(camera), daemon=True)
+    reader.start()
+    time.sleep(1.0)
+    assert camera.lost
+    began = time.monotonic()
+    camera.close()
+    reader.join(timeout=3)
+    assert not reader.is_alive() and time.monotonic() - began < 3 and got
+
+
+# ------------------------------------------------------------------------------ the session and the page
+
+@pytest.fixture(scope="module")
+def demo(pytestconfig: pytest.Config) -> DemoGame:
+    assert pytestconfig.cache is not None
+    return ensure_demo(pytestconfig.cache.mkdir("spit-referee-demo"))
+
+
+class DemoCamera:
+    """The demo video as a live camera would show the table: the frame of the moment (the
+    video's own time is the wall time since the first grab), frames skipped while unplugged."""
+
+    def __init__(self, video: Path) -> None:
+        self.capture = cv2.VideoCapture(str(video))
+        self.t = -1.0
+        self.image: np.ndarray | None = None
+
+    def __call__(self, t: float) -> np.ndarray | None:
+        while self.t < t:
+            ok, image = self.capture.read()
+            if not ok:
+                return None
+            self.image = image
+            self.t = self.capture.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
+        return self.image
+
+
+@pytest.fixture(scope="module")
+def unplugged(demo: DemoGame, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Session, Feed]]:
+    """A session watching the demo through a camera the test unplugs and plugs in again."""
+    feed = Feed(DemoCamera(demo.video))
+    session = Session(SessionSettings(
+        source=parse_source("camera:0"), games_dir=tmp_path_factory.mktemp("games"), cards="detector",
+        reader_factory=lambda: TruthReader(demo.truth, demo.seed), open_capture=feed.open, reconnect=FAST))
+    session.start()
+    yield session, feed
+    session.stop()
+
+
+def wait_for(get: Callable[[], Any], ok: Callable[[Any], bool], timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = get()
+        if ok(value) or time.monotonic() > deadline:
+            return value
+        time.sleep(0.05)
+
+
+def test_the_session_shows_the_camera_lost_and_the_game_goes_on(unplugged: tuple[Session, Feed]) -> None:
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    from fastapi.testclient import TestClient
+
+    from referee.server.app import build
+
+    session, feed = unplugged
+    with TestClient(build(session)) as client:
+        state = wait_for(lambda: client.get("/api/state").json(), lambda s: s["events"] >= 3 and s["t"] > 3.0)
+        assert state["status"] == "running"
+        feed.unplug()  # after the demo's second Spit (called at 3.2 s)
+        state = wait_for(lambda: client.get("/api/state").json(), lambda s: s["status"] == "camera_lost")
+        assert state["status"] == "camera_lost" and state["message"] == CAMERA_LOST
+        before = client.get("/api/events").json()
+        lost_at, game, log = state["t"], state["game"], state["events_log"]
+        assert [e["type"] for e in before][:2] == ["layout", "spit"] and len(before) == state["events"]
+        time.sleep(1.5)
+        assert client.get("/api/state").json()["status"] == "camera_lost" and feed.opened >= 3
+        feed.plug()
+
+        state = wait_for(lambda: client.get("/api/state").json(), lambda s: s["status"] == "running")
+        assert state["status"] == "running" and state["message"] == ""
+        assert state["game"] == game and state["events_log"] == log  # the same game, not a new one
+        after = wait_for(lambda: client.get("/api/events").json(), lambda e: len(e) >= len(before) + 2)
+        back = client.get("/api/state").json()
+    assert back["t"] >= lost_at + 1.5  # the clock went on through the time without frames
+    assert after[:len(before)] == before and len(after) >= len(before) + 2
+    assert all(e["t"] >= lost_at - 1.5 for e in after[len(before):])
+    assert [e.as_dict() for e in read_events(log)][:len(after)] == after

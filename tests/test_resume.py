@@ -1,0 +1,227 @@
+"""Going on with a game after a crash: the log read back (a torn last line left out), the referee's position replayed from it, and `referee serve --resume` after a real `kill -9`."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee import cli
+from referee.events import Event, read_events
+from referee.judge.camera import observe_log
+from referee.judge.judge import Judge
+from referee.judge.resume import BadLog, load_log, reopen, replay
+from referee.observations import Observation
+from referee.server.demo import ensure_demo
+from referee.simulate import simulate_game
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def calls(n: int) -> list[Event]:
+    return [Event.make("play", 1.0 + k, player="A", card="7C", **{"from": "A3", "to": "L"}) for k in range(n)]
+
+
+def write_log(path: Path, events: list[Event], tail: str = "") -> None:
+    path.write_text("".join(e.to_json() + "\n" for e in events) + tail, encoding="utf-8")
+
+
+# ------------------------------------------------------------------------------ the log read back
+
+def test_a_torn_last_line_is_left_out_and_cut_off_before_appending(tmp_path: Path) -> None:
+    log = tmp_path / "events.jsonl"
+    written = calls(3)
+    write_log(log, written, '{"t": 4.0, "type": "pl')
+    game = load_log(log)
+    assert list(game.events) == written
+    assert game.torn == b'{"t": 4.0, "type": "pl'
+    assert game.last_t == 3.0
+    appended = Event.make("spit_call", 5.0)
+    with reopen(game) as out:
+        out.append(appended)
+    assert list(read_events(log)) == [*written, appended]
+
+
+def test_a_last_event_whose_line_end_was_not_written_is_kept(tmp_path: Path) -> None:
+    log = tmp_path / "events.jsonl"
+    written = calls(2)
+    log.write_text(written[0].to_json() + "\n" + written[1].to_json(), encoding="utf-8")
+    game = load_log(log)
+    assert list(game.events) == written and game.torn == b""
+    with reopen(game) as out:
+        out.append(Event.make("spit_call", 5.0))
+    assert [e.type for e in read_events(log)] == ["play", "play", "spit_call"]
+
+
+def test_an_empty_log_is_a_game_with_no_calls_yet(tmp_path: Path) -> None:
+    log = tmp_path / "events.jsonl"
+    log.touch()
+    game = load_log(log)
+    assert game.events == () and game.torn == b"" and game.last_t == 0.0
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    (None, "no such event log"),
+    (b"hello, world\n", "not an event log"),
+    (b'{"t": 1.0, "type": "play"}\n{"t": 2.0, "type": "spit_call"}\n', "not an event log"),
+    (b"\xff\xfe\x00binary\n", "not an event log"),
+])
+def test_a_missing_or_foreign_log_is_refused(tmp_path: Path, content: bytes | None, words: str) -> None:
+    log = tmp_path / "events.jsonl"
+    if content is not None:
+        log.write_bytes(content)
+    with pytest.raises(BadLog, match=words):
+        load_log(log)
+
+
+def test_serve_resume_of_a_log_that_is_not_one_is_a_one_line_error(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["serve", "--cards", "truth", "--resume", str(tmp_path / "missing.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "no such event log" in err and "Traceback" not in err
+    (tmp_path / "notes.txt").write_text("not a log\n")
+    assert cli.main(["serve", "--cards", "truth", "--resume", str(tmp_path / "notes.txt")]) == 2
+    assert "not an event log" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ the position replayed
+
+@pytest.fixture(scope="module")
+def judged() -> tuple[list[Observation], list[tuple[int, int]], list[Event], list[Any]]:
+    """A simulated classic game seen by a perfect camera and judged: the observations, (frame,
+    calls so far) wherever calls were made, the calls, and the referee's position at each."""
+    game = simulate_game("classic", random.Random(0))
+    frames = list(observe_log(game.events, "classic"))
+    judge = Judge("classic")
+    events: list[Event] = []
+    cuts: list[tuple[int, int]] = []
+    states = []
+    for k, obs in enumerate(frames):
+        out = judge.feed(obs)
+        if out:
+            events.extend(out)
+            cuts.append((k, len(events)))
+            states.append(judge.referee.state)
+    assert judge.referee.resyncs == 0
+    return frames, cuts, events, states
+
+
+def test_replaying_the_log_rebuilds_the_referees_position(judged: Any) -> None:
+    _, cuts, events, states = judged
+    assert len(cuts) > 100
+    deals = 0
+    for (_, n), state in zip(cuts, states):
+        rebuilt = replay(events[:n], "classic")
+        assert rebuilt.refused == ()
+        assert rebuilt.state == state, f"after call {n - 1} ({events[n - 1].type})"
+        deals = rebuilt.deals
+    assert deals == sum(e.type == "layout" for e in events) > 1
+
+
+def test_a_referee_resumed_from_its_log_makes_the_calls_of_one_that_never_stopped(judged: Any) -> None:
+    frames, cuts, events, _ = judged
+    kinds = {"play": None, "deal_end": None, "slap": None}
+    for k, n in cuts[10:]:
+        kind = events[n - 1].type
+        if kind in kinds and kinds[kind] is None:
+            kinds[kind] = (k, n)
+    assert all(kinds.values()), kinds
+    for kind, (k, n) in kinds.items():  # type: ignore[misc]
+        logged = events[:n]
+        judge = Judge("classic")
+        judge.referee.resume(replay(logged, "classic").state, max(max(e.t, e["called_at"]) for e in logged))
+        later: list[Event] = []
+        for obs in frames[k + 1:]:
+            later.extend(judge.feed(obs))
+            if len(later) >= 40:
+                break
+        assert len(later) >= 40 and list(map(what, later)) == list(map(what, events[n:n + len(later)])), \
+            f"resumed after a {kind}"
+
+
+def what(event: Event) -> dict[str, Any]:
+    """A call without the moment it is dated to (a touch from before the resume is not remembered)."""
+    return {k: v for k, v in event.as_dict().items() if k not in ("t", "frame")}
+
+
+# ------------------------------------------------------------------------------ kill -9 and --resume
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.loads(response.read())
+
+
+def serve(args: list[str], port: int, out: Path) -> subprocess.Popen[bytes]:
+    with out.open("w") as handle:
+        return subprocess.Popen([sys.executable, "-m", "referee", "serve", "--port", str(port), *args], cwd=ROOT,
+                                stdout=handle, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def wait_until(process: subprocess.Popen[bytes], url: str, ok: Callable[[Any], bool], log: Path,
+               timeout: float = 40.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = get_json(url)
+            if ok(value):
+                return value
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            pytest.fail(f"referee serve never got there: {log.read_text()}")
+        time.sleep(0.1)
+
+
+def test_serve_killed_mid_game_goes_on_from_its_log(pytestconfig: pytest.Config, tmp_path: Path) -> None:
+    assert pytestconfig.cache is not None
+    cache = pytestconfig.cache.mkdir("spit-referee-demo")
+    ensure_demo(cache)
+    common = ["--source", "demo", "--cards", "truth", "--cache", str(cache)]
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    first = serve([*common, "--games-dir", str(tmp_path / "games")], port, tmp_path / "first.log")
+    try:
+        state = wait_until(first, f"{url}/api/state", lambda s: s["events"] >= 5, tmp_path / "first.log")
+        shown = get_json(f"{url}/api/events")
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=10)
+    log = Path(state["events_log"])
+    logged = [e.as_dict() for e in read_events(log)]
+    assert len(shown) >= 5 and logged[:len(shown)] == shown  # everything shown was in the log
+    with log.open("a") as handle:  # and the crash cut the next line short
+        handle.write('{"t": 99.0, "type": "pla')
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    second = serve([*common, "--resume", str(log)], port, tmp_path / "second.log")
+    try:
+        events = wait_until(second, f"{url}/api/events", lambda e: len(e) >= len(logged) + 2, tmp_path / "second.log")
+        state = get_json(f"{url}/api/state")
+    finally:
+        second.terminate()
+        second.wait(timeout=10)
+    assert events[:len(logged)] == logged
+    assert state["events_log"] == str(log) and state["game"] == 1
+    resumed_at = max(max(e["t"], e.get("called_at", 0.0)) for e in logged)
+    assert all(e["t"] >= resumed_at - 1.5 for e in events[len(logged):])  # the video went on from there
+    assert [e.as_dict() for e in read_events(log)][:len(events)] == events
+    output = (tmp_path / "second.log").read_text()
+    assert "last line was cut short" in output and f"going on with {log}" in output and "Traceback" not in output

@@ -229,3 +229,66 @@ def test_the_session_shows_the_camera_lost_and_the_game_goes_on(unplugged: tuple
     assert after[:len(before)] == before and len(after) >= len(before) + 2
     assert all(e["t"] >= lost_at - 1.5 for e in after[len(before):])
     assert [e.as_dict() for e in read_events(log)][:len(after)] == after
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+class NoCards:
+    """A card reader for a table with no cards."""
+
+    def read(self, frame: Any, calibration: Any, zones: Any) -> dict[str, Any]:
+        from referee.observations import EMPTY, ZoneReading
+        return {zone: ZoneReading(EMPTY) for zone in zones}
+
+    def table_cards(self, frame: Any, calibration: Any) -> list[Any]:
+        return []
+
+
+def test_the_page_covers_the_video_while_the_camera_is_lost(tmp_path: Path) -> None:
+    pytest.importorskip("uvicorn")
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM.is_file():
+        pytest.skip("Chromium is not installed at /usr/bin/chromium")
+    import socket
+
+    import uvicorn
+
+    from referee.server.app import build
+
+    feed = Feed(plain)
+    session = Session(SessionSettings(source=parse_source("camera:0"), games_dir=tmp_path / "games",
+                                      cards="detector", reader_factory=NoCards, open_capture=feed.open,
+                                      reconnect=FAST))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(build(session), host="127.0.0.1", port=port, log_level="warning",
+                                           lifespan="off"))
+    serving = threading.Thread(target=server.run, daemon=True)
+    session.start()
+    serving.start()
+    try:
+        with playwright_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                                 args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"http://127.0.0.1:{port}/")
+            page.wait_for_function("window.spitStats.frames > 0", timeout=20_000)
+            assert page.locator("#camera-lost").is_hidden()
+            feed.unplug()
+            page.wait_for_selector("#camera-lost:not(.hidden)", timeout=10_000)
+            assert page.inner_text("#camera-lost-text") == CAMERA_LOST
+            assert page.get_attribute("#status", "data-status") == "camera_lost"
+            assert page.inner_text("#status") == "Camera lost"
+            page.screenshot(path=tmp_path / "camera-lost.png")
+            frames = page.evaluate("window.spitStats.frames")
+            feed.plug()
+            page.wait_for_selector("#camera-lost.hidden", state="attached", timeout=10_000)
+            page.wait_for_function(f"window.spitStats.frames > {frames}", timeout=10_000)
+            assert page.get_attribute("#status", "data-status") in ("looking", "calibrate")
+            browser.close()
+    finally:
+        server.should_exit = True
+        serving.join(timeout=10)
+        session.stop()

@@ -54,7 +54,7 @@ who really won a race or slap (or a game), or `void` (the call should not have b
 _CAMERA: Final = re.compile(r"^camera:(\d{1,2})$")
 _EVIDENCE_NAME: Final = re.compile(r"^slap-[A-Z0-9]{1,3}-\d{1,6}\.\d{3}\.png$")
 Status = Literal["preparing", "looking", "calibrate", "running", "paused", "camera_lost", "ended", "error"]
-CAMERA_LOST: Final = "Camera lost — reconnecting… (the game goes on when it is back)"
+CAMERA_LOST: Final = "Camera lost — reconnecting…"
 
 
 class BadSource(RefereeError, ValueError):

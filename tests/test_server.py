@@ -271,7 +271,8 @@ def test_a_video_without_markers_asks_for_the_corners(tmp_path: Path) -> None:
             corners = [[40, 30], [280, 30], [300, 220], [20, 220]]
             assert client.post("/api/calibration", json={"corners_px": corners, "width_cm": 76,
                                                          "depth_cm": 56}).status_code == 200
-            state = wait_for(lambda: client.get("/api/state").json(), lambda s: s["calibrated"], 20)
+            state = wait_for(lambda: client.get("/api/state").json(),  # the new game's status comes just after
+                             lambda s: s["calibrated"] and s["status"] != "calibrate", 20)
             assert state["calibrated"] and state["game"] == 2 and state["status"] in ("running", "ended")
     finally:
         session.stop()

@@ -95,6 +95,24 @@ def test_serve_resume_of_a_log_that_is_not_one_is_a_one_line_error(tmp_path: Pat
     assert "not an event log" in capsys.readouterr().err
 
 
+def test_a_video_goes_on_from_the_time_asked_and_not_past_its_end(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from referee.pipeline.sources import UnreadableVideo, VideoFile
+
+    path = tmp_path / "clip.mp4"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 30.0, (64, 48))
+    for k in range(45):
+        writer.write(np.full((48, 64, 3), 5 * k, np.uint8))
+    writer.release()
+    frames = list(VideoFile(path, start_s=1.0))
+    assert frames[0].index == 30 and frames[0].t == pytest.approx(1.0, abs=1e-3) and len(frames) == 15
+    assert abs(int(frames[0].image.mean()) - 150) <= 3  # the frame written 30th
+    with pytest.raises(UnreadableVideo, match="at or after 5 s"):
+        list(VideoFile(path, start_s=5.0))
+
+
 # ------------------------------------------------------------------------------ the position replayed
 
 @pytest.fixture(scope="module")

@@ -51,8 +51,8 @@ def settings_from(args: argparse.Namespace) -> SessionSettings:
     spit_rules(args.rules)
     cache = args.cache or cache_folder()
     cards = _cards(args.cards, source)
-    _check_source(source)
     resume = load_log(args.resume) if args.resume is not None else None
+    _check_source(source, resume.last_t if resume is not None else 0.0)
     return SessionSettings(source=source, rules=args.rules, games_dir=args.games_dir or cache / "games",
                            cards=cards, cache=cache, resume=resume)
 
@@ -104,13 +104,14 @@ def _cards(choice: str, source: SourceSpec) -> Literal["truth", "detector"]:
     return "detector"
 
 
-def _check_source(source: SourceSpec) -> None:
-    """Open the camera or video once so that a bad one is a one-line error before the server starts."""
+def _check_source(source: SourceSpec, start_s: float) -> None:
+    """Open the camera or video once (from `start_s`, where a resumed game goes on) so that a bad
+    one is a one-line error before the server starts."""
     if source.kind == "camera":
         LiveCamera(source.camera).close()
     elif source.kind == "file":
         assert source.path is not None
-        video = VideoFile(source.path)
+        video = VideoFile(source.path, start_s=start_s)
         try:
             next(iter(video))
         finally:

@@ -180,6 +180,7 @@ class LiveCamera:
         index = 0
         retry = self.reconnect.first_s
         capture = self._capture
+        opened = time.monotonic()
         while self._running:
             grabbed = capture.grab()
             now = time.monotonic()
@@ -197,16 +198,19 @@ class LiveCamera:
                     self._last_frame = now
                     self._lock.notify_all()
                 self._set_lost(False)
-            elif not grabbed or now - self._last_frame >= self.reconnect.stall_s:
-                self._set_lost(True)  # (a frame that only could not be decoded is skipped)
-                capture.release()
-                with self._lock:
-                    if self._lock.wait_for(lambda: not self._running, timeout=retry):
-                        return
-                retry = min(2 * retry, self.reconnect.max_s)
-                capture = self._open(self.index)
-                with self._lock:
-                    self._capture = capture
+                continue
+            if grabbed and now - max(self._last_frame, opened) < self.reconnect.stall_s:
+                continue  # a frame that could not be decoded is skipped
+            self._set_lost(True)
+            capture.release()
+            with self._lock:
+                if self._lock.wait_for(lambda: not self._running, timeout=retry):
+                    return
+            retry = min(2 * retry, self.reconnect.max_s)
+            capture = self._open(self.index)
+            opened = time.monotonic()
+            with self._lock:
+                self._capture = capture
 
     def _set_lost(self, lost: bool) -> None:
         with self._lock:
@@ -216,10 +220,9 @@ class LiveCamera:
             if not lost:
                 self.reconnects += 1
             self._lock.notify_all()
-            tell = self.on_lost is not None and self._start is not None
-        if tell:
-            assert self.on_lost is not None
-            self.on_lost(lost)
+            tell = self.on_lost if self._start is not None else None  # (none before the first frame)
+        if tell is not None:
+            tell(lost)
 
     def _fresh(self) -> bool:
         return self._newest is not None and self._newest.index > self._handed

@@ -138,6 +138,14 @@ def test_the_view_is_held_while_something_covers_the_table(clip: Clip) -> None: 
     assert any(r.is_card for o in after for r in o.zones.values())
 
 
+def test_something_left_over_the_table_becomes_the_table_after_3_s_and_makes_no_false_call(clip: Clip) -> None:  # noqa: F811
+    box, first, last = (0, 60, 640, 360), 40, 10_000  # to the end of the clip, 3.9 s
+    reader = _Occluded(clip, box)
+    watched = _watch(clip, _occluder(box, first, last), reader, lambda i: first <= i <= last)
+    assert watched.pipeline.observer is not None and not watched.pipeline.observer.blocked
+    assert not [e for e in watched.calls if e.type in FALSE_CALLS]
+
+
 def _lamp(first: int) -> Perturb:
     """A warm lamp switched on at frame `first`: brighter, with a colour cast."""
 

@@ -8,7 +8,10 @@ that changed and has been still for `settle_frames` with no hand over it is read
 again in the following frames until `agree` reads in a row say the same with at least
 `min_confidence` (so the tracker's hysteresis sees independent reads, and one misread cannot
 stand); a zone that looks as when last read keeps its reading, one that changed and is not yet
-read is left out of the observation (not read in this frame).
+read is left out of the observation (not read in this frame). When most of the view differs
+from the still table (something over the table) every zone reads `occluded` until it clears (or
+for 3 s at most, after which what is there is taken as the table); a change of light is
+followed instead.
 """
 
 from __future__ import annotations
@@ -58,12 +61,12 @@ class ObserveConfig:
     `empty` where over `occupied_fraction` of the zone differs from the bare table's colour by
     more than `table_threshold` (summed over the channels), or of a card where it does not, is
     unsure (confidence 0);
-    `blocked_fraction`: the share of the top-down view that, differing from the still table, makes
-the view blocked (far more than two arms cover: something over most of the table, the light
-changed); a change that a gain and an offset per colour channel explain (a correlation of at
-least `relight_correlation`, no more than `relight_residual` of the view left unexplained) is
-the light changing and is followed at once;
-`hands`: the hand finder's settings."""
+    `blocked_fraction`: the share of the top-down view that, differing from the still table,
+    makes the view blocked (far more than two arms cover: something over most of the table, the
+    light changed); a change that a gain and an offset per colour channel explain (a correlation
+    of at least `relight_correlation`, no more than `relight_residual` of the view left
+    unexplained) is the light changing and is followed at once;
+    `hands`: the hand finder's settings."""
 
     change_threshold: int = 40
     change_fraction: float = 0.02
@@ -118,7 +121,7 @@ class Observer:
     While the view is blocked (`blocked`: most of it differs from the still table and no change
     of light explains it) every zone reads `occluded` and no hand is reported, so the tracker
     holds the table as it was; the hands and zones go on from where they were once the view
-    clears."""
+    clears, or after 3 s take what is there as the table."""
 
     def __init__(self, calibration: Calibration, reader: ZoneReader, players: tuple[str, ...] = ("A", "B"),
                  config: ObserveConfig = ObserveConfig()) -> None:
@@ -149,6 +152,7 @@ class Observer:
         self.calibration = calibration
         self.view = TableView(calibration, self.config.hands.px_per_cm, self.config.hands.margin_cm)
         self.hands = HandFinder(self.view, self.players, self.config.hands)
+        self._blocked_frames = 0
         self._zones = {name: _ZoneState() for name in self.view.zones}
         self._pixels = {name: int(mask.sum()) for name, mask in self.view.zones.items()}
         self._table_colour: np.ndarray | None = None
@@ -238,17 +242,26 @@ class Observer:
 
     def _blocked(self, image: np.ndarray) -> bool:
         """Whether most of the view differs from the still table (the hand finder's reference,
-        which it does not learn while the view is blocked); a change of light is followed instead."""
+        which it does not learn while the view is blocked); a change of light is followed instead,
+        and a view blocked for the hand finder's `forget_frames` (3 s: what lies there that long
+        is the table now, as an arm lying still that long becomes table) is taken as the table."""
         reference = self.hands.reference
         if reference is None:
             return False
         differs = cv2.compare(summed_difference(image, reference), self.config.hands.threshold, cv2.CMP_GT)
         if cv2.countNonZero(differs) < self.config.blocked_fraction * differs.size:
+            self._blocked_frames = 0
             return False
-        light = self._light_change(reference, image)
-        if light is None:
+        light = self._light_change(reference[::2, ::2], image[::2, ::2])
+        if light is not None:
+            self._relight(*light)
+            self._blocked_frames = 0
+            return False
+        self._blocked_frames += 1
+        if self._blocked_frames < self.config.hands.forget_frames:
             return True
-        self._relight(*light)
+        self.hands.reference = image.copy()
+        self._blocked_frames = 0
         return False
 
     def _light_change(self, before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

@@ -1,0 +1,246 @@
+"""Soak benchmark of `referee run`: minutes of rendered play through one pipeline in real time, memory sampled as it goes.
+
+    python bench/soak.py [--minutes 30] [--reader truth|detector] [--seeds 9001 9002 ...]
+                         [--max-seconds 30] [--width 1280 --height 720] [--cache DIR]
+
+The games (seeds 9001.., the first `--max-seconds` of each) are rendered once and cached under
+the same names as bench/e2e.py's, then chained one after another and looped until `--minutes`
+of video have gone by; one pipeline watches them all, as `referee run` watches a camera for a
+whole evening (each chained game starts with a new deal). Frames come at their own capture
+times from a thread that decodes them and keeps only the newest, as a live camera's grabber
+does: a frame not taken before the next one comes is dropped. The process's resident memory (VmRSS in
+/proc/self/status) is sampled every `--sample-s` seconds; the baseline is the last sample of the
+first minute, the growth is the end against it (target: flat, < 50 MB). `--reader truth` reads
+zones from the render's own timeline, so the figures are the pipeline's own (hands, change
+detection, tracker, referee, event log, evidence). A cached video is used whatever version of the
+renderer made it: the soak measures memory and speed, not the calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import gc
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.events import Event, EventLog, read_events
+from referee.observations import ZoneReading
+from referee.pipeline import CapturedFrame, Pipeline, PipelineConfig, VideoFile
+from referee.render import RenderOptions, simulate_and_render
+from referee.render.truth import TruthReader
+from referee.vision.calibrate import Calibration
+from referee.vision.observe import ZoneReader
+from referee.vision.zones import CardSeen
+
+DEFAULT_SEEDS = [9001, 9002, 9003, 9004]
+
+
+def rss_mb() -> float:
+    """This process's resident memory now (VmRSS), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status (not Linux?)")
+
+
+def _video(cache: Path, seed: int, options: RenderOptions) -> Path:
+    tag = f"{options.width}x{options.height}" + (f"-{options.max_seconds:g}s" if options.max_seconds else "")
+    video = cache / f"game-{seed}-{tag}.mp4"
+    if not video.with_suffix(".frames.json").is_file():
+        began = time.perf_counter()
+        result = simulate_and_render(video, seed, "classic", None, options)
+        print(f"rendered seed {seed}: {result.frame_count} frames in {time.perf_counter() - began:.0f} s",
+              file=sys.stderr)
+    return video
+
+
+class ChainedTruth:
+    """The ground-truth zone reader of whichever chained game is on the table now (`now`)."""
+
+    def __init__(self) -> None:
+        self.now: TruthReader | None = None
+
+    def read(self, frame: np.ndarray, calibration: Calibration, zones: Sequence[str]) -> dict[str, ZoneReading]:
+        assert self.now is not None
+        return self.now.read(frame, calibration, zones)
+
+    def table_cards(self, frame: np.ndarray, calibration: Calibration) -> list[CardSeen]:
+        assert self.now is not None
+        return self.now.table_cards(frame, calibration)
+
+
+def _chained(videos: list[Path], seeds: list[int], seconds: float) -> Iterator[tuple[CapturedFrame, int, float]]:
+    """The games' frames one after another, looped, on one clock and one frame count, until
+    `seconds`: (frame, its game's seed, its time in that game)."""
+    offset_t, offset_i = 0.0, 0
+    while True:
+        for seed, video in zip(seeds, videos):
+            last_t, last_i = 0.0, 0
+            for frame in VideoFile(video):
+                t = offset_t + frame.t
+                if t >= seconds:
+                    return
+                last_t, last_i = frame.t, frame.index
+                yield CapturedFrame(offset_i + frame.index, t, frame.image), seed, frame.t
+            offset_t += last_t + 1 / 30
+            offset_i += last_i + 1
+
+
+class Camera(threading.Thread):
+    """Plays frames at their capture times (decoding them on its own thread) and keeps only the
+    newest, as `LiveCamera`'s grabber does; `take` waits for a frame newer than the last taken
+    (None at the end) and `dropped` counts frames never taken."""
+
+    def __init__(self, frames: Iterator[tuple[CapturedFrame, int, float]]) -> None:
+        super().__init__(name="soak-camera", daemon=True)
+        self._frames = frames
+        self._lock = threading.Condition()
+        self._newest: tuple[CapturedFrame, int, float] | None = None
+        self._taken = -1
+        self._done = False
+        self.dropped = 0
+        self.start_time = 0.0
+
+    def run(self) -> None:
+        self.start_time = time.perf_counter()
+        try:
+            for item in self._frames:
+                wait = self.start_time + item[0].t - time.perf_counter()
+                if wait > 0:
+                    time.sleep(wait)
+                with self._lock:
+                    if self._newest is not None and self._newest[0].index > self._taken:
+                        self.dropped += 1
+                    self._newest = item
+                    self._lock.notify_all()
+        finally:
+            with self._lock:
+                self._done = True
+                self._lock.notify_all()
+
+    def take(self) -> tuple[CapturedFrame, int, float] | None:
+        with self._lock:
+            self._lock.wait_for(lambda: self._done or (self._newest is not None and self._newest[0].index > self._taken))
+            if self._newest is None or self._newest[0].index <= self._taken:
+                return None
+            self._taken = self._newest[0].index
+            return self._newest
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=30.0, help="minutes of video to play (default 30)")
+    parser.add_argument("--reader", choices=("detector", "truth"), default="truth")
+    parser.add_argument("--seeds", type=int, nargs="*", help=f"games to chain (default {DEFAULT_SEEDS})")
+    parser.add_argument("--max-seconds", type=float, default=30.0, help="the first S seconds of each game (0: whole)")
+    parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--height", type=int, default=720)
+    parser.add_argument("--sample-s", type=float, default=10.0, help="seconds between memory samples")
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "spit-referee" / "e2e")
+    args = parser.parse_args(argv)
+    if not args.minutes > 0 or not args.sample_s > 0:
+        parser.error("--minutes and --sample-s must be positive")
+    os.environ.setdefault("OMP_NUM_THREADS", "2")
+    cv2.setNumThreads(2)
+    seeds = args.seeds or DEFAULT_SEEDS
+    args.cache.mkdir(parents=True, exist_ok=True)
+    options = RenderOptions(args.width, args.height, max_seconds=args.max_seconds or None)
+    videos = [_video(args.cache, seed, options) for seed in seeds]
+    truth = ChainedTruth() if args.reader == "truth" else None
+    reader: ZoneReader
+    if truth is not None:
+        reader = truth
+    else:
+        from referee.vision.detector import CardDetector, DetectorSettings
+        from referee.vision.observe import DetectorReader
+
+        reader = DetectorReader(CardDetector(settings=DetectorSettings(threads=2)))
+    seconds = args.minutes * 60
+    counts: collections.Counter[str] = collections.Counter()
+    with tempfile.TemporaryDirectory(prefix="soak-") as scratch, EventLog(Path(scratch) / "events.jsonl",
+                                                                           fsync=False) as log:
+        pipeline = Pipeline(reader, PipelineConfig(), fps=30.0, evidence_dir=Path(scratch) / "evidence")
+
+        def called(event: Event) -> None:
+            log.append(event)
+            counts[event.type] += 1
+
+        gc.collect()
+        samples: list[tuple[float, float]] = [(0.0, rss_mb())]
+        objects = {"start": len(gc.get_objects())}
+        readers = {seed: TruthReader(list(read_events(video.with_suffix(".jsonl"))), seed)
+                   for seed, video in zip(seeds, videos)} if truth is not None else {}
+        fed = 0
+        busy = 0.0
+        frame_ms: list[float] = []
+        camera = Camera(_chained(videos, seeds, seconds))
+        camera.start()
+        start = time.perf_counter()
+        next_sample = args.sample_s
+        last_t = 0.0
+        while (taken := camera.take()) is not None:
+            frame, seed, game_t = taken
+            if truth is not None:
+                truth.now = readers[seed]
+                truth.now.at(game_t)
+            began = time.perf_counter()
+            for event in pipeline.feed(frame):
+                called(event)
+            spent = time.perf_counter() - began
+            if truth is not None and pipeline.observer is not None:
+                spent -= pipeline.observer.cost.detector_s  # the oracle's own cost is not the pipeline's
+            busy += spent
+            frame_ms.append(spent * 1000)
+            fed += 1
+            last_t = frame.t
+            wall = time.perf_counter() - start
+            if wall >= next_sample:
+                samples.append((wall, rss_mb()))
+                next_sample += args.sample_s
+                print(f"{wall:5.0f} s wall, {frame.t:5.0f} s of video: RSS {samples[-1][1]:.0f} MB, {fed} frames fed, "
+                      f"{camera.dropped} dropped", file=sys.stderr, flush=True)
+                if samples[-2][0] < 60 <= wall:
+                    objects["first minute"] = len(gc.get_objects())
+        camera.join()
+        dropped = camera.dropped
+        wall = time.perf_counter() - start
+        gc.collect()
+        samples.append((wall, rss_mb()))
+        objects["end"] = len(gc.get_objects())
+    video_s = min(seconds, last_t + 1 / 30)
+    first = [mb for s, mb in samples if s <= 60]
+    baseline = first[-1]
+    end = samples[-1][1]
+    later = [(s, mb) for s, mb in samples if s >= 60]
+    slope = float(np.polyfit([s for s, _ in later], [mb for _, mb in later], 1)[0]) * 600 if len(later) >= 3 else None
+    with open("/proc/self/status") as status:
+        peak = next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmHWM:"))
+    print(f"\nsoak: {video_s / 60:.1f} min of video ({len(seeds)} games of {args.max_seconds:g} s chained and looped, "
+          f"seeds {seeds[0]}..{seeds[-1]}) at {args.width}x{args.height}, reader: {args.reader}, "
+          f"{wall / 60:.1f} min wall")
+    print(f"frames           fed {fed}, dropped {dropped} ({dropped / max(1, fed + dropped):.1%})")
+    print(f"events written   {sum(counts.values())}: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
+    print(f"speed            real-time factor {video_s / max(busy, 1e-9):.2f} (video s per s spent in the pipeline), "
+          f"ms per fed frame median {statistics.median(frame_ms):.1f}, p95 {np.percentile(frame_ms, 95):.1f}, "
+          f"max {max(frame_ms):.0f} (decoding on the camera thread)")
+    print(f"memory (RSS)     start {samples[0][1]:.0f} MB, first minute {baseline:.0f} MB, end {end:.0f} MB: "
+          f"growth {end - baseline:+.1f} MB (target < 50)" + (f", trend after the first minute {slope:+.1f} MB per "
+                                                              "10 min" if slope is not None else "")
+          + f"; peak {peak:.0f} MB")
+    print("Python objects   " + ", ".join(f"{k} {v}" for k, v in objects.items()))
+    print("RSS samples (s, MB): " + " ".join(f"{s:.0f}:{mb:.0f}" for s, mb in samples))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

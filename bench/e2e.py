@@ -4,7 +4,8 @@
                         [--width 1280 --height 720] [--cache DIR]
 
 Seeds 9001.. are kept out of development (the tests watch seed 7, bench/judge.py 1001-1010).
-`--max-seconds` renders and judges only the start of each game (truth after the last
+Videos are cached per version of the simulator and renderer (a digest of their sources in the
+file name). `--max-seconds` renders and judges only the start of each game (truth after the last
 `--settle-s` seconds of the stretch is left out). `--reader truth` reads zones from the render's
 own timeline instead of the card detector: it measures everything but the detector (hands,
 change detection, timing, the referee on real occlusion). Reports plays recall and precision,
@@ -17,6 +18,7 @@ to its call, and peak memory.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import resource
 import statistics
@@ -33,6 +35,7 @@ from referee.render import RenderOptions, simulate_and_render
 from referee.render.truth import TruthReader
 
 DEFAULT_SEEDS = list(range(9001, 9011))
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -40,8 +43,18 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
+def _renderer_version() -> str:
+    """A digest of the simulator's and renderer's sources: a cached video is used only by the code that made it."""
+    digest = hashlib.sha256()
+    for package in ("simulate", "render", "synth"):
+        for path in sorted((ROOT / "referee" / package).glob("*.py")):
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:8]
+
+
 def _video(cache: Path, seed: int, options: RenderOptions) -> Path:
     tag = f"{options.width}x{options.height}" + (f"-{options.max_seconds:g}s" if options.max_seconds else "")
+    tag += f"-{_renderer_version()}"
     video = cache / f"game-{seed}-{tag}.mp4"
     if not video.with_suffix(".frames.json").is_file():
         began = time.perf_counter()

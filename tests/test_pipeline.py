@@ -121,11 +121,6 @@ def test_a_missing_camera_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.
 
 @pytest.mark.skipif(not (MODELS_DIR / DETECTOR_MODEL).is_file() or not (MODELS_DIR / INDEX_MODEL).is_file(),
                     reason="the card detector's models are not in models/")
-@pytest.mark.xfail(strict=True, reason=(
-    "known defect (issues 3 and 4): the committed detector reads the ace A spits onto L as 'empty' "
-    "(confidence 0), so the referee never sees A's spit and flags A's legal 2H as played before the "
-    "Spit. Fix: infer a spit whose card was not read from the hand's contact, and never flag a play "
-    "against a position the referee could not read; a better detector hides the symptom"))
 def test_referee_run_reads_the_dealt_cards_and_calls_nothing_false(pytestconfig: pytest.Config, tmp_path: Path) -> None:
     assert pytestconfig.cache is not None
     hd = rendered_clip(pytestconfig.cache, HD)  # full size: what the detector is made for

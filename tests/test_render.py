@@ -115,9 +115,24 @@ def test_turned_and_spat_cards_show_their_faces(events: tuple[Event, ...]) -> No
     for pile, code in spit["cards"].items():
         assert [c.code for c in frame.still if c.zone == pile][-1] == code
     turn = next(e for e in events if e.type == "turn_up")
-    for t, shown in ((turn.t - 0.001, "back"), (turn.t, turn["card"]), (turn.t + 0.5, turn["card"])):
+    for t, shown in ((turn.t - 0.001, "back"), (turn.t + 0.05, "back"), (turn.t + 0.2, turn["card"]),
+                     (turn.t + 0.5, turn["card"])):
         top = max((c for c in timeline.at(t).cards if c.zone == turn["pile"]), key=lambda c: c.z)
         assert (top.code if top.code != "back" and math.cos(math.radians(top.tilt)) >= 0 else "back") == shown
+
+
+def test_a_turn_up_begins_with_the_hand_on_the_card(events: tuple[Event, ...]) -> None:
+    """The log's time of a turn-up is the touch that turns it: the hand arrives then, not before."""
+    geometry = geometry_for(events)
+    timeline = Timeline(events, geometry, SEED)
+    turn = next(e for e in events if e.type == "turn_up")
+    x, y = geometry.pile(turn["pile"])
+    grips = {}
+    for t in (turn.t - 0.1, turn.t):
+        pose = next(h for h in timeline.at(t).hands if h.side == turn["player"])
+        a = math.radians(pose.angle)
+        grips[t] = math.hypot(pose.x + 11.5 * math.sin(a) - x, pose.y + 11.5 * math.cos(a) - y)
+    assert grips[turn.t] < 0.5 < grips[turn.t - 0.1]
 
 
 def test_an_illegal_card_goes_back_to_its_place(events: tuple[Event, ...]) -> None:

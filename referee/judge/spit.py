@@ -23,8 +23,18 @@ sees and what the engine expects by a move:
   both hands' first contact with a spit pile after the deal end, "too close to call" below one
   frame interval; `layout` when a new layout has been read; `game_end`.
 
+Calls against a player (`illegal_play`, `premature_spit`) are made only on a position the
+camera read: a card is refused only when its player's hand was seen laying it, what lay under it
+was last seen there (or put there by moves judged since) and no hand touched that pile meanwhile
+without a card judged, and no stock place shows what no move explains; a refusal found at a
+touch, before the card is seen, waits for the card to be seen or to come back. A spit card is
+called premature only when the places of the move the engine finds were settled when it landed
+(and a move into a space only on counts not guessed by a re-read). When unsure, nothing is
+called; the position is read again from the table if it stays unexplained (`RESYNC_S`).
+
 Event times are capture times of the frame where the card first touched its zone (the hand's
-first contact frame), else the first frame the new state was seen. Extra fields: `frame` (that
+first contact frame; a turn-up: the frame the hand came over the place, if it was kept from
+coming to rest there by the card turning under it), else the first frame the new state was seen. Extra fields: `frame` (that
 frame's index) and `called_at` (the capture time of the frame at which the call was made).
 """
 
@@ -35,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from referee.cards import FACE_DOWN, Card, parse_card
+from referee.cards import FACE_DOWN, Card, is_adjacent, parse_card
 from referee.errors import IllegalMove, RefereeError
 from referee.events import Event
 from referee.observations import CARD_CODES, EMPTY
@@ -70,6 +80,14 @@ changed for this long."""
 RESYNC_S: Final = 2.0
 """The table showing, with every zone settled, what no move explains for this long makes the
 referee read its position again from the table."""
+SURE_S: Final = 0.5
+"""A place under a hand when a spit card landed is taken to have shown then what it shows now
+only once it has been settled this long (a change under a hand may be read late)."""
+TURN_S: Final = 0.4
+"""The longest a hand is seen turning a card over in place before it is at rest on it."""
+TURN_MIN_S: Final = 0.15
+"""A hand over a place this long before it is seen at rest there was turning its card (a shorter
+wait is the hand's own approach)."""
 TIE_WAIT_S: Final = 1.0
 """Two cards touching one pile in the same frame: if neither is taken back within this time,
 the one seen on top went second."""
@@ -187,6 +205,15 @@ class SpitReferee:
         self._moved: dict[str, float] = {}
         self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))
         self._covered: dict[str, float] = {}
+        self._pile_reads: dict[str, list[tuple[str, float]]] = {}
+        self._unsettled_runs: dict[str, list[list[float]]] = {}
+        """Per zone, the last few stretches [first, last frame time] it was unsettled."""
+        self._counts_known = True
+        """The face-down cards under each stock top are as dealt and moved (not guessed by a re-read)."""
+        self._unsure: set[tuple[str, str]] = set()
+        """Spit cards laid while a move may have existed, the move not (yet) sure: not called."""
+        self._used: set[tuple[str, str, float]] = set()
+        """(pile, side, t) of the contacts that laid a card already judged (a play, a spit card)."""
         self._deferred = False
         self._unsettled: frozenset[str] = frozenset()
         self._layout_due = math.inf
@@ -215,10 +242,17 @@ class SpitReferee:
 
     def update(self, snap: Snapshot) -> list[Event]:
         """Take one frame's snapshot; the calls it makes (often none)."""
+        previous = self._now[0]
         self._now = (snap.t, snap.frame)
         self._out = []
         for zone in snap.unsettled:
             self._covered[zone] = snap.t
+            runs = self._unsettled_runs.setdefault(zone, [])
+            if runs and runs[-1][1] == previous:
+                runs[-1][1] = snap.t
+            else:
+                runs.append([snap.t, snap.t])
+                del runs[:-8]
         if snap.touches:
             self._remember(snap.touches)
         if snap.changes:
@@ -279,10 +313,17 @@ class SpitReferee:
         if zone in self._owner:
             self._layout_due = change.seen_t + LAYOUT_STILL_S
         if zone in self._piles:
+            reads = self._pile_reads.setdefault(zone, [])
+            reads.append((change.after, change.seen_t))
+            del reads[:-2]
             self._ties.pop(zone, None)
             for key in [key for key in self._flagged if key[0] == zone and key[1] != change.after]:
                 side, since = self._flagged.pop(key)
+                self._unsure.discard(key)
                 self._took_back[zone] = (side, since, change.seen_t)
+                lift = self._lifted.get(key[1])
+                if lift is not None and lift.attempted:  # taken back into its player's hand: it may be laid again
+                    self._lifted[key[1]] = _Lift(lift.player, lift.zone, change.seen_t)
             return
         if self._flagged and change.after in CARD_CODES:  # a flagged card back in a stock place
             for key in [key for key in self._flagged if key[1] == change.after]:
@@ -350,7 +391,8 @@ class SpitReferee:
             skip.add(since)
             skip.update([t.t for t in touches if t.contact and t.side == side and since < t.t <= gone][:1])
         for touch in reversed(touches):
-            if touch.t > seen[0] or not touch.contact or (sides is not None and touch.side not in sides):
+            if touch.t > seen[0] or not touch.contact or (sides is not None and touch.side not in sides) \
+                    or (zone, touch.side, touch.t) in self._used:
                 continue
             if took is not None and touch.side == took[0] and touch.t in skip:
                 continue
@@ -389,6 +431,13 @@ class SpitReferee:
         if len(self._history) > 16:
             del self._history[:-16]
         self._last_move_t = max(self._last_move_t, when[0])
+        if isinstance(move, Play):
+            self._used.add((move.to, move.player, when[0]))
+        for side, t in extra.get("contact", {}).items():
+            self._used.update((pile, side, t) for pile in self._piles)
+        if len(self._used) > 64:
+            horizon = self._now[0] - self.config.touch_memory_s
+            self._used = {used for used in self._used if used[2] >= horizon}
         ended = after.phase in ("settle", "layout", "over") and self._end_t is None
         if isinstance(move, Spit) and self._call is not None:  # the players confirm the stalemate
             call, self._call = self._call, None
@@ -514,9 +563,11 @@ class SpitReferee:
             return
         self.state = state
         self.resyncs += 1
+        self._counts_known = False
         self._odd_since = math.inf
         self._lifted.clear()
         self._flagged.clear()
+        self._unsure.clear()
         self._moved = dict.fromkeys(self._owner, self._now[0])
 
     def _stock(self, zone: str, seen: str) -> bool:
@@ -569,7 +620,7 @@ class SpitReferee:
         the card went there and came back (judged as a play once that pile has settled)."""
         since = self._moved.get(zone, 0.0)
         touches = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t <= when[0]]
-        turned = (touches[0].t, touches[0].frame) if touches else when
+        turned = self._arrival(zone, touches[0], since) if touches else when
         if len(touches) > 1 and self._turned_before(player, zone, touches):
             return True
         if not self._try(TurnUp(player, zone, card), turned):
@@ -580,6 +631,17 @@ class SpitReferee:
                     self._returns.append((card, _Lift(player, zone, turned[0]), pile, (touch.t, touch.frame)))
                     return True
         return True
+
+    def _arrival(self, zone: str, contact: Touch, since: float) -> When:
+        """When the hand that made `contact` came over `zone`: a hand turning a card over is not at
+        rest (the card moves under it) until the card lies turned, so the turn is dated by the
+        start of the stretch the place was under a hand, if that began `TURN_MIN_S` to `TURN_S` before."""
+        for first, last in reversed(self._unsettled_runs.get(zone, ())):
+            if first <= contact.t <= last + self.frame_interval:
+                if since < first and TURN_MIN_S <= contact.t - first <= TURN_S:
+                    return first, contact.frame - round((contact.t - first) / self.frame_interval)
+                break
+        return contact.t, contact.frame
 
     def _turned_before(self, player: str, zone: str, touches: list[Touch]) -> bool:
         """Between the player's touches on a face-down place, their hand laid an unknown card on a
@@ -637,13 +699,13 @@ class SpitReferee:
             return
         for pile in self._piles:
             for touch in self._touches.get(pile, ()):
-                if touch.contact and touch.side == lift.player and lift.t <= touch.t < when[0] \
+                if self._free(pile, touch, lift.player) and lift.t <= touch.t < when[0] \
                         and not self._taking_back(pile, touch):
                     self._returns.append((card, lift, pile, (touch.t, touch.frame)))
                     return
 
     def _pile(self, pile: str, seen: str) -> bool:
-        if (pile, seen) in self._flagged or seen not in CARD_CODES:
+        if ((pile, seen) in self._flagged and (pile, seen) not in self._unsure) or seen not in CARD_CODES:
             return False
         card = parse_card(seen)
         source = self._stock_top_of(card)
@@ -668,27 +730,58 @@ class SpitReferee:
         if self._earlier(pile, card, last[1] if last is not None else first_seen):
             return True
         stalemate = self.state.is_stalemate()
-        if last is not None and not stalemate:
-            turned = self._turned_unseen(last[0], last[1][0])
-            if turned is not None and self._try(TurnUp(last[0], turned[0], card), turned[1]):
-                self._attempt(last[0], card, turned[0], pile, last[1], visible=True)
-                return True
-            if self._deferred:
-                return False
+        if not stalemate:  # a stock card turned up and laid unseen: the last hand there's, else anyone's
+            for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
+                laid = last[1] if last is not None and player == last[0] else first_seen
+                turned = self._turned_unseen(player, laid[0])
+                if self._deferred:
+                    return False
+                if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
+                    self._attempt(player, card, turned[0], pile, laid, visible=True)
+                    return True
         if stalemate:
             last = self._last_touch(pile, first_seen, {p for p in self._players if self.state.spit_count(p)})
-        side, when = last if last is not None else (self._starter[pile], first_seen)
+        recent = last is not None and last[1][0] >= first_seen[0] - TOUCH_REACH_S
+        side, when = last if last is not None and recent else (self._starter[pile], first_seen)
         if stalemate:
             self._pending_spit[pile] = (seen, when, side)
             return self._spit()
-        self._flagged[pile, seen] = (side, when[0])
         try:
             self.state.apply(Spit(((pile, card),)))
         except PrematureSpit as exc:
+            self._flagged[pile, seen] = (side, when[0])  # the hand that comes for it takes it back
+            if not self._sure_of(exc.move, when[0]):
+                self._unsure.add((pile, seen))
+                self._deferred = True  # what the move needs may have changed unseen: wait for the table
+                return False
+            self._unsure.discard((pile, seen))
             self._emit("premature_spit", when, player=side, move=exc.move.describe(), reason=str(exc))
+            return False
         except IllegalMove:
             pass
+        self._flagged[pile, seen] = (side, when[0])
         return False
+
+    def _sure_of(self, move: SpitMove, t: float) -> bool:
+        """The move the engine finds at `t` rests on what the camera sees: the places it uses have been settled since,
+        no stock place shows what no move explains, and a move into a space (which counts only
+        when it uncovers a face-down card) is not judged on counts guessed by a re-read."""
+        if isinstance(move, MoveToSpace) and not self._counts_known:
+            return False
+        zones = {getattr(move, name) for name in ("source", "to", "pile") if isinstance(getattr(move, name, None), str)}
+        return all(self._settled_at(zone, t) for zone in zones) \
+            and not (self._unexplained() - set(self._piles))
+
+    def _settled_at(self, zone: str, t: float) -> bool:
+        """`zone` was settled (no hand over it, nothing unread) in the frames around `t`, or it
+        shows what it showed before the stretch it was unsettled then, and has been settled for
+        `SURE_S` since."""
+        margin = 1.5 * self.frame_interval
+        for first, last in self._unsettled_runs.get(zone, ()):
+            if first - margin <= t <= last + margin:
+                seen = self._seen.get(zone)
+                return self._now[0] - self._covered.get(zone, -1.0) >= SURE_S and seen is not None and seen[0] < first
+        return True
 
     def _earlier(self, pile: str, card: Card, when: When, *, tied: bool = False) -> bool:
         """Lifted cards (other than `card`) whose player's hand touched `pile` after lifting them
@@ -700,7 +793,8 @@ class SpitReferee:
             if code == card.code or lift.attempted:
                 continue
             for touch in self._touches.get(pile, ()):
-                if touch.contact and touch.side == lift.player and lift.t <= touch.t and not self._taking_back(pile, touch) and (
+                if self._free(pile, touch, lift.player) and lift.t <= touch.t \
+                        and not self._taking_back(pile, touch) and (
                         touch.t < when[0] or (tied and touch.t == when[0])):
                     found.append(((touch.t, touch.frame), code, lift))
                     break
@@ -708,6 +802,10 @@ class SpitReferee:
         for touched, code, lift in sorted(found, key=lambda item: item[0]):
             applied |= self._attempt(lift.player, parse_card(code), lift.zone, pile, touched, visible=False)
         return applied
+
+    def _free(self, pile: str, touch: Touch, side: str) -> bool:
+        """`touch` is a contact of `side`'s hand with `pile` that laid no card judged already."""
+        return touch.contact and touch.side == side and (pile, side, touch.t) not in self._used
 
     def _touched_since(self, side: str, since: float, before: float) -> bool:
         """A hand of `side` touched a spit pile between `since` and `before` (its card went there)."""
@@ -745,6 +843,8 @@ class SpitReferee:
                     and len(self.state.pile(lift.zone)) == 1:
                 continue  # the player's last stock card ends the deal: called once the table is read
             moved |= self._earlier(touch.zone, card, when)
+            if self.state.check(Play(lift.player, card, lift.zone, touch.zone)) is not None:
+                continue  # a refusal is called once the card is seen there, or seen back in its place
             moved |= self._attempt(lift.player, card, lift.zone, touch.zone, when, visible=True)
         return moved
 
@@ -791,6 +891,10 @@ class SpitReferee:
             del kept[:-8]
             self._apply(move, when)
             return True
+        if not self._hand_seen(pile, player, when[0]) or not self._read_under(pile, card, player, when[0]) \
+                or self._unexplained() - set(self._piles):
+            self._judged.discard(key)
+            return False  # the position the card is refused on was not read: no call against the player
         lift = self._lifted.get(card.code)
         if lift is not None:
             lift.attempted = True
@@ -798,15 +902,42 @@ class SpitReferee:
             if lift is None:
                 self._lifted[card.code] = _Lift(player, zone, when[0], attempted=True)
             self._flagged[pile, card.code] = (player, when[0])
+        self._used.add((pile, player, when[0]))
         self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
         return False
+
+    def _hand_seen(self, pile: str, player: str, t: float) -> bool:
+        """A hand of `player` was seen over `pile` at most `TOUCH_REACH_S` before `t` (the card
+        judged at `t` was seen being laid, not found there once the view cleared)."""
+        return any(touch.side == player and t - TOUCH_REACH_S <= touch.t <= t for touch in self._touches.get(pile, ()))
+
+    def _read_under(self, pile: str, card: Card, player: str, t: float) -> bool:
+        """What the engine has under `player`'s `card` laid on `pile` at `t` is what the camera
+        last saw there before it, or what the moves judged since then put there (no hand touched
+        the pile meanwhile without a card judged): the position a refusal is judged on was read."""
+        reads = [read for read in self._pile_reads.get(pile, ()) if read[0] != card.code]
+        if not reads:
+            return False
+        seen, since = reads[-1]
+        for touch in self._touches.get(pile, ()):
+            own = touch.side == player and card.code in self._lifted
+            if touch.contact and since < touch.t < t and (pile, touch.side, touch.t) not in self._used \
+                    and not self._taking_back(pile, touch) and not own:
+                return False  # a card may lie there unseen
+        top = self._state_at(since).top(pile)
+        if (EMPTY if top is None else top.code) == seen:
+            return True
+        if seen not in CARD_CODES:
+            return False
+        under = parse_card(seen)  # another card than the engine's: refused only if it would be refused on that too
+        return not is_adjacent(card, under) or (self.rules.alternate_colours and card.red == under.red)
 
     def _came_back(self, code: str, lift: _Lift) -> None:
         """A lifted card is back on its stock pile: if its player's hand touched a spit pile
         meanwhile, the card touched it (and is judged there); else it was only picked up."""
         for pile in self._piles:
             for touch in self._touches.get(pile, ()):
-                if touch.contact and touch.side == lift.player and touch.t >= lift.t and not self._taking_back(pile, touch):
+                if self._free(pile, touch, lift.player) and touch.t >= lift.t and not self._taking_back(pile, touch):
                     self._returns.append((parse_card(code), lift, pile, (touch.t, touch.frame)))
                     return
 
@@ -938,6 +1069,7 @@ class SpitReferee:
         except ImpossiblePosition:
             return
         self._first_layout = False
+        self._counts_known = True
         self._end_t = None
         self._last_move_t = latest[0]
         self._moved = dict.fromkeys(self._owner, latest[0])

@@ -45,7 +45,7 @@ _GATHER_S: Final = 3.0
 _DEAL_S: Final = 4.0
 """How long the players take to deal the stock piles (less when the log leaves less time)."""
 _SETTLE_HOLD_S: Final = 0.6
-_TURN_S: Final = 0.18
+_TURN_S: Final = 0.12
 """Half the time a turned card is in the air."""
 
 
@@ -454,9 +454,9 @@ class Timeline:
                 pickup = t + min(0.15, (back - t) / 2)
                 self._move(hand, player, src, f["card"], f["to"], start, t, hold=pickup - t)
                 self._move(hand, player, f["to"], f["card"], src, pickup, back)
-            elif event.type == "turn_up":  # turned over in place, the face showing from `t` (half-way)
-                self._move(hand, player, f["pile"], None, f["pile"], t - _TURN_S, t + _TURN_S, face0=False,
-                           shown=f["card"], flip_at=t)
+            elif event.type == "turn_up":  # the hand touches the card at `t` and turns it over in place
+                self._move(hand, player, f["pile"], None, f["pile"], t, t + 2 * _TURN_S, face0=False,
+                           shown=f["card"], flip_at=t + _TURN_S)
             elif event.type == "refill":
                 self._move(hand, player, _stack_name(player), None, f["pile"], f.get("start", t - 0.35), t,
                            face0=False, shown=f["card"])

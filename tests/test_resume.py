@@ -147,6 +147,17 @@ def test_replaying_the_log_rebuilds_the_referees_position(judged: Any) -> None:
     assert deals == sum(e.type == "layout" for e in events) > 1
 
 
+def test_overrules_and_refused_calls_leave_the_replayed_position_as_it_was(judged: Any) -> None:
+    _, cuts, events, states = judged
+    n = cuts[20][1]
+    extra = [Event.make("illegal_play", 99.0, player="A", card="KS", to="L", reason="K♠ is not next to 2♦",
+                        **{"from": "A1"}),
+             Event.make("overrule", 99.5, corrects=n - 1, call=events[n - 1].type, verdict="void"),
+             Event.make("play", 99.7, player="B", card="QH", to="R", **{"from": "B5"})]  # not B's top: refused
+    rebuilt = replay([*events[:n], *extra], "classic")
+    assert rebuilt.state == states[20] and len(rebuilt.refused) == 1 and "play at 99.7 s" in rebuilt.refused[0]
+
+
 def test_a_referee_resumed_from_its_log_makes_the_calls_of_one_that_never_stopped(judged: Any) -> None:
     frames, cuts, events, _ = judged
     kinds = {"play": None, "deal_end": None, "slap": None}

@@ -315,7 +315,7 @@ class SpitReferee:
         if zone in self._piles:
             reads = self._pile_reads.setdefault(zone, [])
             reads.append((change.after, change.seen_t))
-            del reads[:-2]
+            del reads[:-4]
             self._ties.pop(zone, None)
             for key in [key for key in self._flagged if key[0] == zone and key[1] != change.after]:
                 side, since = self._flagged.pop(key)
@@ -906,6 +906,12 @@ class SpitReferee:
         self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
         return False
 
+    @staticmethod
+    def _expected_in(state: SpitState, pile: str) -> str:
+        """What `state` has on top of spit pile `pile`."""
+        top = state.top(pile)
+        return EMPTY if top is None else top.code
+
     def _hand_seen(self, pile: str, player: str, t: float) -> bool:
         """A hand of `player` was seen over `pile` at most `TOUCH_REACH_S` before `t` (the card
         judged at `t` was seen being laid, not found there once the view cleared)."""
@@ -915,17 +921,19 @@ class SpitReferee:
         """What the engine has under `player`'s `card` laid on `pile` at `t` is what the camera
         last saw there before it, or what the moves judged since then put there (no hand touched
         the pile meanwhile without a card judged): the position a refusal is judged on was read."""
-        reads = [read for read in self._pile_reads.get(pile, ()) if read[0] != card.code]
+        reads = [read for read in self._pile_reads.get(pile, ()) if read[0] != card.code and read[1] < t]
         if not reads:
             return False
         seen, since = reads[-1]
+        # the engine's top there when it was seen (a move is dated by its touch, its card seen a little before or after)
+        dates = {since} | {when for when, _ in self._history if since - TOUCH_REACH_S <= when < t}
+        agrees = any(self._expected_in(self._state_at(date), pile) == seen for date in dates)
         for touch in self._touches.get(pile, ()):
             own = touch.side == player and card.code in self._lifted
             if touch.contact and since < touch.t < t and (pile, touch.side, touch.t) not in self._used \
                     and not self._taking_back(pile, touch) and not own:
                 return False  # a card may lie there unseen
-        top = self._state_at(since).top(pile)
-        if (EMPTY if top is None else top.code) == seen:
+        if agrees:
             return True
         if seen not in CARD_CODES:
             return False

@@ -6,22 +6,26 @@
 The games (seeds 9001.., the first `--max-seconds` of each) are rendered once and cached under
 the same names as bench/e2e.py's, then chained one after another and looped until `--minutes`
 of video have gone by; one pipeline watches them all, as `referee run` watches a camera for a
-whole evening (each chained game starts with a new deal). Frames come at their own capture
-times from a thread that decodes them and keeps only the newest, as a live camera's grabber
-does: a frame not taken before the next one comes is dropped. The process's resident memory (VmRSS in
+whole evening (each chained game is refereed as a new game, `Pipeline.new_game`: a fresh judge;
+the calibration, vision and evidence go on). Frames come at their own capture times from a
+thread that decodes them and keeps only the newest, as a live camera's grabber does: a frame
+not taken before the next one comes is dropped. The process's resident memory (VmRSS in
 /proc/self/status) is sampled every `--sample-s` seconds; the baseline is the last sample of the
 first minute, the growth is the end against it (target: flat, < 50 MB). `--reader truth` reads
 zones from the render's own timeline, so the figures are the pipeline's own (hands, change
 detection, tracker, referee, event log, evidence). A cached video is used whatever version of the
-renderer made it: the soak measures memory and speed, not the calls.
+renderer made it: the soak measures memory and speed, not the calls. `kill -USR1 PID` prints
+where a soak that seems stuck is.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import faulthandler
 import gc
 import os
+import signal
 import statistics
 import sys
 import tempfile
@@ -152,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--minutes and --sample-s must be positive")
     os.environ.setdefault("OMP_NUM_THREADS", "2")
     cv2.setNumThreads(2)
+    faulthandler.register(signal.SIGUSR1)
     seeds = args.seeds or DEFAULT_SEEDS
     args.cache.mkdir(parents=True, exist_ok=True)
     options = RenderOptions(args.width, args.height, max_seconds=args.max_seconds or None)
@@ -188,8 +193,12 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         next_sample = args.sample_s
         last_t = 0.0
+        game_start = 0.0
         while (taken := camera.take()) is not None:
             frame, seed, game_t = taken
+            if frame.t - game_t > game_start + 1e-6:  # the next chained game
+                game_start = frame.t - game_t
+                pipeline.new_game()
             if truth is not None:
                 truth.now = readers[seed]
                 truth.now.at(game_t)

@@ -65,8 +65,8 @@ class Pipeline:
         self.config = config
         self.evidence_dir = Path(evidence_dir) if evidence_dir is not None else None
         self.on_observation = on_observation
-        tracker = TrackerConfig(settle_frames=config.settle_frames, min_confidence=config.min_confidence)
-        self.judge = Judge(self.rules, tracker=tracker, fps=fps)
+        self._fps = fps
+        self.judge = self._new_judge()
         self.observer: Observer | None = None
         self._given = calibration
         self._misses = 0
@@ -77,6 +77,16 @@ class Pipeline:
         self._fit_next = 0
         self._recent: collections.deque[tuple[int, float, np.ndarray]] = collections.deque(maxlen=config.evidence_frames)
         self.recalibrations = 0
+
+    def _new_judge(self) -> Judge:
+        tracker = TrackerConfig(settle_frames=self.config.settle_frames, min_confidence=self.config.min_confidence)
+        return Judge(self.rules, tracker=tracker, fps=self._fps)
+
+    def new_game(self) -> None:
+        """Referee a new game from the next frame on: a fresh judge, the deal's layout fitted again;
+        the calibration, the view and the evidence go on."""
+        self.judge = self._new_judge()
+        self._fit_wanted, self._fit_tries, self._fit_next = True, 0, 0
 
     def _start(self, frame: CapturedFrame) -> bool:
         """Calibrate (or check the given calibration) on this frame; False while the markers are not found."""

@@ -18,14 +18,16 @@ import numpy as np
 
 from referee.errors import RefereeError
 from referee.events import Event, EventLog
+from referee.judge.judge import Judge
 from referee.judge.resume import LoggedGame, reopen, replay
 from referee.judge.spit import SpitReferee, spit_rules
 from referee.observations import Observation
 from referee.pipeline import Pipeline, PipelineConfig
-from referee.pipeline.sources import CaptureFactory, LiveCamera, Reconnect, VideoFile
+from referee.pipeline.sources import CapturedFrame, CaptureFactory, LiveCamera, Reconnect, VideoFile
 from referee.rules import rule_set_names
 from referee.render.truth import TruthReader
 from referee.server.demo import DemoGame, ensure_demo
+from referee.tracker import TrackerConfig
 from referee.vision.calibrate import Calibration, MarkersNotFound, calibrate_manual
 from referee.vision.markers import find_markers
 from referee.vision.observe import ZoneReader
@@ -55,6 +57,12 @@ _CAMERA: Final = re.compile(r"^camera:(\d{1,2})$")
 _EVIDENCE_NAME: Final = re.compile(r"^slap-[A-Z0-9]{1,3}-\d{1,6}\.\d{3}\.png$")
 Status = Literal["preparing", "looking", "calibrate", "running", "paused", "camera_lost", "ended", "error"]
 CAMERA_LOST: Final = "Camera lost — reconnecting…"
+NO_MARKERS: Final = ("No table markers found (calibrating from them needs three of the markers 0-3). Click the play "
+                     "area's four corners to calibrate by hand.")
+WARM_UP_S: Final = 3.0
+"""A resumed video starts this long before its last call: the vision learns the still table (a
+hand over it in the first frame is forgotten after 90 still frames), the calls it would make
+there (made before the crash) dropped."""
 
 
 class BadSource(RefereeError, ValueError):
@@ -421,8 +429,8 @@ class Session:
         return DetectorReader(CardDetector(MODELS_DIR, DetectorSettings(threads=1)))
 
     def _source(self) -> LiveCamera | VideoFile:
-        """The game's frames: a resumed game's video from its last call on, its camera's clock
-        going on from there."""
+        """The game's frames: a resumed game's video from `WARM_UP_S` before its last call, its
+        camera's clock going on from that call."""
         spec = self.settings.source
         t0 = self._resumed.last_t if self._resumed is not None else 0.0
         if spec.kind == "camera":
@@ -430,7 +438,7 @@ class Session:
                               reconnect=self.settings.reconnect, on_lost=self._camera_lost)
         path = self._demo.video if spec.kind == "demo" and self._demo is not None else spec.path
         assert path is not None
-        return VideoFile(path, start_s=t0)
+        return VideoFile(path, start_s=max(0.0, t0 - WARM_UP_S))
 
     def _camera_lost(self, lost: bool) -> None:
         """The camera stopped giving frames (`lost`) or gives them again: the status says so
@@ -454,16 +462,34 @@ class Session:
                 elif self.status == "camera_lost":
                     self._changed(status, message)
 
-    def _rebuild(self, pipeline: Pipeline) -> None:
-        """A resumed game: the referee's position from its logged calls."""
+    def _warm_up(self, pipeline: Pipeline | None, reader: ZoneReader, frame: CapturedFrame) -> Pipeline | None:
+        """A frame of a resumed video before its last call: the vision sees it (and learns the
+        table), its calls are dropped (they were made before the crash); not paced, not shown."""
+        if pipeline is None:
+            return None
+        if isinstance(reader, TruthReader):
+            reader.at(frame.t)
+        try:
+            pipeline.feed(frame)
+        except MarkersNotFound:
+            self._changed("calibrate", NO_MARKERS)
+            return None
+        return pipeline
+
+    def _resumed_judge(self, pipeline: Pipeline, fps: float | None) -> Judge:
+        """A judge made as the pipeline makes its own (its tracker reading the table afresh), its
+        referee going on from the position replayed from the resumed game's log."""
         assert self._resumed is not None
         rebuilt = replay(self._resumed.events, self.rules)
         for refused in rebuilt.refused:
             log.warning("%s: a logged call could not be replayed (the referee had read the table again): %s",
                         self._resumed.path, refused)
-        referee = pipeline.judge.referee
-        if isinstance(referee, SpitReferee):
-            referee.resume(rebuilt.state, self._resumed.last_t)
+        config = pipeline.config
+        judge = Judge(pipeline.rules, fps=fps, tracker=TrackerConfig(settle_frames=config.settle_frames,
+                                                                     min_confidence=config.min_confidence))
+        if isinstance(judge.referee, SpitReferee):
+            judge.referee.resume(rebuilt.state, self._resumed.last_t)
+        return judge
 
     def _play_game(self) -> None:
         self._open_game()
@@ -486,8 +512,7 @@ class Session:
         pipeline: Pipeline | None = Pipeline(
             reader, PipelineConfig(rules=rules), self.calibration, fps=fps,
             evidence_dir=self._game_dir / "evidence", on_observation=observed)
-        if self._resumed is not None:
-            self._rebuild(pipeline)
+        resume_at = self._resumed.last_t if self._resumed is not None else None
         self._changed("looking" if self.calibration is None else "running",
                       "Looking for the four table markers…" if self.calibration is None else "")
         start = time.monotonic()
@@ -502,6 +527,13 @@ class Session:
                         start += time.monotonic() - paused_at
                     if self._restart or self._stopping:
                         return
+                if resume_at is not None:
+                    if frame.t < resume_at:
+                        pipeline = self._warm_up(pipeline, reader, frame)
+                        continue
+                    resume_at = None
+                    if pipeline is not None:
+                        pipeline.judge = self._resumed_judge(pipeline, fps)
                 if isinstance(source, VideoFile):
                     # A file plays in real time, every frame refereed: when the referee falls behind,
                     # the video slows down; a frame is captured when it is taken from the file.
@@ -530,8 +562,7 @@ class Session:
                     except MarkersNotFound:
                         pipeline = None
                         calls = []
-                        self._changed("calibrate", "No table markers found (calibrating from them needs three of "
-                                      "the markers 0-3). Click the play area's four corners to calibrate by hand.")
+                        self._changed("calibrate", NO_MARKERS)
                     if pipeline is not None and pipeline.observer is not None and self.calibration is None:
                         with self._lock:
                             self.calibration = pipeline.observer.calibration

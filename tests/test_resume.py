@@ -207,7 +207,7 @@ def serve(args: list[str], port: int, out: Path) -> subprocess.Popen[bytes]:
 
 
 def wait_until(process: subprocess.Popen[bytes], url: str, ok: Callable[[Any], bool], log: Path,
-               timeout: float = 40.0) -> Any:
+               timeout: float = 90.0) -> Any:
     deadline = time.monotonic() + timeout
     while True:
         try:

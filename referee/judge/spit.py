@@ -894,6 +894,9 @@ class SpitReferee:
         if not self._hand_seen(pile, player, when[0]) or not self._read_under(pile, card, player, when[0]) \
                 or self._unexplained() - set(self._piles):
             self._judged.discard(key)
+            lift = self._lifted.get(card.code)
+            if visible and lift is not None:
+                lift.attempted = True  # seen there: no other touch is this card's
             return False  # the position the card is refused on was not read: no call against the player
         lift = self._lifted.get(card.code)
         if lift is not None:

@@ -18,7 +18,6 @@ import numpy as np
 
 from referee.errors import RefereeError
 from referee.events import Event, EventLog
-from referee.judge.judge import Judge
 from referee.judge.resume import LoggedGame, reopen, replay
 from referee.judge.spit import SpitReferee, spit_rules
 from referee.observations import Observation
@@ -27,7 +26,6 @@ from referee.pipeline.sources import CapturedFrame, CaptureFactory, LiveCamera, 
 from referee.rules import rule_set_names
 from referee.render.truth import TruthReader
 from referee.server.demo import DemoGame, ensure_demo
-from referee.tracker import TrackerConfig
 from referee.vision.calibrate import Calibration, MarkersNotFound, calibrate_manual
 from referee.vision.markers import find_markers
 from referee.vision.observe import ZoneReader
@@ -476,20 +474,18 @@ class Session:
             return None
         return pipeline
 
-    def _resumed_judge(self, pipeline: Pipeline, fps: float | None) -> Judge:
-        """A judge made as the pipeline makes its own (its tracker reading the table afresh), its
-        referee going on from the position replayed from the resumed game's log."""
+    def _go_on(self, pipeline: Pipeline) -> None:
+        """From a resumed game's last call on: a new judge (its tracker reading the table afresh,
+        the layout fitted again) whose referee goes on from the position replayed from the log."""
         assert self._resumed is not None
         rebuilt = replay(self._resumed.events, self.rules)
         for refused in rebuilt.refused:
             log.warning("%s: a logged call could not be replayed (the referee had read the table again): %s",
                         self._resumed.path, refused)
-        config = pipeline.config
-        judge = Judge(pipeline.rules, fps=fps, tracker=TrackerConfig(settle_frames=config.settle_frames,
-                                                                     min_confidence=config.min_confidence))
-        if isinstance(judge.referee, SpitReferee):
-            judge.referee.resume(rebuilt.state, self._resumed.last_t)
-        return judge
+        pipeline.new_game()
+        referee = pipeline.judge.referee
+        if isinstance(referee, SpitReferee):
+            referee.resume(rebuilt.state, self._resumed.last_t)
 
     def _play_game(self) -> None:
         self._open_game()
@@ -533,7 +529,7 @@ class Session:
                         continue
                     resume_at = None
                     if pipeline is not None:
-                        pipeline.judge = self._resumed_judge(pipeline, fps)
+                        self._go_on(pipeline)
                 if isinstance(source, VideoFile):
                     # A file plays in real time, every frame refereed: when the referee falls behind,
                     # the video slows down; a frame is captured when it is taken from the file.

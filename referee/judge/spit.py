@@ -80,6 +80,8 @@ changed for this long."""
 RESYNC_S: Final = 2.0
 """The table showing, with every zone settled, what no move explains for this long makes the
 referee read its position again from the table."""
+DOUBT_S: Final = 2.0
+"""How long after a doubtful spit card the move the engine found may be made to show it existed."""
 SURE_S: Final = 0.5
 """A place under a hand when a spit card landed is taken to have shown then what it shows now
 only once it has been settled this long (a change under a hand may be read late)."""
@@ -210,6 +212,10 @@ class SpitReferee:
         """Per zone, the last few stretches [first, last frame time] it was unsettled."""
         self._counts_known = True
         """The face-down cards under each stock top are as dealt and moved (not guessed by a re-read)."""
+        self._made: list[tuple[float, SpitMove]] = []
+        """The last moves applied, with their times."""
+        self._doubted: dict[tuple[str, str], tuple[str, When, PrematureSpit]] = {}
+        """Spit cards laid while a move may have existed: (pile, card) -> (player, time, the engine's objection)."""
         self._unsure: set[tuple[str, str]] = set()
         """Spit cards laid while a move may have existed, the move not (yet) sure: not called."""
         self._used: set[tuple[str, str, float]] = set()
@@ -278,6 +284,8 @@ class SpitReferee:
             if self._odd:
                 self._resync()
                 self._reconcile()
+        if self._doubted:
+            self._settle_doubts()
         if self._call is not None:
             self._call_spit()
         self._unsettled = snap.unsettled
@@ -424,6 +432,8 @@ class SpitReferee:
         after = before.apply(move)
         self.state = after
         self._history.append((when[0], before))
+        self._made.append((when[0], move))
+        del self._made[:-16]
         for name in ("source", "to", "pile"):
             zone = getattr(move, name, None)
             if isinstance(zone, str):
@@ -752,9 +762,11 @@ class SpitReferee:
             self._flagged[pile, seen] = (side, when[0])  # the hand that comes for it takes it back
             if not self._sure_of(exc.move, when[0]):
                 self._unsure.add((pile, seen))
+                self._doubted[pile, seen] = (side, when, exc)
                 self._deferred = True  # what the move needs may have changed unseen: wait for the table
                 return False
             self._unsure.discard((pile, seen))
+            self._doubted.pop((pile, seen), None)
             self._emit("premature_spit", when, player=side, move=exc.move.describe(), reason=str(exc))
             return False
         except IllegalMove:
@@ -762,15 +774,44 @@ class SpitReferee:
         self._flagged[pile, seen] = (side, when[0])
         return False
 
+    def _settle_doubts(self) -> None:
+        """A spit card laid while the move the engine found was not sure, and taken back: called
+        premature once that move, a play, is made (it existed; a turn-up's time under a hand is
+        too unsure), forgotten after `DOUBT_S`."""
+        for key, (side, when, exc) in list(self._doubted.items()):
+            if key in self._unsure and key in self._flagged and self.readings.get(key[0]) == key[1]:
+                continue  # still lying there: judged where it lies
+            if self._now[0] - when[0] > DOUBT_S or self.state.phase != "play":
+                del self._doubted[key]
+            elif isinstance(exc.move, Play) and any(
+                    t >= when[0] - self.frame_interval and self._same(exc.move, made) for t, made in self._made):
+                del self._doubted[key]
+                self._emit("premature_spit", when, player=side, move=exc.move.describe(), reason=str(exc))
+
     def _sure_of(self, move: SpitMove, t: float) -> bool:
-        """The move the engine finds at `t` rests on what the camera sees: the places it uses have been settled since,
-        no stock place shows what no move explains, and a move into a space (which counts only
-        when it uncovers a face-down card) is not judged on counts guessed by a re-read."""
+        """The move the engine finds at `t` existed: a play made since, or it rests on what the camera
+        sees (the places it uses were settled then, no stock place shows what no move explains,
+        and a move into a space, which counts only when it uncovers a face-down card, is not judged
+        on counts guessed by a re-read)."""
+        if isinstance(move, Play) and any(when >= t - self.frame_interval and self._same(move, made)
+                                          for when, made in self._made):
+            return True  # the play was made since: it existed
         if isinstance(move, MoveToSpace) and not self._counts_known:
             return False
         zones = {getattr(move, name) for name in ("source", "to", "pile") if isinstance(getattr(move, name, None), str)}
         return all(self._settled_at(zone, t) for zone in zones) \
             and not (self._unexplained() - set(self._piles))
+
+    @staticmethod
+    def _same(named: SpitMove, made: SpitMove) -> bool:
+        """`made` is the move `named` (a turn-up named before its card was known matches it)."""
+        if type(named) is not type(made):
+            return False
+        for name in ("player", "source", "to", "pile", "card"):
+            a, b = getattr(named, name, None), getattr(made, name, None)
+            if a != b and not (name == "card" and a is None):
+                return False
+        return True
 
     def _settled_at(self, zone: str, t: float) -> bool:
         """`zone` was settled (no hand over it, nothing unread) in the frames around `t`, or it

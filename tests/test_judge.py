@@ -206,6 +206,38 @@ def test_premature_spit_names_the_move() -> None:
     assert not _of(events, "spit")[1:]
 
 
+def test_premature_spit_is_not_called_while_the_move_s_place_was_under_a_hand() -> None:
+    film = _opened()
+    for _ in range(4):  # A's hand over A1 (the engine's first move: 7C from A1 onto L) as B spits
+        film.frame((HandSeen("A", ("A1",), {}), HandSeen("B", ("R",), {"R": film.frames[-1].t + 1 / FPS})))
+    film.zones["R"] = "JH"
+    film.still(8)
+    film.touch("B", "R", 3, then="3C")  # taken back; A never played 7C
+    film.still(6)
+    assert not _of(film.judge(), "premature_spit")
+
+
+def test_no_illegal_play_is_called_on_a_pile_touched_unseen_since_it_was_read() -> None:
+    film = _opened()
+    film.touch("B", "L", 3)  # B's hand on L, nothing seen laid: a card may lie there unseen
+    film.still(6)
+    film.play("A", "A3", "back", "L")  # KD is not next to 8D, but what lies on L was not read
+    events = film.judge()
+    assert not _of(events, "illegal_play") and not _of(events, "play")
+
+
+def test_turn_up_is_dated_by_the_hand_coming_over_the_place() -> None:
+    film = _opened()
+    film.play("A", "A2", "back", "L")  # 9H onto 8D; A2 shows a face-down card
+    arrived = film.t
+    for _ in range(7):  # the hand over A2 turning its card: not at rest, no contact
+        film.frame((HandSeen("A", ("A2",), {}),))
+    film.touch("A", "A2", 3, then="4C")
+    film.still(6)
+    turn_ups = _of(film.judge(), "turn_up")
+    assert [(e["pile"], e["card"], e.t) for e in turn_ups] == [("A2", "4C", arrived)]
+
+
 def test_race_margin_is_the_touch_time_difference() -> None:
     film = _opened()
     film.touch("A", "A2", 2, then="back")  # 9H

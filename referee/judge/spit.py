@@ -80,6 +80,8 @@ changed for this long."""
 RESYNC_S: Final = 2.0
 """The table showing, with every zone settled, what no move explains for this long makes the
 referee read its position again from the table."""
+MOVES_PER_FRAME: Final = 32
+"""The most moves one frame's readings are explained by (a frame shows a handful at most)."""
 DOUBT_S: Final = 2.0
 """How long after a doubtful spit card the move the engine found may be made to show it existed."""
 SURE_S: Final = 0.5
@@ -483,10 +485,14 @@ class SpitReferee:
         return self._now[0] - self._covered.get(zone, -1.0) > 0.5 * self.frame_interval
 
     def _reconcile(self) -> None:
-        """Explain every zone that differs from the engine's position by a move, until none can be."""
+        """Explain every zone that differs from the engine's position by a move, until none can be
+        (at most `MOVES_PER_FRAME` moves: a card read in two places at once, as across a cut in the
+        video, could otherwise be moved back and forth for ever)."""
         self._deferred = False
         progress = True
-        while progress:
+        steps = 0
+        while progress and steps < MOVES_PER_FRAME:
+            steps += 1
             phase = self.state.phase
             if phase == "layout":
                 self._read_layout()

@@ -34,8 +34,9 @@ called; the position is read again from the table if it stays unexplained (`RESY
 
 Event times are capture times of the frame where the card first touched its zone (the hand's
 first contact frame; a turn-up: the frame the hand came over the place, if it was kept from
-coming to rest there by the card turning under it), else the first frame the new state was seen. Extra fields: `frame` (that
-frame's index) and `called_at` (the capture time of the frame at which the call was made).
+coming to rest there by the card turning under it), else the first frame the new state was seen.
+Extra fields: `frame` (that frame's index) and `called_at` (the capture time of the frame at
+which the call was made).
 """
 
 from __future__ import annotations

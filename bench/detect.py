@@ -34,11 +34,12 @@ def main() -> int:
     parser.add_argument("--synth", type=Path, help="also score a `referee synth-data` folder's val split (whole pipeline)")
     parser.add_argument("--frames", type=int, default=60, help="timed frames (after 5 warm-up calls)")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--models", type=Path, help="folder of the two ONNX models (default: the package's)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--misses", action="store_true", help="list the cards missed or misread on the held-out split")
     args = parser.parse_args()
 
-    detector = CardDetector(settings=DetectorSettings(threads=args.threads))
+    detector = CardDetector(*([args.models] if args.models else []), settings=DetectorSettings(threads=args.threads))
     photos = load_photos(args.real)
     frame_sets = {"real_photos_stretched": [cv2.resize(read_image(p.path), (1280, 720)) for p in photos[:: len(photos) // 10][:10]]}
     if args.synth:

@@ -6,8 +6,9 @@ Each rendered game (cached as bench/e2e.py caches them) runs through the pipelin
 ground-truth reader, so calibration and the deal's layout are fitted as in `referee run`. Every
 `--every`-th frame after the deal's layout is fitted, every zone no hand is over is read again by the
 `DetectorReader` at each `--px-per-cm`, and compared with the truth: face-up code, `back`, or
-`empty`. Prints the share of zones read right (and of those, which kinds of error), and the
-CPU ms per detector pass.
+`empty`. Prints the share of zone reads that are right, unsure (below the pipeline's confidence
+threshold: the observer reads again, the tracker holds its state) and confidently wrong (what
+could become a false call), the kinds of wrong reads, and the CPU ms per detector pass.
 """
 
 from __future__ import annotations
@@ -24,18 +25,13 @@ import cv2
 from referee.events import read_events
 from referee.observations import EMPTY
 from referee.pipeline import Pipeline, PipelineConfig, VideoFile
-from referee.render import RenderOptions, simulate_and_render
+from referee.render import RenderOptions
 from referee.render.truth import TruthReader
 from referee.vision.detector import CardDetector, DetectorSettings
 from referee.vision.observe import DetectorReader
 
-
-def _video(cache: Path, seed: int, options: RenderOptions) -> Path:
-    tag = f"{options.width}x{options.height}" + (f"-{options.max_seconds:g}s" if options.max_seconds else "")
-    video = cache / f"game-{seed}-{tag}.mp4"
-    if not video.with_suffix(".frames.json").is_file():
-        simulate_and_render(video, seed, "classic", None, options)
-    return video
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import _video  # noqa: E402  (the rendered games bench/e2e.py caches)
 
 
 def _kind(code: str) -> str:
@@ -52,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--height", type=int, default=720)
     parser.add_argument("--models", type=Path, help="folder of the two ONNX models (default: the package's)")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "spit-referee" / "e2e")
+    parser.add_argument("--min-confidence", type=float, default=0.3,
+                        help="reads below it are unsure (the observer's and tracker's threshold)")
     parser.add_argument("--verbose", action="store_true", help="print each wrong read")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "2")
@@ -62,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         CardDetector(settings=DetectorSettings(threads=2))
     readers = {scale: DetectorReader(detector, px_per_cm=scale) for scale in args.px_per_cm}
     right = collections.Counter[float]()
+    unsure = collections.Counter[float]()
     total = collections.Counter[float]()
     errors: dict[float, collections.Counter[str]] = {scale: collections.Counter() for scale in readers}
     cpu: dict[float, list[float]] = {scale: [] for scale in readers}
@@ -86,7 +85,9 @@ def main(argv: list[str] | None = None) -> int:
                 for zone in zones:
                     total[scale] += 1
                     want, got = truth[zone].seen, seen[zone].seen
-                    if want == got:
+                    if seen[zone].confidence < args.min_confidence:
+                        unsure[scale] += 1
+                    elif want == got:
                         right[scale] += 1
                     else:
                         errors[scale][f"{_kind(want)} read as {_kind(got)}" if _kind(want) != _kind(got) or
@@ -99,9 +100,10 @@ def main(argv: list[str] | None = None) -> int:
         n = total[scale]
         passes = sorted(cpu[scale])
         median = passes[len(passes) // 2] * 1000 if passes else float("nan")
-        print(f"{scale:g} px/cm: {right[scale]}/{n} zones right ({right[scale] / max(1, n):.1%}); "
-              f"CPU per pass median {median:.0f} ms; errors: "
-              + (", ".join(f"{k} {v}" for k, v in errors[scale].most_common()) or "none"))
+        wrong = n - right[scale] - unsure[scale]
+        print(f"{scale:g} px/cm: of {n} zone reads {right[scale] / max(1, n):.1%} right, {unsure[scale] / max(1, n):.1%} "
+              f"unsure (confidence < {args.min_confidence:g}), {wrong / max(1, n):.1%} wrong; CPU per pass median "
+              f"{median:.0f} ms; wrong: " + (", ".join(f"{k} {v}" for k, v in errors[scale].most_common()) or "none"))
     return 0
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -147,3 +149,19 @@ def test_the_detector_reader_reads_zones_in_one_pass_and_finds_the_dealt_cards()
                       for z in ("L", "A3"))
     assert len(cards) == 2 and all(abs(a - b) <= 1 for p, q in zip(centres, expected) for a, b in zip(p, q))
     assert all(c.height_cm > c.width_cm for c in cards)
+
+
+class FaintIndexDetector(BrightBlobDetector):
+    """Finds the cards as `BrightBlobDetector` does but reads every index with confidence 0.05."""
+
+    def detect(self, image: np.ndarray) -> Detections:
+        found = super().detect(image)
+        return Detections(tuple(replace(c, confidence=0.05) for c in found), found.width, found.height)
+
+
+def test_a_card_whose_index_cannot_be_read_is_unsure_never_empty() -> None:
+    calibration, table, _, _ = _setup()
+    frame = _card(table, calibration, "L")
+    read = DetectorReader(FaintIndexDetector()).read(frame, calibration, ["L", "R"])  # type: ignore[arg-type]
+    assert read["L"] == ZoneReading("7C", 0.05)  # below the observer's and tracker's 0.3: read again, state held
+    assert read["R"] == ZoneReading("empty", 0.9)

@@ -137,7 +137,7 @@ class CardDetector:
         """Rotated boxes (N, 5: cx, cy, w, h, angle in radians) in image pixels, scores (N,), classes (N,)."""
         height, width = image.shape[:2]
         size = self.input_size
-        scale = min(size / width, size / height)
+        scale = min(size / width, size / height, 1.0)  # never enlarged: a card filling a small image stays card-sized
         new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
         pad_x, pad_y = (size - new_w) // 2, (size - new_h) // 2
         canvas = np.full((size, size, 3), 114, dtype=np.uint8)

@@ -4,7 +4,7 @@ Every frame: one warp into the small top-down view (`TableView`), the hands (`Ha
 for each zone a comparison of its patch with the previous frame (is it still?) and with the
 patch it showed when last read (did it change?). A zone under a hand reads `occluded`; a zone
 that changed and has been still for `settle_frames` with no hand over it is read again by the
-`ZoneReader` (the detector, on rectified crops at 8 px/cm, all such zones in one pass), and
+`ZoneReader` (the detector, on rectified crops at 16 px/cm, up to four zones a pass), and
 again in the following frames until `agree` reads in a row say the same with at least
 `min_confidence` (so the tracker's hysteresis sees independent reads, and one misread cannot
 stand); a zone that looks as when last read keeps its reading, one that changed and is not yet
@@ -313,9 +313,11 @@ class Observer:
 class DetectorReader:
     """Reads zones with the card detector: each zone rectified from the full frame at
     `px_per_cm` (grown by `margin_cm`), up to `per_pass` zones tiled into one image per pass; a
-    zone shows the most confident card whose centre lies in it, else `empty`."""
+    zone shows the most confident card whose centre lies in it, else `empty`. A card whose index
+    is hard to read keeps its low confidence (unsure, for the observer and tracker to weigh): a
+    card seen is never reported as `empty`. `min_card_confidence` is what `table_cards` keeps."""
 
-    def __init__(self, detector: CardDetector, px_per_cm: float = 8.0, margin_cm: float = 1.5, per_pass: int = 4,
+    def __init__(self, detector: CardDetector, px_per_cm: float = 16.0, margin_cm: float = 1.5, per_pass: int = 4,
                  min_card_confidence: float = 0.3, empty_confidence: float = 0.9) -> None:
         self.detector = detector
         self.px_per_cm = px_per_cm
@@ -350,8 +352,6 @@ class DetectorReader:
             contour = polygon.astype(np.float32)
             best = None
             for card in found:  # most confident first
-                if card.confidence < self.min_card_confidence:
-                    break
                 cx, cy = (card.box[0] + card.box[2]) / 2, (card.box[1] + card.box[3]) / 2
                 if cv2.pointPolygonTest(contour, (cx, cy), False) >= 0:
                     best = card

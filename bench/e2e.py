@@ -18,7 +18,6 @@ to its call, and peak memory.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import resource
 import statistics
@@ -31,37 +30,16 @@ import cv2
 from referee.events import Event, read_events
 from referee.judge.score import Score, score
 from referee.pipeline import Pipeline, PipelineConfig, VideoFile
-from referee.render import RenderOptions, simulate_and_render
+from referee.render import RenderOptions
+from referee.render.cache import cached_game
 from referee.render.truth import TruthReader
 
 DEFAULT_SEEDS = list(range(9001, 9011))
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
-
-def _renderer_version() -> str:
-    """A digest of the simulator's and renderer's sources: a cached video is used only by the code that made it."""
-    digest = hashlib.sha256()
-    for package in ("simulate", "render", "synth"):
-        for path in sorted((ROOT / "referee" / package).glob("*.py")):
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:8]
-
-
-def _video(cache: Path, seed: int, options: RenderOptions) -> Path:
-    tag = f"{options.width}x{options.height}" + (f"-{options.max_seconds:g}s" if options.max_seconds else "")
-    tag += f"-{_renderer_version()}"
-    video = cache / f"game-{seed}-{tag}.mp4"
-    if not video.with_suffix(".frames.json").is_file():
-        began = time.perf_counter()
-        result = simulate_and_render(video, seed, "classic", None, options)
-        print(f"rendered seed {seed}: {result.frame_count} frames in {time.perf_counter() - began:.0f} s",
-              file=sys.stderr)
-    return video
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     spent_s = 0.0
     landing: list[float] = []
     for seed in seeds:
-        video = _video(args.cache, seed, options)
+        video = cached_game(args.cache, seed, options)
         truth_all = list(read_events(video.with_suffix(".jsonl")))
         oracle = TruthReader(truth_all, seed) if detector is None else None
         kept = (video.with_suffix(f".{args.reader}.obs.jsonl").open("w", encoding="utf-8")

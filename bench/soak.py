@@ -40,7 +40,8 @@ import numpy as np
 from referee.events import Event, EventLog, read_events
 from referee.observations import ZoneReading
 from referee.pipeline import CapturedFrame, Pipeline, PipelineConfig, VideoFile
-from referee.render import RenderOptions, simulate_and_render
+from referee.render import RenderOptions
+from referee.render.cache import cached_game
 from referee.render.truth import TruthReader
 from referee.vision.calibrate import Calibration
 from referee.vision.observe import ZoneReader
@@ -55,17 +56,6 @@ def rss_mb() -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError("no VmRSS in /proc/self/status (not Linux?)")
-
-
-def _video(cache: Path, seed: int, options: RenderOptions) -> Path:
-    tag = f"{options.width}x{options.height}" + (f"-{options.max_seconds:g}s" if options.max_seconds else "")
-    video = cache / f"game-{seed}-{tag}.mp4"
-    if not video.with_suffix(".frames.json").is_file():
-        began = time.perf_counter()
-        result = simulate_and_render(video, seed, "classic", None, options)
-        print(f"rendered seed {seed}: {result.frame_count} frames in {time.perf_counter() - began:.0f} s",
-              file=sys.stderr)
-    return video
 
 
 class ChainedTruth:
@@ -160,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     seeds = args.seeds or DEFAULT_SEEDS
     args.cache.mkdir(parents=True, exist_ok=True)
     options = RenderOptions(args.width, args.height, max_seconds=args.max_seconds or None)
-    videos = [_video(args.cache, seed, options) for seed in seeds]
+    videos = [cached_game(args.cache, seed, options) for seed in seeds]
     truth = ChainedTruth() if args.reader == "truth" else None
     reader: ZoneReader
     if truth is not None:

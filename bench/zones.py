@@ -26,12 +26,10 @@ from referee.events import read_events
 from referee.observations import EMPTY
 from referee.pipeline import Pipeline, PipelineConfig, VideoFile
 from referee.render import RenderOptions
+from referee.render.cache import cached_game
 from referee.render.truth import TruthReader
 from referee.vision.detector import CardDetector, DetectorSettings
 from referee.vision.observe import DetectorReader
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from e2e import _video  # noqa: E402  (the rendered games bench/e2e.py caches)
 
 
 def _kind(code: str) -> str:
@@ -65,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     errors: dict[float, collections.Counter[str]] = {scale: collections.Counter() for scale in readers}
     cpu: dict[float, list[float]] = {scale: [] for scale in readers}
     for seed in args.seeds:
-        video = _video(args.cache, seed, options)
+        video = cached_game(args.cache, seed, options)
         oracle = TruthReader(list(read_events(video.with_suffix(".jsonl"))), seed)
         pipeline = Pipeline(oracle, PipelineConfig(), fps=30.0)
         for frame in VideoFile(video):

@@ -17,6 +17,7 @@ from referee.events import Event
 from referee.render import (
     RenderError, RenderOptions, RenderResult, TableGeometry, Timeline, game_events, render_game, scene_at,
 )
+from referee.render.cache import cached_game, renderer_version
 from referee.render.compose import FrameRenderer, Webcam
 from referee.render.video import frame_times, geometry_for, stage
 from referee.simulate import simulate_games
@@ -216,3 +217,11 @@ def test_bad_input_is_a_typed_error(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["render-game", "--out", str(tmp_path / "game.avi"), "--max-seconds", "0.1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("referee render-game: error:") for line in err)
+
+
+def test_a_cached_game_is_rendered_once_and_named_after_the_renderer(tmp_path: Path) -> None:
+    options = RenderOptions(width=320, height=180, max_seconds=0.3)
+    video = cached_game(tmp_path, 5, options)
+    assert video.is_file() and renderer_version()[:8] in video.name
+    made = video.stat().st_mtime_ns
+    assert cached_game(tmp_path, 5, options) == video and video.stat().st_mtime_ns == made

@@ -18,6 +18,7 @@ import cv2
 
 from referee.events import Event, read_events
 from referee.render import FrameRenderer, RenderError, RenderOptions, Timeline, Webcam
+from referee.render.cache import renderer_version
 from referee.render.timeline import check_drawable
 from referee.render.video import frame_times, geometry_for, stage
 from referee.simulate import Mistakes, SimConfig, simulate_game
@@ -27,7 +28,6 @@ DEMO_SEED: Final = 20
 """With a 10 % mistake rate, seed 20's game has an illegal play at 1.4 s and a "Spit!" at 1.5 s."""
 DEMO_MISTAKES: Final = 0.1
 DEMO_OPTIONS: Final = RenderOptions(width=640, height=360, fps=30.0, tilt_deg=30.0, max_seconds=12.0)
-_ROOT: Final = Path(__file__).resolve().parents[2]
 
 ProgressCallback = Callable[[float], None]
 """Called with the share of the demo rendered so far (0..1)."""
@@ -51,10 +51,7 @@ def cache_folder() -> Path:
 
 def demo_key(options: RenderOptions = DEMO_OPTIONS, seed: int = DEMO_SEED) -> str:
     """A name for one version of the demo: its settings and the renderer's and simulator's code."""
-    digest = hashlib.sha256(repr((options, seed, DEMO_RULES, DEMO_MISTAKES)).encode())
-    for folder in ("referee/render", "referee/synth", "referee/simulate"):
-        for path in sorted((_ROOT / folder).glob("*.py")):
-            digest.update(path.read_bytes())
+    digest = hashlib.sha256(repr((options, seed, DEMO_RULES, DEMO_MISTAKES, renderer_version())).encode())
     return digest.hexdigest()[:16]
 
 

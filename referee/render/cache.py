@@ -1,0 +1,35 @@
+"""Rendered games kept in a cache folder, named after the code that drew them, so the benches and the demo never reuse a video an older renderer made."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from pathlib import Path
+
+from referee.render.video import RenderOptions, simulate_and_render
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def renderer_version() -> str:
+    """A digest of the simulator's, renderer's and scene generator's sources (16 hex digits)."""
+    digest = hashlib.sha256()
+    for package in ("simulate", "render", "synth"):
+        for path in sorted((_PACKAGE / package).glob("*.py")):
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cached_game(cache: Path, seed: int, options: RenderOptions, rules: str = "classic") -> Path:
+    """The video of simulated game `seed` rendered with `options` into `cache` (its log and frame
+    times beside it), rendered on first use; says on stderr how long rendering took."""
+    tag = f"{options.width}x{options.height}" + (f"-{options.max_seconds:g}s" if options.max_seconds else "")
+    video = cache / f"game-{rules}-{seed}-{tag}-{renderer_version()[:8]}.mp4"
+    if not video.with_suffix(".frames.json").is_file():
+        cache.mkdir(parents=True, exist_ok=True)
+        began = time.perf_counter()
+        result = simulate_and_render(video, seed, rules, None, options)
+        print(f"rendered seed {seed}: {result.frame_count} frames in {time.perf_counter() - began:.0f} s",
+              file=sys.stderr)
+    return video

@@ -212,6 +212,8 @@ class SpitReferee:
         self._covered: dict[str, float] = {}
         self._pile_reads: dict[str, list[tuple[str, float]]] = {}
         self._unsettled_runs: dict[str, list[list[float]]] = {}
+        self._blocked_runs: list[list[float]] = []
+        """Times every zone was unsettled at once (the view blocked: no hands can cover them all)."""
         """Per zone, the last few stretches [first, last frame time] it was unsettled."""
         self._counts_known = True
         """The face-down cards under each stock top are as dealt and moved (not guessed by a re-read)."""
@@ -254,6 +256,12 @@ class SpitReferee:
         previous = self._now[0]
         self._now = (snap.t, snap.frame)
         self._out = []
+        if self._owner and snap.unsettled >= set(self._owner) | set(self._piles):
+            if self._blocked_runs and self._blocked_runs[-1][1] == previous:
+                self._blocked_runs[-1][1] = snap.t
+            else:
+                self._blocked_runs.append([snap.t, snap.t])
+                del self._blocked_runs[:-8]
         for zone in snap.unsettled:
             self._covered[zone] = snap.t
             runs = self._unsettled_runs.setdefault(zone, [])
@@ -976,6 +984,8 @@ class SpitReferee:
         if not reads:
             return False
         seen, since = reads[-1]
+        if self._blind(since, t):
+            return False  # the view was blocked: cards may have landed unseen
         # the engine's top there when it was seen (a move is dated by its touch, its card seen a little before or after)
         dates = {since} | {when for when, _ in self._history if since - TOUCH_REACH_S <= when < t}
         agrees = any(self._expected_in(self._state_at(date), pile) == seen for date in dates)
@@ -990,6 +1000,11 @@ class SpitReferee:
             return False
         under = parse_card(seen)  # another card than the engine's: refused only if it would be refused on that too
         return not is_adjacent(card, under) or (self.rules.alternate_colours and card.red == under.red)
+
+    def _blind(self, since: float, t: float) -> bool:
+        """The whole view was blocked at some time between `since` and `t` (something over the
+        table): cards may have landed unseen."""
+        return any(end >= since and start <= t for start, end in self._blocked_runs)
 
     def _came_back(self, code: str, lift: _Lift) -> None:
         """A lifted card is back on its stock pile: if its player's hand touched a spit pile

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,6 +115,27 @@ def rotated_nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray
     return np.array(keep, dtype=np.int64)
 
 
+def _one_box_per_back(boxes: np.ndarray, classes: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """Drop a face-down box whose centre lies inside a better face-down box: the model sometimes
+    finds one back twice, the second box turned by 90 degrees, which NMS keeps (face-down cards
+    show only their top one, so nothing real is lost)."""
+    back = DETECTOR_CLASSES.index(FACE_DOWN)
+    out: list[int] = []
+    for i in kept:  # best first
+        if classes[i] == back and any(classes[j] == back and _inside(boxes[i, :2], boxes[j]) for j in out):
+            continue
+        out.append(int(i))
+    return np.array(out, dtype=np.int64)
+
+
+def _inside(point: np.ndarray, box: np.ndarray) -> bool:
+    """Whether a point lies inside a rotated box (cx, cy, w, h, angle)."""
+    cx, cy, w, h, angle = box
+    dx, dy = point[0] - cx, point[1] - cy
+    c, s = math.cos(angle), math.sin(angle)
+    return abs(dx * c + dy * s) <= w / 2 and abs(-dx * s + dy * c) <= h / 2
+
+
 class CardDetector:
     """Reads cards in BGR images of any size or in crops of them; thread-compatible, not thread-safe."""
 
@@ -155,6 +177,7 @@ class CardDetector:
         boxes[:, 2:4] /= scale
         scores, classes = scores[keep], classes[keep]
         kept = rotated_nms(boxes, scores, self.settings.nms_iou)
+        kept = _one_box_per_back(boxes, classes, kept)
         return boxes[kept], scores[kept], classes[kept]
 
     def _read_indices(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import os
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from http_client import free_port, get_json, post_json
 from referee.server.demo import ensure_demo
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -32,23 +29,6 @@ pytestmark = [
     pytest.mark.skipif(not CHROMIUM.is_file(), reason="Chromium is not installed at /usr/bin/chromium "
                                                       "(apt-get install -y chromium)"),
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return json.loads(response.read())
-
-
-def post_json(url: str, body: dict[str, Any]) -> Any:
-    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=5) as response:
-        return json.loads(response.read())
 
 
 @pytest.fixture(scope="module")

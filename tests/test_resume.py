@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from http_client import free_port, get_json
 from referee import cli
 from referee.events import Event, read_events
 from referee.judge.camera import observe_log
@@ -188,17 +186,6 @@ def what(event: Event) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------ kill -9 and --resume
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return json.loads(response.read())
-
 
 def serve(args: list[str], port: int, out: Path) -> subprocess.Popen[bytes]:
     with out.open("w") as handle:

@@ -39,6 +39,10 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
         # a player's correction of a call: `corrects` is the index of the call in the log, `call`
         # its type, `verdict` legal / illegal / void / a player
         "overrule": ("corrects", "call", "verdict"),
+        # the referee read its position again from the table (what no move explained had shown for
+        # a while): `stocks` place → [cards, face-up top or null], `piles` spit pile → [cards, top]
+        # (piles with a card), `spit_cards` player → spit cards held; enough to rebuild the position
+        "resync": ("stocks", "piles", "spit_cards"),
 }
 REQUIRED_FIELDS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(_REQUIRED)
 """Every event type (INTERFACES.md's and registered ones) and the fields it must carry besides
@@ -170,8 +174,36 @@ def _validate(event: Event) -> None:
             _PLAYER.match(str(p)) and isinstance(n, int) and n >= 0 for p, n in counts.items()
         ):
             raise BadEvent("deal_end: counts must be an object of player → number of cards")
+    if event.type == "resync":
+        _check_resync(f)
     if event.type == "game_end" and f["winner"] is not None and not _PLAYER.match(str(f["winner"])):
         raise BadEvent(f"game_end: winner must be a player or null (a tie), not {f['winner']!r}")
+
+
+def _check_resync(f: Mapping[str, Any]) -> None:
+    for name, empty_ok in (("stocks", True), ("piles", False)):
+        places = f[name]
+        if not isinstance(places, Mapping):
+            raise BadEvent(f"resync: {name} must be an object of place → [cards, top card]")
+        for place, value in places.items():
+            if not _PILE.match(str(place)):
+                raise BadEvent(f"resync: {place!r} is not a pile name")
+            if not (isinstance(value, (list, tuple)) and len(value) == 2 and isinstance(value[0], int)
+                    and not isinstance(value[0], bool) and value[0] >= (0 if empty_ok else 1)):
+                raise BadEvent(f"resync: {name}[{place!r}] must be [number of cards, top card]")
+            count, top = value
+            if top is None:
+                if not empty_ok:
+                    raise BadEvent(f"resync: spit pile {place} needs its top card")
+            else:
+                if count == 0:
+                    raise BadEvent(f"resync: the empty place {place} cannot show {top!r}")
+                _check_code("resync", top)
+    spit = f["spit_cards"]
+    if not isinstance(spit, Mapping) or not all(
+        _PLAYER.match(str(p)) and isinstance(n, int) and not isinstance(n, bool) and n >= 0 for p, n in spit.items()
+    ):
+        raise BadEvent("resync: spit_cards must be an object of player → number of cards")
 
 
 def _check_code(kind: str, code: Any) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from http_client import free_port, get_json
 from referee import cli
+from referee.errors import BadEvent
 from referee.events import Event, read_events
 from referee.judge.camera import observe_log
 from referee.judge.judge import Judge
@@ -183,6 +184,73 @@ def test_a_referee_resumed_from_its_log_makes_the_calls_of_one_that_never_stoppe
 def what(event: Event) -> dict[str, Any]:
     """A call without the moment it is dated to (a touch from before the resume is not remembered)."""
     return {k: v for k, v in event.as_dict().items() if k not in ("t", "frame")}
+
+
+RE_READ_GAMES = [("classic", 1), ("chinese", 0), ("stack-equal", 0), ("refilled-singles", 1)]
+"""Simulated games (perfect camera) in which the referee reads its position again from the table."""
+
+
+def judge_game(rules: str, seed: int) -> tuple[list[Observation], list[tuple[int, int]], list[Event], list[Any], Judge]:
+    """`judged` for any rule set and seed: observations, (frame, calls so far) at each call, the
+    calls, the referee's position at each, and the judge."""
+    frames = list(observe_log(simulate_game(rules, random.Random(seed)).events, rules))
+    judge = Judge(rules)
+    events: list[Event] = []
+    cuts: list[tuple[int, int]] = []
+    states = []
+    for k, obs in enumerate(frames):
+        out = judge.feed(obs)
+        if out:
+            events.extend(out)
+            cuts.append((k, len(events)))
+            states.append(judge.referee.state)
+    return frames, cuts, events, states, judge
+
+
+@pytest.mark.parametrize(("rules", "seed"), RE_READ_GAMES)
+def test_a_game_with_re_reads_replays_to_the_referees_position_at_every_call(rules: str, seed: int) -> None:
+    _, cuts, events, states, judge = judge_game(rules, seed)
+    resyncs = [e for e in events if e.type == "resync"]
+    assert judge.referee.resyncs == len(resyncs) > 0
+    for (_, n), state in zip(cuts, states):
+        rebuilt = replay(events[:n], rules)
+        assert rebuilt.refused == ()
+        assert rebuilt.state == state, f"{rules} seed {seed}: after call {n - 1} ({events[n - 1].type})"
+    assert rebuilt.resyncs == len(resyncs)
+    # each re-read is a valid log line, read back the same
+    assert [Event.from_json(e.to_json()) for e in resyncs] == resyncs
+
+
+def test_a_referee_resumed_after_a_re_read_makes_the_calls_of_one_that_never_stopped() -> None:
+    frames, cuts, events, _, _ = judge_game("classic", 1)
+    k, n = next((k, n) for k, n in cuts if events[n - 1].type == "resync")
+    logged = events[:n]
+    rebuilt = replay(logged, "classic")
+    assert not rebuilt.counts_known and rebuilt.resyncs == 1
+    judge = Judge("classic")
+    judge.referee.resume(rebuilt.state, max(max(e.t, e["called_at"]) for e in logged),
+                         counts_known=rebuilt.counts_known)
+    later: list[Event] = []
+    for obs in frames[k + 1:]:
+        later.extend(judge.feed(obs))
+        if len(later) >= 40:
+            break
+    assert len(later) >= 40 and list(map(what, later)) == list(map(what, events[n:n + len(later)]))
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    ({"stocks": {"A1": [0, "7C"]}}, "empty place"),
+    ({"stocks": {"A1": [2]}}, "number of cards, top card"),
+    ({"piles": {"L": [1, None]}}, "needs its top card"),
+    ({"piles": {"X": [1, "7C"]}}, "not a pile name"),
+    ({"spit_cards": {"A": -1}}, "spit_cards"),
+])
+def test_a_bad_resync_event_is_refused(change: dict[str, Any], words: str) -> None:
+    good = {"stocks": {"A1": [3, "7C"], "A2": [0, None], "B1": [1, None]}, "piles": {"L": [4, "KH"]},
+            "spit_cards": {"A": 9, "B": 11}}
+    assert Event.make("resync", 5.0, **good)["piles"] == {"L": [4, "KH"]}
+    with pytest.raises(BadEvent, match=words):
+        Event.make("resync", 5.0, **(good | change))
 
 
 # ------------------------------------------------------------------------------ kill -9 and --resume

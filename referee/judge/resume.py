@@ -26,10 +26,11 @@ from referee.rules.spit import (
     TurnUp,
 )
 
-STATE_EVENTS: Final = ("layout", "play", "turn_up", "move_to_space", "stack_equal", "refill", "spit", "slap",
-                       "choose_pile")
+STATE_EVENTS: Final = ("layout", "resync", "play", "turn_up", "move_to_space", "stack_equal", "refill", "spit",
+                       "slap", "choose_pile")
 """The calls that move the referee's position on; the others (illegal plays, races, "Spit!",
-deal and game ends, overrules) leave it as it is, as they do live."""
+deal and game ends, overrules) leave it as it is, as they do live. A `resync` (the referee read
+its position again from the table) sets the position it logged, as a `layout` does."""
 
 
 class BadLog(RefereeError):
@@ -57,13 +58,17 @@ class LoggedGame:
 @dataclass(frozen=True)
 class Replay:
     """The referee's position after the logged moves: `state`, `deals` (layouts read so far: the
-    deal number), `moves` replayed, and the logged moves the engine refused (`refused`, each
-    described with the reason: after the referee re-read its position from the table)."""
+    deal number), `moves` replayed, the logged moves the engine refused (`refused`, each
+    described with the reason: a log from before re-reads were logged, or of another rule set),
+    `resyncs` (re-reads of the table replayed) and `counts_known` (False when the position's
+    face-down counts were guessed by a re-read since the last layout)."""
 
     state: SpitState
     deals: int
     moves: int
     refused: tuple[str, ...]
+    resyncs: int = 0
+    counts_known: bool = True
 
 
 def load_log(path: str | os.PathLike[str]) -> LoggedGame:
@@ -108,7 +113,8 @@ def replay(events: Iterable[Event], rules: str | SpitRules = "classic") -> Repla
     """The referee's position after the logged calls, from the game's start."""
     r = spit_rules(rules)
     state = SpitReferee(r).state
-    deals = moves = 0
+    deals = moves = resyncs = 0
+    counts_known = True
     refused: list[str] = []
     for event in events:
         if event.type not in STATE_EVENTS:
@@ -117,13 +123,19 @@ def replay(events: Iterable[Event], rules: str | SpitRules = "classic") -> Repla
             if event.type == "layout":
                 state = _layout(r, event)
                 deals += 1
+                counts_known = True
+                continue
+            if event.type == "resync":
+                state = _resync(r, event)
+                resyncs += 1
+                counts_known = False
                 continue
             move = _move(event)
             state = state.apply(move)
             moves += 1
         except (IllegalMove, ImpossiblePosition, KeyError, TypeError, ValueError) as exc:
             refused.append(f"{event.type} at {event.t:g} s: {exc}")
-    return Replay(state, deals, moves, tuple(refused))
+    return Replay(state, deals, moves, tuple(refused), resyncs, counts_known)
 
 
 def _layout(rules: SpitRules, event: Event) -> SpitState:
@@ -135,6 +147,17 @@ def _layout(rules: SpitRules, event: Event) -> SpitState:
         counts, spit_cards[player] = layout_counts(rules.layout, int(held[player]))
         stocks[player] = [(n, tops.get(zone) if n else None) for n, zone in zip(counts, rules.stock_names[i])]
     return SpitState.observed(rules, stocks, spit_cards)
+
+
+def _resync(rules: SpitRules, event: Event) -> SpitState:
+    """The position the referee read from the table, as its `resync` call logged it."""
+    places = event["stocks"]
+    stocks = {player: [(int(places[zone][0]), places[zone][1]) if zone in places else (0, None)
+                       for zone in rules.stock_names[i]]
+              for i, player in enumerate(rules.player_names)}
+    piles = {pile: (int(count), top) for pile, (count, top) in event["piles"].items()}
+    spit_cards = {player: int(n) for player, n in event["spit_cards"].items()}
+    return SpitState.observed(rules, stocks, spit_cards, piles)
 
 
 def _card(code: str) -> Card | None:

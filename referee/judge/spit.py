@@ -30,7 +30,8 @@ without a card judged, and no stock place shows what no move explains; a refusal
 touch, before the card is seen, waits for the card to be seen or to come back. A spit card is
 called premature only when the places of the move the engine finds were settled when it landed
 (and a move into a space only on counts not guessed by a re-read). When unsure, nothing is
-called; the position is read again from the table if it stays unexplained (`RESYNC_S`).
+called; the position is read again from the table if it stays unexplained (`RESYNC_S`), and
+the position read is logged (`resync`: stock places, spit piles, spit cards) for a resume to replay.
 
 Event times are capture times of the frame where the card first touched its zone (the hand's
 first contact frame; a turn-up: the frame the hand came over the place, if it was kept from
@@ -236,13 +237,15 @@ class SpitReferee:
         self._now: When = (0.0, 0)
         self._out: list[Event] = []
 
-    def resume(self, state: SpitState, t: float) -> None:
+    def resume(self, state: SpitState, t: float, *, counts_known: bool = True) -> None:
         """Go on from `state`, the position rebuilt from a game's log whose last call was made at
         capture time `t` (`referee.judge.resume`); the table is then read afresh (between deals,
-        every place read counts as changed since the deal ended)."""
+        every place read counts as changed since the deal ended). `counts_known`: False when the
+        log's last re-read of the table (`resync`) came after its last layout (the replay's)."""
         if state.rules != self.rules:
             raise ImpossiblePosition("the position to go on from is of another rule set")
         self.state = state
+        self._counts_known = counts_known
         self._first_layout = False
         self._last_move_t = t
         self._moved = dict.fromkeys(self._owner, t)
@@ -588,6 +591,12 @@ class SpitReferee:
             return
         self.state = state
         self.resyncs += 1
+        odd = sorted(self._odd)
+        self._emit("resync", self._now,
+                   stocks={zone: [count, top] for i, player in enumerate(self._players)
+                           for zone, (count, top) in zip(r.stock_names[i], stocks[player])},
+                   piles={pile: [count, top] for pile, (count, top) in piles.items()},
+                   spit_cards=spit, counts=state.counts(), unexplained=odd)
         self._counts_known = False
         self._odd_since = math.inf
         self._lifted.clear()

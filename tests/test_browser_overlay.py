@@ -1,4 +1,4 @@
-"""The page in headless Chromium: `referee serve` on the demo shows a SPIT! banner and an illegal-play flag, and its call log is /api/events."""
+"""The page in headless Chromium: `referee serve` on the demo (cards read by the card detector, as by default) shows a SPIT! banner and an illegal-play flag, and its call log is /api/events."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from http_client import free_port, get_json, post_json
-from referee.server.demo import ensure_demo
+from referee.server.demo import DEMO_OPTIONS, ensure_demo
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -33,7 +33,8 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def server(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`referee serve` on the demo (rendered once into pytest's cache), on a free port of 127.0.0.1."""
+    """`referee serve` on the demo (rendered once into pytest's cache) with its default card reader
+    (the detector), on a free port of 127.0.0.1."""
     assert pytestconfig.cache is not None
     cache = pytestconfig.cache.mkdir("spit-referee-demo")
     ensure_demo(cache)
@@ -41,7 +42,7 @@ def server(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory
     log = tmp_path_factory.mktemp("serve") / "serve.log"
     with log.open("w") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "referee", "serve", "--source", "demo", "--cards", "truth", "--port", str(port),
+            [sys.executable, "-m", "referee", "serve", "--source", "demo", "--port", str(port),
              "--cache", str(cache), "--games-dir", str(tmp_path_factory.mktemp("games"))],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     url = f"http://127.0.0.1:{port}"
@@ -81,7 +82,8 @@ def page(server: str) -> Iterator[Page]:
 def test_the_page_shows_the_calls_over_the_video(server: str, page: Page, tmp_path: Path) -> None:
     page.wait_for_function("window.spitStats.frames > 0", timeout=20_000)
     game = get_json(server + "/api/state")["game"]
-    page.click("#new-game")  # the demo from its start: "Spit!" at 1.7 s, an illegal play soon after
+    assert get_json(server + "/api/state")["cards_read_by"] == "card detector"
+    page.click("#new-game")  # the demo from its start: "Spit!" called at 2.0 s, an illegal play at 2.4 s
     page.wait_for_function(f"document.getElementById('source').textContent.includes('game {game + 1}')")
     page.wait_for_selector("#spit-banner.show", timeout=30_000)
     page.screenshot(path=tmp_path / "spit.png")
@@ -127,4 +129,6 @@ def test_calibrating_by_hand_from_the_page(server: str, page: Page, tmp_path: Pa
     calibration = get_json(server + "/api/calibration")
     assert calibration["source"] == "manual"
     (x0, y0), _, (x2, y2), _ = calibration["play_area_px"]
-    assert abs(x0 - 128) < 3 and abs(y0 - 72) < 3 and abs(x2 - 576) < 3 and abs(y2 - 324) < 3
+    width, height = DEMO_OPTIONS.width, DEMO_OPTIONS.height
+    assert abs(x0 - 0.2 * width) < 3 * width / 640 and abs(y0 - 0.2 * height) < 3 * height / 360
+    assert abs(x2 - 0.9 * width) < 3 * width / 640 and abs(y2 - 0.9 * height) < 3 * height / 360

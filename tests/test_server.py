@@ -20,7 +20,7 @@ from referee import cli  # noqa: E402
 from referee.events import read_events  # noqa: E402
 from referee.server import cli as serve_cli  # noqa: E402
 from referee.server.app import MAX_BODY_BYTES, build  # noqa: E402
-from referee.server.demo import ensure_demo  # noqa: E402
+from referee.server.demo import DEMO_OPTIONS, ensure_demo  # noqa: E402
 from referee.server.session import Session, SessionSettings, parse_source  # noqa: E402
 
 
@@ -71,7 +71,7 @@ def test_events_are_the_games_log(client: TestClient) -> None:
 def test_calibration_from_the_markers(client: TestClient) -> None:
     calibration = wait_for(lambda: client.get("/api/calibration").json(), lambda c: c["calibrated"])
     assert calibration["calibrated"] is True and calibration["source"] == "markers"
-    assert calibration["image_size"] == [640, 360]
+    assert calibration["image_size"] == [DEMO_OPTIONS.width, DEMO_OPTIONS.height]
     assert len(calibration["play_area_px"]) == 4
     assert {"L", "R", "A1", "A5", "B1", "B5"} <= set(calibration["zones"])
     assert set(calibration["markers_px"]) == {"0", "1", "2", "3"}
@@ -96,7 +96,7 @@ def test_manual_calibration_of_the_wrong_shape_is_refused(client: TestClient, bo
     ([[100, 50], [540, 50], [600, 330], [40, 330, 7]], "pair"),
     ([[100, 50], [540, 50], [40, 330], [600, 330]], "convex"),
     ([[40, 330], [600, 330], [540, 50], [100, 50]], "mirror"),
-    ([[100, 50], [540, 50], [600, 330], [40, 900]], "outside"),
+    ([[100, 50], [540, 50], [600, 330], [40, 5000]], "outside"),
 ])
 def test_manual_calibration_that_makes_no_sense_is_explained(client: TestClient, corners: list[list[float]],
                                                              words: str) -> None:
@@ -146,7 +146,8 @@ def test_frames_come_over_the_websocket_with_their_capture_time(client: TestClie
     overlay = json.loads(message[4:4 + length])
     jpeg = message[4 + length:]
     assert jpeg[:2] == b"\xff\xd8" and jpeg[-2:] == b"\xff\xd9"
-    assert overlay["kind"] == "frame" and overlay["width"] == 640 and overlay["height"] == 360
+    assert overlay["kind"] == "frame" and (overlay["width"], overlay["height"]) == (DEMO_OPTIONS.width,
+                                                                                   DEMO_OPTIONS.height)
     assert abs(overlay["captured_ms"] / 1000 - time.time()) < 60
     assert overlay["events_from"] == 0 and overlay["events"][0]["type"] == "layout"
     assert overlay["calibration"]["calibrated"] is True
@@ -230,6 +231,46 @@ def test_a_bad_port_is_an_argument_error(capsys: pytest.CaptureFixture[str]) -> 
         cli.main(["serve", "--port", "70000"])
     assert exit_.value.code == 2
     assert "1..65535" in capsys.readouterr().err
+
+
+def test_the_demo_is_read_by_the_detector_unless_no_model_is_installed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    import referee.vision.detector as detector
+
+    parser = argparse.ArgumentParser()
+    serve_cli.configure(parser)
+    args = parser.parse_args(["--cache", str(tmp_path)])
+    models = detector.MODELS_DIR
+    if (models / detector.DETECTOR_MODEL).is_file() and (models / detector.INDEX_MODEL).is_file():
+        assert serve_cli.settings_from(args).cards == "detector"
+    monkeypatch.setattr(detector, "MODELS_DIR", tmp_path / "no-models")
+    assert serve_cli.settings_from(args).cards == "truth"
+    with pytest.raises(serve_cli.BadSource, match="model is not installed"):
+        serve_cli.settings_from(parser.parse_args(["--cache", str(tmp_path), "--cards", "detector"]))
+
+
+def test_the_demo_read_by_the_detector_makes_no_false_call(pytestconfig: pytest.Config) -> None:
+    """The demo as a new user sees it (cards read by the detector) has its "Spit!" and an illegal
+    play called, and no call against a player that the game's truth does not have."""
+    from referee.judge.score import score
+    from referee.pipeline import Pipeline, PipelineConfig, VideoFile
+    from referee.vision.detector import DETECTOR_MODEL, INDEX_MODEL, MODELS_DIR, CardDetector, DetectorSettings
+    from referee.vision.observe import DetectorReader
+
+    if not ((MODELS_DIR / DETECTOR_MODEL).is_file() and (MODELS_DIR / INDEX_MODEL).is_file()):
+        pytest.skip("no card detector model installed")
+    assert pytestconfig.cache is not None
+    demo = ensure_demo(pytestconfig.cache.mkdir("spit-referee-demo"))
+    pipeline = Pipeline(DetectorReader(CardDetector(MODELS_DIR, DetectorSettings(threads=1))), PipelineConfig(),
+                        fps=DEMO_OPTIONS.fps)
+    calls = [event for frame in VideoFile(demo.video) for event in pipeline.feed(frame)]
+    result = score(demo.truth, calls)
+    assert result.false_flags == 0, [e.to_json() for e in calls if e.type in ("illegal_play", "premature_spit")]
+    assert result.unmatched("spit_call") == 0
+    assert result.matched.get("spit_call", 0) >= 1 and result.matched.get("illegal_play", 0) >= 1
+    assert result.matched.get("play", 0) >= result.truth["play"] - 1
 
 
 def test_the_demo_cards_go_only_with_the_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -34,7 +34,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=_port, default=DEFAULT_PORT, help="port (default 8000)")
     parser.add_argument("--cards", choices=("auto", "detector", "truth"), default="auto",
                         help="how cards are read: the card detector, or (demo only) the demo's true cards; "
-                             "auto (default): the demo's true cards for the demo, else the detector")
+                             "auto (default): the detector, or the demo's true cards for the demo when no "
+                             "detector model is installed")
     parser.add_argument("--games-dir", type=Path, metavar="DIR",
                         help="where each game's event log and evidence go (default: CACHE/games)")
     parser.add_argument("--cache", type=Path, metavar="DIR",
@@ -94,11 +95,13 @@ def _report_resume(game: LoggedGame) -> None:
 def _cards(choice: str, source: SourceSpec) -> Literal["truth", "detector"]:
     from referee.vision.detector import DETECTOR_MODEL, INDEX_MODEL, MODELS_DIR
 
-    if choice == "truth" or (choice == "auto" and source.kind == "demo"):
+    if choice == "truth":
         if source.kind != "demo":
             raise BadSource("--cards truth reads the demo game's true cards: it goes only with --source demo")
         return "truth"
     if not ((MODELS_DIR / DETECTOR_MODEL).is_file() and (MODELS_DIR / INDEX_MODEL).is_file()):
+        if choice == "auto" and source.kind == "demo":
+            return "truth"
         raise BadSource(f"the card detector's model is not installed in {MODELS_DIR} (train one with "
                         "`referee train`); only the demo can be watched without it")
     return "detector"

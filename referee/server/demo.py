@@ -3,31 +3,42 @@
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 import random
 import re
 import shutil
 import threading
-import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 import cv2
+import numpy as np
 
 from referee.events import Event, read_events
-from referee.render import FrameRenderer, RenderError, RenderOptions, Timeline, Webcam
+from referee.render import RenderError, RenderOptions, Timeline
 from referee.render.cache import renderer_version
 from referee.render.timeline import check_drawable
-from referee.render.video import frame_times, geometry_for, stage
+from referee.render.video import _CHUNK as CHUNK
+from referee.render.video import _paint as paint_chunk
+from referee.render.video import _Painter as Painter
+from referee.render.video import _start_worker as start_painter
+from referee.render.video import frame_times, geometry_for
 from referee.simulate import Mistakes, SimConfig, simulate_game
 
 DEMO_RULES: Final = "classic"
 DEMO_SEED: Final = 20
 """With a 10 % mistake rate, seed 20's game has an illegal play at 1.4 s and a "Spit!" at 1.5 s."""
 DEMO_MISTAKES: Final = 0.1
-DEMO_OPTIONS: Final = RenderOptions(width=640, height=360, fps=30.0, tilt_deg=30.0, max_seconds=12.0)
+DEMO_OPTIONS: Final = RenderOptions(width=1920, height=1080, fps=30.0, tilt_deg=30.0, max_seconds=12.0)
+"""A 1080p webcam above player A's side of the table, as `referee render-game` places it: the card
+detector reads the far (player B's) piles at about 13 x 10 px per cm there (at 1280x720, 9 x 7 px
+per cm, it misread B's 6H and missed the game's start; bench/demo.py)."""
+RENDER_JOBS: Final = 8
+"""Processes drawing the demo on first run (at most the machine's cores)."""
 
 ProgressCallback = Callable[[float], None]
 """Called with the share of the demo rendered so far (0..1)."""
@@ -93,26 +104,33 @@ def _forget_old_demos(current: Path) -> None:
 
 def _render(events: Sequence[Event], video: Path, truth_path: Path, seed: int, options: RenderOptions,
             progress: ProgressCallback | None) -> None:
-    """Draw the game frame by frame into `video` (the truth log is written last: it marks the
-    video as complete)."""
+    """Draw the game into `video` in chunks of frames, on up to `RENDER_JOBS` processes (the video is
+    the same for any number), as `referee render-game` draws; the truth log is written last: it
+    marks the video as complete."""
     geometry = geometry_for(events)
     timeline = Timeline(events, geometry, seed)
     duration = timeline.end if options.max_seconds is None else min(timeline.end, options.max_seconds)
     times = frame_times(duration, options.fps)
-    camera, table, lighting, deck = stage(seed, geometry, options)
-    renderer = FrameRenderer(camera, table, lighting, geometry.markers(), deck, Webcam(), seed)
+    chunks = [(first, times[first:first + CHUNK]) for first in range(0, len(times), CHUNK)]
+    lines = tuple(e.to_json() for e in events)
+    jobs = max(1, min(RENDER_JOBS, os.cpu_count() or 1, len(chunks)))
     partial = video.with_suffix(".part.mp4")
     writer = cv2.VideoWriter(str(partial), cv2.VideoWriter_fourcc(*"mp4v"), options.fps,
                              (options.width, options.height))
     if not writer.isOpened():
         raise RenderError(f"OpenCV cannot write an mp4 video to {partial}")
-    reported = 0.0
     try:
-        for i, t in enumerate(times):
-            writer.write(renderer.render(timeline.at(t), i))
-            if progress is not None and time.monotonic() - reported > 0.25:
-                reported = time.monotonic()
-                progress((i + 1) / len(times))
+        if jobs > 1:
+            # workers start from a fresh process: a fork of this one (a server's threads) can hang
+            context = multiprocessing.get_context("forkserver")
+            with ProcessPoolExecutor(jobs, mp_context=context, initializer=start_painter,
+                                     initargs=(lines, seed, options)) as pool:
+                for (first, chunk), images in zip(chunks, pool.map(paint_chunk, chunks)):
+                    _write(writer, images, progress, (first + len(chunk)) / len(times))
+        else:
+            painter = Painter(lines, seed, options)
+            for first, chunk in chunks:
+                _write(writer, painter.chunk(first, chunk), progress, (first + len(chunk)) / len(times))
     finally:
         writer.release()
     partial.replace(video)
@@ -120,3 +138,9 @@ def _render(events: Sequence[Event], video: Path, truth_path: Path, seed: int, o
     truth_path.write_text("".join(e.to_json() + "\n" for e in shown), encoding="utf-8")
 
 
+def _write(writer: cv2.VideoWriter, images: Sequence[np.ndarray], progress: ProgressCallback | None,
+           share: float) -> None:
+    for image in images:
+        writer.write(image)
+    if progress is not None:
+        progress(share)

@@ -173,8 +173,9 @@ def report(name: str, demo: DemoGame, calls: list[Event], wall: list[float], cpu
         print(f"    FALSE {event.type} at {event.t:.2f} s: {_reason(event)}")
     print(f"    ms per frame: wall median {statistics.median(wall) * 1000:.1f}, p95 "
           f"{sorted(wall)[int(0.95 * (len(wall) - 1))] * 1000:.1f}, max {max(wall) * 1000:.1f}; CPU median "
-          f"{statistics.median(cpu) * 1000:.1f}; {len(wall)} frames in {sum(wall):.1f} s "
-          f"({len(wall) / DEMO_OPTIONS.fps:.1f} s of video)")
+          f"{statistics.median(cpu) * 1000:.1f}, p95 {sorted(cpu)[int(0.95 * (len(cpu) - 1))] * 1000:.1f}, "
+          f"mean {statistics.mean(cpu) * 1000:.1f}; {len(wall)} frames ({len(wall) / DEMO_OPTIONS.fps:.1f} s of "
+          f"video) in {sum(wall):.1f} s wall, {sum(cpu):.1f} s CPU")
     if verbose:
         for event in calls:
             print(f"    call {event.to_json()[:170]}")

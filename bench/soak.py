@@ -11,8 +11,11 @@ the calibration, vision and evidence go on). Frames come at their own capture ti
 thread that decodes them and keeps only the newest, as a live camera's grabber does: a frame
 not taken before the next one comes is dropped. The process's resident memory (VmRSS in
 /proc/self/status) is sampled every `--sample-s` seconds; the baseline is the last sample of the
-first minute, the growth is the end against it (target: flat, < 50 MB). `--reader truth` reads
-zones from the render's own timeline, so the figures are the pipeline's own (hands, change
+first minute, the growth is the last sample taken while frames still came against it (target:
+flat, < 50 MB; the figure once the video closed, its decoder's memory gone, is given beside it).
+Games not in the cache are rendered in this process first, as the server renders its demo; the
+pipeline sets malloc for a long run when it is made (referee.pipeline.memory). `--reader truth`
+reads zones from the render's own timeline, so the figures are the pipeline's own (hands, change
 detection, tracker, referee, event log, evidence). A cached video is used whatever version of the
 renderer made it: the soak measures memory and speed, not the calls. `kill -USR1 PID` prints
 where a soak that seems stuck is.
@@ -214,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         dropped = camera.dropped
         wall = time.perf_counter() - start
         gc.collect()
-        samples.append((wall, rss_mb()))
+        closed = rss_mb()
         objects["end"] = len(gc.get_objects())
     video_s = min(seconds, last_t + 1 / 30)
     first = [mb for s, mb in samples if s <= 60]
@@ -232,10 +235,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"speed            real-time factor {video_s / max(busy, 1e-9):.2f} (video s per s spent in the pipeline), "
           f"ms per fed frame median {statistics.median(frame_ms):.1f}, p95 {np.percentile(frame_ms, 95):.1f}, "
           f"max {max(frame_ms):.0f} (decoding on the camera thread)")
-    print(f"memory (RSS)     start {samples[0][1]:.0f} MB, first minute {baseline:.0f} MB, end {end:.0f} MB: "
-          f"growth {end - baseline:+.1f} MB (target < 50)" + (f", trend after the first minute {slope:+.1f} MB per "
-                                                              "10 min" if slope is not None else "")
-          + f"; peak {peak:.0f} MB")
+    print(f"memory (RSS)     start {samples[0][1]:.0f} MB, first minute {baseline:.0f} MB, end (last sample while "
+          f"playing) {end:.0f} MB: growth {end - baseline:+.1f} MB (target < 50)"
+          + (f", trend after the first minute {slope:+.1f} MB per 10 min" if slope is not None else "")
+          + f"; peak {peak:.0f} MB; {closed:.0f} MB once the video closed (after a collection)")
     print("Python objects   " + ", ".join(f"{k} {v}" for k, v in objects.items()))
     print("RSS samples (s, MB): " + " ".join(f"{s:.0f}:{mb:.0f}" for s, mb in samples))
     return 0

@@ -13,6 +13,7 @@ from referee.events import Event, EventLog
 from referee.judge.camera import spit_rules
 from referee.judge.cli import describe
 from referee.observations import StreamHeader
+from referee.pipeline.memory import tune_malloc
 from referee.pipeline.run import Pipeline, PipelineConfig, run_frames
 from referee.pipeline.sources import open_source
 from referee.vision.calibrate import load_calibration
@@ -38,6 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    tune_malloc()  # before the camera's thread starts, so that it shares the process's few arenas
     spit_rules(args.rules)  # an unknown rule set is said before the models load
     calibration = load_calibration(args.calibration) if args.calibration else None
     events = Path(args.events)

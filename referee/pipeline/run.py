@@ -14,6 +14,7 @@ from referee.events import Event
 from referee.judge.camera import spit_rules
 from referee.judge.judge import Judge
 from referee.observations import Observation
+from referee.pipeline.memory import GIVE_BACK_FRAMES, give_back, tune_malloc
 from referee.pipeline.sources import CapturedFrame
 from referee.tracker import TrackerConfig
 from referee.vision.calibrate import Calibration, CalibrationError, MarkersNotFound, calibrate_markers, check_markers
@@ -54,12 +55,15 @@ class FrameSizeChanged(CalibrationError):
 
 class Pipeline:
     """Feeds captured frames (`feed`) through vision and the judge; returns the calls made at each
-    frame (slap calls with their evidence strip written under `evidence_dir`)."""
+    frame (slap calls with their evidence strip written under `evidence_dir`). Making one sets the
+    process's malloc for a long run of frames (`tune_malloc`); every `GIVE_BACK_FRAMES` frames fed
+    the free memory goes back to the system."""
 
     def __init__(self, reader: ZoneReader, config: PipelineConfig = PipelineConfig(),
                  calibration: Calibration | None = None, *, fps: float | None = None,
                  evidence_dir: str | Path | None = None,
                  on_observation: Callable[[Observation], None] | None = None) -> None:
+        tune_malloc()
         self.rules = spit_rules(config.rules)
         self.reader = reader
         self.config = config
@@ -77,6 +81,7 @@ class Pipeline:
         self._fit_next = 0
         self._recent: collections.deque[tuple[int, float, np.ndarray]] = collections.deque(maxlen=config.evidence_frames)
         self.recalibrations = 0
+        self._fed = 0
 
     def _new_judge(self) -> Judge:
         tracker = TrackerConfig(settle_frames=self.config.settle_frames, min_confidence=self.config.min_confidence)
@@ -161,6 +166,9 @@ class Pipeline:
 
     def feed(self, frame: CapturedFrame) -> list[Event]:
         """One captured frame in; the calls made at it."""
+        self._fed += 1
+        if self._fed % GIVE_BACK_FRAMES == 0:
+            give_back()
         if self.observer is None and not self._start(frame):
             return []
         observer = self.observer

@@ -11,7 +11,9 @@ import pytest
 
 from referee.synth.dataset import SynthConfig, generate_dataset
 from referee.train.detector import BadTrainingSetup, DetectorConfig, build_dataset, write_real_labels
-from referee.train.zoneviews import write_zone_views, zone_view
+from referee.train.indexnet import IndexConfig, zone_card_crops, zone_samples
+from referee.train.zoneviews import PlacedCard, write_zone_views, zone_mosaic, zone_view
+from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES
 from referee.vision.evaluate import seen_enough
 from referee.vision.realset import LabelledCard, LabelledPhoto, load_photos
 
@@ -85,7 +87,8 @@ def _one_card_scene() -> tuple[np.ndarray, dict]:
     image = np.full((480, 640, 3), 50, np.uint8)
     cv2.fillConvexPoly(image, np.round(corners).astype(np.int32), (240, 240, 240))
     note = {"camera": {"homography": homography.tolist()},
-            "cards": [{"card": "7H", "corners": corners.tolist(), "visible": 1.0, "z": 0, "zone": "L"}]}
+            "cards": [{"card": "7H", "corners": corners.tolist(), "visible": 1.0, "index_visible": [True, True],
+                       "z": 0, "zone": "L"}]}
     return image, note
 
 
@@ -112,3 +115,47 @@ def test_zone_views_need_a_pile_and_are_the_same_for_a_seed(synth: Path, tmp_pat
     for a, b in zip(first, second):
         assert (a.parent.parent / "labels" / f"{a.stem}.txt").read_text() == \
             (b.parent.parent / "labels" / f"{b.stem}.txt").read_text()
+
+
+SEVEN_OF_HEARTS = (RANK_CLASSES.index("7"), SUIT_CLASSES.index("H"))
+NO_INDEX_LABEL = (RANK_CLASSES.index(NO_INDEX), -1)
+
+
+def test_zone_index_crops_are_cut_where_the_reader_would_cut_them() -> None:
+    image, note = _one_card_scene()
+    for seed in range(3):
+        mosaic, placed = zone_mosaic(image, note, np.random.default_rng(seed))
+        assert len(placed) == 1 and placed[0].inside_share() > 0.99
+        crops, labels = zone_card_crops(mosaic, placed[0], np.random.default_rng(seed), jitter_copies=2)
+        # the true outline, two jittered boxes and the outline the detector finds inside each box
+        assert crops.shape == (2 * 5, 56, 32, 3) and len(labels) == 10
+        assert labels == [SEVEN_OF_HEARTS] * 10
+        assert crops[:2].mean() > 200  # the true outline's corners lie on the white card
+
+
+def test_zone_index_corners_outside_their_tile_or_hidden_read_none() -> None:
+    image, note = _one_card_scene()
+    note["cards"][0]["index_visible"] = [True, False]
+    mosaic, placed = zone_mosaic(image, note, np.random.default_rng(0))
+    _, labels = zone_card_crops(mosaic, placed[0], np.random.default_rng(0), jitter_copies=0)
+    assert sorted(labels) == sorted([SEVEN_OF_HEARTS, NO_INDEX_LABEL])
+
+    note["cards"][0]["index_visible"] = [True, True]
+    item = placed[0]
+    rightmost = int(np.argmax(item.quad[:, 0]))
+    assert rightmost in (0, 2)  # this card's right-most corner is an index corner
+    x, y, _, height = item.tile
+    narrow = PlacedCard(item.card, item.quad, (x, y, int(item.quad[rightmost, 0]) - 3, height))
+    _, labels = zone_card_crops(mosaic, narrow, np.random.default_rng(0), jitter_copies=0)
+    assert sorted(labels) == sorted([SEVEN_OF_HEARTS, NO_INDEX_LABEL])
+
+
+def test_zone_index_samples_are_the_same_for_a_seed(synth: Path, tmp_path: Path) -> None:
+    config = IndexConfig(run_dir=tmp_path, synth_dir=synth, real_dir=None, zone_views=1.0)
+    first = zone_samples(synth, "train", config, 2.0)
+    second = zone_samples(synth, "train", config, 2.0)
+    assert len(first.ranks) and first.crops.shape[1:] == (56, 32, 3)
+    assert np.array_equal(first.crops, second.crops) and np.array_equal(first.ranks, second.ranks)
+    assert ((first.suits >= 0) == (first.ranks != RANK_CLASSES.index(NO_INDEX))).all()
+    with pytest.raises(BadTrainingSetup):
+        IndexConfig(run_dir=tmp_path, synth_dir=None, real_dir=tmp_path, zone_views=1.0)

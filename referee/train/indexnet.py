@@ -7,15 +7,17 @@ import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import cv2
 import numpy as np
 
 from referee.cards import FACE_DOWN, parse_card
 from referee.train.detector import BadTrainingSetup
-from referee.vision.corners import CROP_SIZE, index_crops, order_quad, refine_quad
-from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES
+from referee.train.zoneviews import MIN_IN_TILE, PlacedCard, zone_mosaic
+from referee.vision.corners import CROP_SIZE, index_crops, order_quad, outline_in_box, refine_quad
+from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES, CardDetector, DetectorSettings
+from referee.vision.evaluate import match
 from referee.vision.realset import load_photos
 
 if TYPE_CHECKING:
@@ -36,6 +38,10 @@ class IndexConfig:
     batch: int = 256
     real_repeats: int = 12
     jitter_copies: int = 1
+    zone_views: float = 0.0
+    """Zone mosaics (`referee.train.zoneviews`) per synthetic image whose cards give crops too."""
+    real_box_models: Path | None = None
+    """A models folder whose card detector also gives the real photos' crops as the pipeline cuts them."""
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -43,6 +49,12 @@ class IndexConfig:
             raise BadTrainingSetup("give a synthetic data set (--data) or real photos (--real), or both")
         if self.epochs < 1 or self.batch < 1 or self.real_repeats < 0 or self.jitter_copies < 0:
             raise BadTrainingSetup("epochs and batch must be positive, repeats and copies not negative")
+        if not 0 <= self.zone_views <= 10:
+            raise BadTrainingSetup(f"zone views per synthetic image must be in 0..10, not {self.zone_views}")
+        if self.zone_views and self.synth_dir is None:
+            raise BadTrainingSetup("zone views are cut from a synthetic data set (--data)")
+        if self.real_box_models is not None and self.real_dir is None:
+            raise BadTrainingSetup("crops from the detector's boxes are cut from real photos (--real)")
 
 
 @dataclass
@@ -72,6 +84,12 @@ def _labels(code: str) -> tuple[int, int]:
     if card.is_joker:
         return NONE_RANK, UNKNOWN_SUIT
     return RANK_CLASSES.index(card.rank_name), SUIT_CLASSES.index(card.suit)
+
+
+BOX_JITTER = 0.025
+"""Standard deviation of each corner coordinate of a jittered box, as a share of the card's
+diagonal: the detector's oriented boxes on synthetic zone views are off by a median 0.026 and a
+90th percentile 0.054 of the diagonal per corner, as this jitter gives."""
 
 
 def _jitter(quad: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
@@ -116,7 +134,7 @@ def synth_samples(synth_dir: Path, split: str, config: IndexConfig) -> Samples:
                 continue
             rectangle = cv2.boxPoints(cv2.minAreaRect(printed))  # what the oriented-box detector gives
             quads = [order_quad(printed), order_quad(rectangle)]
-            quads += [order_quad(_jitter(rectangle, rng, 0.025)) for _ in range(config.jitter_copies)]
+            quads += [order_quad(_jitter(rectangle, rng, BOX_JITTER)) for _ in range(config.jitter_copies)]
             visible = (bool(card["index_visible"][0]), bool(card["index_visible"][1]))
             for quad in quads:
                 pair = index_crops(image, quad)
@@ -129,6 +147,77 @@ def synth_samples(synth_dir: Path, split: str, config: IndexConfig) -> Samples:
     if not ranks:
         raise BadTrainingSetup(f"{folder}: no usable cards")
     return Samples(np.stack(crops), np.array(ranks, np.int64), np.array(suits, np.int64))
+
+
+def _index_shown(item: PlacedCard) -> tuple[bool, bool]:
+    """Whether each printed index corner of a placed card shows in its tile: seen in the scene and inside the tile."""
+    _, _, width, height = item.tile
+    shown = []
+    for k, corner in zip((0, 1), item.quad[[0, 2]]):
+        inside = 0 <= corner[0] <= width and 0 <= corner[1] <= height
+        shown.append(bool(item.card["index_visible"][k]) and inside)
+    return shown[0], shown[1]
+
+
+def zone_card_crops(mosaic: np.ndarray, item: PlacedCard, rng: np.random.Generator,
+                    jitter_copies: int) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """Index crops of one card in a zone mosaic, as `CardDetector` cuts them, with their labels:
+    from the true outline, and from each of `jitter_copies` jittered boxes (standing for the
+    detector's oriented box) and the outline found inside that box where there is one."""
+    printed = item.in_mosaic.astype(np.float32)
+    shown = _index_shown(item)
+    quads = [order_quad(printed)]
+    rectangle = cv2.boxPoints(cv2.minAreaRect(printed))
+    for _ in range(jitter_copies):
+        box = order_quad(_jitter(rectangle, rng, BOX_JITTER))
+        quads.append(box)
+        outline = outline_in_box(mosaic, box)
+        if outline is not None:
+            quads.append(outline)
+    crops, labels = [], []
+    for quad in quads:
+        crops.append(index_crops(mosaic, quad))
+        labels += _corner_labels(quad, printed, item.card["card"], shown)
+    return np.concatenate(crops), labels
+
+
+def zone_samples(synth_dir: Path, split: str, config: IndexConfig, per_image: float) -> Samples:
+    """Index crops of the cards the pipeline's zone reader would see: about `per_image` zone
+    mosaics (6-16 px/cm) per synthetic image of a split, every card at least 15% unhidden and
+    mostly inside its tile; deterministic for a seed."""
+    folder = synth_dir / "annotations" / split
+    if not folder.is_dir():
+        raise BadTrainingSetup(f"{synth_dir}: no annotations/{split} folder (make one with `referee synth-data`)")
+    rng = np.random.default_rng([config.seed, 2])
+    crops: list[np.ndarray] = []
+    ranks: list[int] = []
+    suits: list[int] = []
+    files = sorted(folder.glob("*.json"))
+    for n, path in enumerate(files):
+        count = int(per_image) + (1 if rng.random() < per_image - int(per_image) else 0)
+        if not count:
+            continue
+        note = json.loads(path.read_text())
+        image = cv2.imread(str(synth_dir / note["image"]["file"]))
+        if image is None:
+            continue
+        for k in range(count):
+            made = zone_mosaic(image, note, np.random.default_rng([config.seed, n, k]))
+            if made is None:
+                continue
+            mosaic, placed = made
+            for item in placed:
+                if item.card["visible"] < 0.15 or item.inside_share() < MIN_IN_TILE:
+                    continue
+                pair, labels = zone_card_crops(mosaic, item, rng, config.jitter_copies)
+                crops.append(pair)
+                ranks += [rank for rank, _ in labels]
+                suits += [suit for _, suit in labels]
+        if (n + 1) % 500 == 0:
+            print(f"  {split} zone views: {n + 1}/{len(files)} images, {len(ranks)} crops", flush=True)
+    if not ranks:
+        return Samples.concat([])
+    return Samples(np.concatenate(crops), np.array(ranks, np.int64), np.array(suits, np.int64))
 
 
 def real_samples(real_dir: Path, config: IndexConfig) -> Samples:
@@ -151,6 +240,35 @@ def real_samples(real_dir: Path, config: IndexConfig) -> Samples:
     if not ranks:
         return Samples.concat([])
     return Samples(np.stack(crops), np.array(ranks, np.int64), np.full(len(ranks), UNKNOWN_SUIT, np.int64))
+
+
+def real_box_samples(real_dir: Path, config: IndexConfig, detector: CardDetector) -> Samples:
+    """Index crops of the real photos' training split as the pipeline cuts them: from the corners
+    `detector` reports for each labelled card it finds (the outline, or the oriented box where no
+    outline is found), each jittered `real_repeats` times as a box (`BOX_JITTER`), and from the
+    outline found inside each jittered box; rank only (suit unknown), both corners."""
+    rng = np.random.default_rng([config.seed, 3])
+    crops: list[np.ndarray] = []
+    ranks: list[int] = []
+    for photo in load_photos(real_dir, "train"):
+        image = cv2.imread(str(photo.path))
+        if image is None:
+            continue
+        found = detector.detect(image)
+        for t, d in match(photo.cards, found):
+            corners = found[d].corners
+            if corners is None:
+                continue
+            rank = RANK_CLASSES.index(photo.cards[t].rank)
+            for _ in range(config.real_repeats):
+                box = order_quad(_jitter(np.asarray(corners, np.float32), rng, BOX_JITTER))
+                outline = outline_in_box(image, box)
+                for quad in [box] + ([outline] if outline is not None else []):
+                    crops.append(index_crops(image, quad))
+                    ranks += [rank, rank]
+    if not ranks:
+        return Samples.concat([])
+    return Samples(np.concatenate(crops), np.array(ranks, np.int64), np.full(len(ranks), UNKNOWN_SUIT, np.int64))
 
 
 def _network() -> "torch.nn.Module":
@@ -232,29 +350,58 @@ def _evaluate(model: "torch.nn.Module", samples: Samples) -> tuple[float, float]
     return rank_hits / max(1, len(samples.ranks)), suit_hits / max(1, suit_total)
 
 
-def _load_samples(config: IndexConfig) -> tuple[Samples, Samples]:
-    cache = config.run_dir / "index-samples.npz"
-    if cache.exists():
-        data = np.load(cache)
+def _cached(path: Path, build: Callable[[], tuple[Samples, Samples]]) -> tuple[Samples, Samples]:
+    """Training and validation samples from a cache file of the run, built and saved first when it
+    is not there (delete the file to cut the crops again)."""
+    if path.exists():
+        data = np.load(path)
         return (
             Samples(data["train_crops"], data["train_ranks"], data["train_suits"]),
             Samples(data["val_crops"], data["val_ranks"], data["val_suits"]),
         )
-    print("cutting index crops ...", flush=True)
-    train_parts, val = [], Samples.concat([])
-    if config.synth_dir is not None:
-        train_parts.append(synth_samples(config.synth_dir, "train", config))
-        val = synth_samples(config.synth_dir, "val", IndexConfig(**{**config.__dict__, "jitter_copies": 0}))
-    if config.real_dir is not None:
-        train_parts.append(real_samples(config.real_dir, config))
-    train = Samples.concat(train_parts)
-    config.run_dir.mkdir(parents=True, exist_ok=True)
+    train, val = build()
+    path.parent.mkdir(parents=True, exist_ok=True)
     np.savez(
-        cache,
+        path,
         train_crops=train.crops, train_ranks=train.ranks, train_suits=train.suits,
         val_crops=val.crops, val_ranks=val.ranks, val_suits=val.suits,
     )
     return train, val
+
+
+def _load_samples(config: IndexConfig) -> tuple[Samples, dict[str, Samples]]:
+    """The training samples and the validation sets by name."""
+
+    def scenes() -> tuple[Samples, Samples]:
+        print("cutting index crops ...", flush=True)
+        train_parts, val = [], Samples.concat([])
+        if config.synth_dir is not None:
+            train_parts.append(synth_samples(config.synth_dir, "train", config))
+            val = synth_samples(config.synth_dir, "val", IndexConfig(**{**config.__dict__, "jitter_copies": 0}))
+        if config.real_dir is not None:
+            train_parts.append(real_samples(config.real_dir, config))
+        return Samples.concat(train_parts), val
+
+    def zones() -> tuple[Samples, Samples]:
+        assert config.synth_dir is not None  # IndexConfig refuses zone views without a synthetic set
+        print("cutting index crops from zone views ...", flush=True)
+        return (zone_samples(config.synth_dir, "train", config, config.zone_views),
+                zone_samples(config.synth_dir, "val", config, 1.0))
+
+    def real_boxes() -> tuple[Samples, Samples]:
+        assert config.real_dir is not None and config.real_box_models is not None  # as IndexConfig checks
+        print(f"cutting real index crops from the boxes of {config.real_box_models} ...", flush=True)
+        detector = CardDetector(config.real_box_models, DetectorSettings(threads=1))
+        return real_box_samples(config.real_dir, config, detector), Samples.concat([])
+
+    train, val = _cached(config.run_dir / "index-samples.npz", scenes)
+    parts, vals = [train], {"synthetic": val}
+    if config.zone_views:
+        zone_train, vals["zone views"] = _cached(config.run_dir / f"index-zone-samples-{config.zone_views:g}.npz", zones)
+        parts.append(zone_train)
+    if config.real_box_models is not None:
+        parts.append(_cached(config.run_dir / "index-real-box-samples.npz", real_boxes)[0])
+    return Samples.concat(parts), vals
 
 
 def train_index_classifier(config: IndexConfig) -> Path:
@@ -263,8 +410,8 @@ def train_index_classifier(config: IndexConfig) -> Path:
     import torch.nn.functional as F
 
     torch.manual_seed(config.seed)
-    train, val = _load_samples(config)
-    print(f"index crops: {len(train.ranks)} train, {len(val.ranks)} val", flush=True)
+    train, vals = _load_samples(config)
+    print(f"index crops: {len(train.ranks)} train, " + ", ".join(f"{len(v.ranks)} {name} val" for name, v in vals.items()), flush=True)
     model = _network()
     optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     steps_per_epoch = math.ceil(len(train.ranks) / config.batch)
@@ -304,15 +451,16 @@ def train_index_classifier(config: IndexConfig) -> Path:
             total += loss.item()
             if (step + 1) % 50 == 0:
                 print(f"  epoch {epoch + 1}/{config.epochs} step {step + 1}/{steps_per_epoch} loss {total / (step + 1):.4f}", flush=True)
-        rank_acc, suit_acc = _evaluate(model, val) if len(val.ranks) else (float("nan"), float("nan"))
+        scores = {name: _evaluate(model, v) for name, v in vals.items() if len(v.ranks)}
         print(
-            f"epoch {epoch + 1}/{config.epochs}: loss {total / steps_per_epoch:.4f}, val rank {rank_acc:.4f}, "
-            f"val suit {suit_acc:.4f}, {time.monotonic() - began:.0f}s",
+            f"epoch {epoch + 1}/{config.epochs}: loss {total / steps_per_epoch:.4f}, "
+            + ", ".join(f"{name} val rank {r:.4f} suit {s:.4f}" for name, (r, s) in scores.items())
+            + f", {time.monotonic() - began:.0f}s",
             flush=True,
         )
         torch.save(
             {"model": model.state_dict(), "optimiser": optimiser.state_dict(), "schedule": schedule.state_dict(),
-             "epoch": epoch + 1, "epochs": config.epochs, "val_rank": rank_acc, "val_suit": suit_acc},
+             "epoch": epoch + 1, "epochs": config.epochs, "val": scores},
             checkpoint,
         )
     return checkpoint

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -46,10 +48,30 @@ def _inside_share(quad: np.ndarray, width: int, height: int) -> float:
     return float(overlap) / area
 
 
-def zone_view(image: np.ndarray, note: dict, rng: np.random.Generator) -> tuple[np.ndarray, list[tuple[int, np.ndarray]]] | None:
+@dataclass(frozen=True)
+class PlacedCard:
+    """A synthetic card as a zone mosaic shows it: its annotation, its outline in its tile's pixels
+    (the annotation's corner order, not clipped) and the tile's place (x, y, width, height) in the
+    mosaic. A card near two piles is placed once per tile that shows it."""
+
+    card: dict[str, Any]
+    quad: np.ndarray
+    tile: tuple[int, int, int, int]
+
+    @property
+    def in_mosaic(self) -> np.ndarray:
+        """The outline in mosaic pixels, not clipped to the tile."""
+        return self.quad + self.tile[:2]
+
+    def inside_share(self) -> float:
+        """The share of the card's area that lies inside its tile."""
+        return _inside_share(self.quad, self.tile[2], self.tile[3])
+
+
+def zone_mosaic(image: np.ndarray, note: dict, rng: np.random.Generator) -> tuple[np.ndarray, list[PlacedCard]] | None:
     """One mosaic of 1-6 pile views of a synthetic image (each pile's cards' extent grown by a
-    random margin, at one random scale of 6-16 px/cm), and its labels: (class, quad in mosaic
-    pixels) for every card seen enough and mostly inside its tile; None when the image has no pile."""
+    random margin, at one random scale of 6-16 px/cm) and every card of the image placed in every
+    tile; None when the image has no pile."""
     homography = np.asarray(note["camera"]["homography"], dtype=np.float64)
     piles: dict[str, list[np.ndarray]] = {}
     for card in note["cards"]:
@@ -72,18 +94,30 @@ def zone_view(image: np.ndarray, note: dict, rng: np.random.Generator) -> tuple[
     cell_w = max(t.shape[1] for t, _ in tiles) + 8
     cell_h = max(t.shape[0] for t, _ in tiles) + 8
     mosaic = np.full((rows * cell_h, cols * cell_w, 3), PAD_GREY, np.uint8)
-    labels: list[tuple[int, np.ndarray]] = []
+    placed: list[PlacedCard] = []
     for k, (view, to_tile) in enumerate(tiles):
         y, x = (k // cols) * cell_h + 4, (k % cols) * cell_w + 4
         h, w = view.shape[:2]
         mosaic[y:y + h, x:x + w] = view
         for card in note["cards"]:
-            if not seen_enough(card):
-                continue
             table = _to_table(homography, np.asarray(card["corners"]))
             quad = cv2.perspectiveTransform(table.reshape(-1, 1, 2), to_tile).reshape(-1, 2)
-            if _inside_share(quad, w, h) >= MIN_IN_TILE:
-                labels.append((1 if card["card"] == FACE_DOWN else 0, np.clip(quad, 0, (w, h)) + (x, y)))
+            placed.append(PlacedCard(card, quad, (x, y, w, h)))
+    return mosaic, placed
+
+
+def zone_view(image: np.ndarray, note: dict, rng: np.random.Generator) -> tuple[np.ndarray, list[tuple[int, np.ndarray]]] | None:
+    """One `zone_mosaic` and its detector labels: (class, quad in mosaic pixels) for every card
+    seen enough and mostly inside its tile; None when the image has no pile."""
+    made = zone_mosaic(image, note, rng)
+    if made is None:
+        return None
+    mosaic, placed = made
+    labels: list[tuple[int, np.ndarray]] = []
+    for item in placed:
+        if seen_enough(item.card) and item.inside_share() >= MIN_IN_TILE:
+            x, y, w, h = item.tile
+            labels.append((1 if item.card["card"] == FACE_DOWN else 0, np.clip(item.quad, 0, (w, h)) + (x, y)))
     return mosaic, labels
 
 

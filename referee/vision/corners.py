@@ -85,6 +85,24 @@ def refine_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.n
     return order_quad(points), True
 
 
+def outline_in_box(image: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
+    """A face-up card's outline found inside its oriented box (an ordered quad), if it agrees
+    with the box: IoU >= 0.5 of their axis-aligned extents."""
+    limit = (image.shape[1], image.shape[0])
+    x1, y1 = np.clip(quad.min(axis=0), 0, limit)
+    x2, y2 = np.clip(quad.max(axis=0), 0, limit)
+    if x2 - x1 < 8 or y2 - y1 < 8:
+        return None
+    refined, found = refine_quad(image, (x1, y1, x2, y2))
+    if not found:
+        return None
+    rx1, ry1 = refined.min(axis=0)
+    rx2, ry2 = refined.max(axis=0)
+    inter = max(0.0, min(x2, rx2) - max(x1, rx1)) * max(0.0, min(y2, ry2) - max(y1, ry1))
+    union = (x2 - x1) * (y2 - y1) + (rx2 - rx1) * (ry2 - ry1) - inter
+    return refined if inter / union >= 0.5 else None
+
+
 def index_crops(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """The two index corners of a card (at the quad's first and third corner), each turned upright.
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from referee.cards import FACE_DOWN, RANKS, SUITS
 from referee.errors import RefereeError
-from referee.vision.corners import index_crops, order_quad, refine_quad
+from referee.vision.corners import index_crops, order_quad, outline_in_box
 from referee.vision.detections import DetectedCard, Detections
 
 if TYPE_CHECKING:
@@ -186,23 +186,6 @@ class CardDetector:
         rank, suit = self._index.run(None, {self._index_input: blob})
         return rank, suit
 
-    @staticmethod
-    def _outline(image: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
-        """A face-up card's outline found inside its oriented box, if it agrees with the box (IoU >= 0.5)."""
-        limit = (image.shape[1], image.shape[0])
-        x1, y1 = np.clip(quad.min(axis=0), 0, limit)
-        x2, y2 = np.clip(quad.max(axis=0), 0, limit)
-        if x2 - x1 < 8 or y2 - y1 < 8:
-            return None
-        refined, found = refine_quad(image, (x1, y1, x2, y2))
-        if not found:
-            return None
-        rx1, ry1 = refined.min(axis=0)
-        rx2, ry2 = refined.max(axis=0)
-        inter = max(0.0, min(x2, rx2) - max(x1, rx1)) * max(0.0, min(y2, ry2) - max(y1, ry1))
-        union = (x2 - x1) * (y2 - y1) + (rx2 - rx1) * (ry2 - ry1) - inter
-        return refined if inter / union >= 0.5 else None
-
     def detect(self, image: np.ndarray) -> Detections:
         """Every card in a BGR image (or crop), one entry per physical card, most confident first."""
         if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
@@ -216,7 +199,7 @@ class CardDetector:
         outlines: list[tuple[np.ndarray, np.ndarray | None]] = []  # (oriented box, outline found in it)
         for i, b in enumerate(rotated):
             quad = order_quad(cv2.boxPoints(((b[0], b[1]), (b[2], b[3]), float(np.degrees(b[4])))))
-            outlines.append((quad, self._outline(work, quad) if i in face_up else None))
+            outlines.append((quad, outline_in_box(work, quad) if i in face_up else None))
         codes: dict[int, tuple[str, float]] = {}
         if face_up:
             groups = [[q for q in outlines[i] if q is not None] for i in face_up]

@@ -289,6 +289,47 @@ def _run(film: Film, referee: SpitReferee) -> list[Event]:
     return [event for obs in film.frames for event in referee.update(tracker.update(obs))]
 
 
+def _stuck_after_a_play() -> tuple[Film, SpitReferee]:
+    """A position where A's 3♥ onto 4♦ is the only move: after it nobody can move."""
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["3H", "9C"], "B": ["KS"]}, spit={"A": "2C", "B": "5C"},
+                               piles={"L": "4D", "R": "6D"})
+    zones = {z: "empty" for z in rules.place_names} | {"A1": "3H", "A2": "9C", "B1": "KS", "L": "4D", "R": "6D"}
+    film = Film(zones)
+    film.still(4)
+    return film, SpitReferee(rules, state=state)
+
+
+def test_spit_is_called_while_a_card_that_fits_nowhere_is_still_in_a_hand() -> None:
+    film, referee = _stuck_after_a_play()
+    film.touch("B", "B1", 2, then="empty")  # B lifts K♠, which fits nowhere
+    film.still(2)
+    t = film.play("A", "A1", "empty", "L")  # 3♥ onto 4♦: nobody can move
+    film.still(20)  # K♠ still in B's hand
+    film.touch("B", "B1", 3, then="KS")  # and back in its place
+    film.still(10)
+    events = _run(film, referee)
+    calls = _of(events, "spit_call")
+    assert len(calls) == 1 and calls[0].t == t and calls[0]["called_at"] <= t + 0.5
+    assert not _of(events, "illegal_play") and not _of(events, "premature_spit")
+
+
+def test_a_spit_card_laid_before_the_last_move_is_premature_though_the_move_is_read_first() -> None:
+    film, referee = _stuck_after_a_play()
+    film.touch("A", "A1", 2, then="empty")  # A lifts 3♥
+    film.still(2)
+    tb, ta = film.touch_both(("B", "R"), ("A", "L"), lag=6, n=8)  # B's spit card, then A's 3♥ onto 4♦
+    film.zones.update(R="JC", L="3H")
+    film.still(8)
+    film.touch("B", "R", 3, then="6D")  # B takes the spit card back
+    film.still(10)
+    events = _run(film, referee)
+    early = _of(events, "premature_spit")
+    assert [(e["player"], e["move"], e.t) for e in early] == [("B", "A plays 3♥ from A1 onto L", tb)]
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("3H", ta)]
+    assert not _of(events, "spit")
+
+
 def test_deal_end_counts_the_cards() -> None:
     film, referee = _settling()
     ends = _of(_run(film, referee), "deal_end")

@@ -12,14 +12,18 @@ sees and what the engine expects by a move:
 - a stock top seen in an empty place of the same player: `move_to_space` (on an occupied one:
   stacking, legal only with the stack-equal option, else an `illegal_play`);
 - an unknown card on a spit pile at a stalemate (or at a deal's start): a spit card; once every
-  pile the engine expects a card on has one, `spit`. While a move exists: `premature_spit`
-  naming the move the engine finds;
+  pile the engine expects a card on has one, `spit`. While a move exists (on the engine's
+  position when the card touched the pile: plays dated by their touch after it, and the other
+  player's spit cards of the same stalemate, left out): `premature_spit` naming the move the
+  engine finds;
 - a stock card lifted (its place seen without it) whose player's hand then touches a spit pile:
   the card counts the moment it touches, so it is judged at that frame, before it can be seen;
   one that comes back after touching a pile unseen is judged there too (a race loser);
 - two players' cards on one pile less than `race_window_s` apart: `race`, the second judged
   against the new top (a card that went under the second is played first);
-- `spit_call` when the engine finds no move, dated to the last move; `deal_end`; the slap from
+- `spit_call` when the engine finds no move, dated to the last move, called at once unless a
+  zone shows what the engine does not expect (a card in a hand, a spit card laid and a pile
+  whose play was judged at the touch, not read yet, do not hold it); `deal_end`; the slap from
   both hands' first contact with a spit pile after the deal end, "too close to call" below one
   frame interval; `layout` when a new layout has been read; `game_end`.
 
@@ -28,8 +32,10 @@ camera read: a card is refused only when its player's hand was seen laying it, w
 was last seen there (or put there by moves judged since) and no hand touched that pile meanwhile
 without a card judged, and no stock place shows what no move explains; a refusal found at a
 touch, before the card is seen, waits for the card to be seen or to come back. A spit card is
-called premature only when the places of the move the engine finds were settled when it landed
-(and a move into a space only on counts not guessed by a re-read). When unsure, nothing is
+called premature only when the places of the move the engine finds were settled when it landed,
+or (a spit pile) last read as the engine has it with no unjudged touch since, the card the move
+needs read in its place (and a move into a space only on counts not guessed by a re-read), or
+when that move is made afterwards (a play; a turn-up dated by its player's first touch there). When unsure, nothing is
 called; the position is read again from the table if it stays unexplained (`RESYNC_S`), and
 the position read is logged (`resync`: stock places, spit piles, spit cards) for a resume to replay.
 
@@ -94,6 +100,15 @@ TURN_S: Final = 0.4
 TURN_MIN_S: Final = 0.15
 """A hand over a place this long before it is seen at rest there was turning its card (a shorter
 wait is the hand's own approach)."""
+SPIT_LEAD_S: Final = 0.1
+"""A spit card is judged on the engine's position when it touched its pile: a play dated by its
+touch more than this after it (a touch is seen a frame or two late; a spit card follows the
+stalemate by a player's reaction, a few hundred ms) existed when it landed, so the card was
+premature even if nobody can move by the time it is read; a turn-up so dated shows the card lay
+face down then."""
+SPIT_ROUND_S: Final = 2.0
+"""Another player's spit card laid less than this before a spit card (or after it) was laid at the
+same stalemate (the players' cards of one spit land up to about 2 s apart)."""
 TIE_WAIT_S: Final = 1.0
 """Two cards touching one pile in the same frame: if neither is taken back within this time,
 the one seen on top went second."""
@@ -218,6 +233,8 @@ class SpitReferee:
         """Per zone, the last few stretches [first, last frame time] it was unsettled."""
         self._counts_known = True
         """The face-down cards under each stock top are as dealt and moved (not guessed by a re-read)."""
+        self._spits: list[tuple[float, frozenset[str]]] = []
+        """The last spits applied: their time and the players whose cards they were."""
         self._made: list[tuple[float, SpitMove]] = []
         """The last moves applied, with their times."""
         self._doubted: dict[tuple[str, str], tuple[str, When, PrematureSpit]] = {}
@@ -295,7 +312,7 @@ class SpitReferee:
             self._odd_since = min(self._odd_since, snap.t) if self._odd else math.inf
         if self._odd_since + RESYNC_S <= snap.t and self.state.phase == "play" and all(map(self._clear, self._odd)):
             self._odd = self._unexplained()
-            if self._odd:
+            if self._odd and not any(map(self._unread, self._odd)):
                 self._resync()
                 self._reconcile()
         if self._doubted:
@@ -306,13 +323,21 @@ class SpitReferee:
         return self._out
 
     def _call_spit(self) -> None:
-        """"Spit!" once the engine's stalemate stands on a table it can explain (no card in a
-        hand, nothing unexplained): dated to the move that made it. A move found meanwhile
-        (the stalemate was an artefact of a card not yet read) cancels it."""
+        """"Spit!" once the engine's stalemate stands on a table it can explain: dated to the
+        move that made it. A move found meanwhile (the stalemate was an artefact of a card not
+        yet read) cancels it. Not waited for: a card in a hand (the engine has it in its place,
+        where it has no move, or the engine would find one), a spit card already laid, and a
+        spit pile still under a hand whose last read is older than the play judged there at its
+        touch (a card counts the moment it touches)."""
         if not self.state.is_stalemate() or self.state.phase != "play":
             self._call = None
             return
-        if any(not lift.attempted for lift in self._lifted.values()) or self._unexplained():
+        for zone in self._unexplained():
+            pending = self._pending_spit.get(zone)
+            if pending is not None and self.readings.get(zone) == pending[0]:
+                continue
+            if not self._clear(zone) and self._unread(zone):
+                continue
             return
         call, self._call = self._call, None
         if call is not None:
@@ -431,6 +456,24 @@ class SpitReferee:
                 return self._owner[zone], zone
         return None
 
+    def _landed_on(self, t: float, side: str) -> SpitState:
+        """The engine's position when a spit card of `side` touched a pile at `t`: the last plays,
+        dated by their touch more than `SPIT_LEAD_S` after it, left out, and so are another
+        player's spit cards dated less than `SPIT_ROUND_S` before it or later (laid at the same
+        stalemate); any other move since is taken to have been made before it."""
+        state = self.state
+        for (when, previous), (_, move) in zip(reversed(self._history), reversed(self._made)):
+            if isinstance(move, Spit):
+                if not any(date == when and side not in players and date > t - SPIT_ROUND_S
+                           for date, players in self._spits):
+                    break
+            elif not (when > t + SPIT_LEAD_S and isinstance(move, Play) and any(
+                    touch.contact and touch.side == move.player and touch.t == when
+                    for touch in self._touches.get(move.to, ()))):
+                break  # made before it, or dated less surely (a turn-up's card is seen late)
+            state = previous
+        return state
+
     def _state_at(self, t: float, *, before: bool = False) -> SpitState:
         """The engine's position at time `t` (moves dated later, or with `before` at `t` too,
         left out), as far as remembered."""
@@ -457,6 +500,9 @@ class SpitReferee:
         self._last_move_t = max(self._last_move_t, when[0])
         if isinstance(move, Play):
             self._used.add((move.to, move.player, when[0]))
+        if isinstance(move, Spit):
+            self._spits.append((when[0], frozenset(extra.get("contact", ()))))
+            del self._spits[:-4]
         for side, t in extra.get("contact", {}).items():
             self._used.update((pile, side, t) for pile in self._piles)
         if len(self._used) > 64:
@@ -559,6 +605,12 @@ class SpitReferee:
             odd.add(zone)
         return odd
 
+    def _unread(self, zone: str) -> bool:
+        """`zone` is a spit pile whose last read is older than the move judged there at a hand's
+        touch less than `RESYNC_S` ago (the card laid is not read yet): not a read to go by."""
+        moved = self._moved.get(zone, -1.0)
+        return zone in self.rules.pile_index and moved > self._seen[zone][0] and self._now[0] - moved < RESYNC_S
+
     def _resync(self) -> None:
         """The table has shown what no move explains for `RESYNC_S`: the engine's position is read
         again from the table (the camera-state constructor: counts kept from the engine where
@@ -591,6 +643,7 @@ class SpitReferee:
             return
         self.state = state
         self.resyncs += 1
+        self._history.clear()  # the positions before it are of another reading of the table
         odd = sorted(self._odd)
         self._emit("resync", self._now,
                    stocks={zone: [count, top] for i, player in enumerate(self._players)
@@ -739,9 +792,11 @@ class SpitReferee:
                     return
 
     def _pile(self, pile: str, seen: str) -> bool:
-        if ((pile, seen) in self._flagged and (pile, seen) not in self._unsure) or seen not in CARD_CODES:
+        if seen not in CARD_CODES:
             return False
         card = parse_card(seen)
+        if (pile, seen) in self._flagged and (pile, seen) not in self._unsure:
+            return self._relaid(pile, card)
         source = self._stock_top_of(card)
         first_seen = self._seen[pile]
         if source is not None:
@@ -766,6 +821,8 @@ class SpitReferee:
         stalemate = self.state.is_stalemate()
         if not stalemate:  # a stock card turned up and laid unseen: the last hand there's, else anyone's
             for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
+                if last is not None and player != last[0] and not self._hand_seen(pile, player, first_seen[0]):
+                    continue  # another player's hand was seen there last, and this one's not at all
                 laid = last[1] if last is not None and player == last[0] else first_seen
                 turned = self._turned_unseen(player, laid[0])
                 if self._deferred:
@@ -777,14 +834,20 @@ class SpitReferee:
             last = self._last_touch(pile, first_seen, {p for p in self._players if self.state.spit_count(p)})
         recent = last is not None and last[1][0] >= first_seen[0] - TOUCH_REACH_S
         side, when = last if last is not None and recent else (self._starter[pile], first_seen)
-        if stalemate:
-            self._pending_spit[pile] = (seen, when, side)
-            return self._spit()
+        landed = self._landed_on(when[0], side)
+        if landed.phase != "play":
+            landed = self.state
+        if landed.is_stalemate():
+            if stalemate:
+                self._pending_spit[pile] = (seen, when, side)
+                return self._spit()
+            self._flagged[pile, seen] = (side, when[0])  # laid at a stalemate that a later spit ended: no call
+            return False
         try:
-            self.state.apply(Spit(((pile, card),)))
+            landed.apply(Spit(((pile, card),)))
         except PrematureSpit as exc:
             self._flagged[pile, seen] = (side, when[0])  # the hand that comes for it takes it back
-            if not self._sure_of(exc.move, when[0]):
+            if not self._sure_of(exc.move, when[0], (pile, card, side)):
                 self._unsure.add((pile, seen))
                 self._doubted[pile, seen] = (side, when, exc)
                 self._deferred = True  # what the move needs may have changed unseen: wait for the table
@@ -798,32 +861,70 @@ class SpitReferee:
         self._flagged[pile, seen] = (side, when[0])
         return False
 
+    def _relaid(self, pile: str, card: Card) -> bool:
+        """A spit card called premature, or refused, still read on `pile` once nobody can move:
+        if its player's hand has touched the pile since, the card was taken back and laid again
+        (too quickly to be read off the pile): their spit card, dated by that touch."""
+        key = (pile, card.code)
+        side, since = self._flagged[key]
+        s = self.state
+        if s.phase != "play" or s.cards()[card] or not s.spit_count(side) or not s.is_stalemate():
+            return False
+        touches = [t for t in self._touches.get(pile, ()) if t.contact and t.side == side and t.t > since]
+        if not touches:
+            return False
+        del self._flagged[key]
+        self._pending_spit[pile] = (card.code, (touches[-1].t, touches[-1].frame), side)
+        return self._spit()
+
     def _settle_doubts(self) -> None:
         """A spit card laid while the move the engine found was not sure, and taken back: called
-        premature once that move, a play, is made (it existed; a turn-up's time under a hand is
-        too unsure), forgotten after `DOUBT_S`."""
+        premature once that move is made (it existed): a play, or a turn-up dated by its player's
+        first touch on the place since the move before it there, later than the spit card (the
+        card lay face down until then); forgotten after `DOUBT_S`."""
         for key, (side, when, exc) in list(self._doubted.items()):
             if key in self._unsure and key in self._flagged and self.readings.get(key[0]) == key[1]:
                 continue  # still lying there: judged where it lies
             if self._now[0] - when[0] > DOUBT_S or self.state.phase != "play":
                 del self._doubted[key]
-            elif isinstance(exc.move, Play) and any(
-                    t >= when[0] - self.frame_interval and self._same(exc.move, made) for t, made in self._made):
+            elif (isinstance(exc.move, Play) and any(
+                    t >= when[0] - self.frame_interval and self._same(exc.move, made) for t, made in self._made)) \
+                    or (isinstance(exc.move, TurnUp) and self._turned_after(exc.move, when[0])):
                 del self._doubted[key]
                 self._emit("premature_spit", when, player=side, move=exc.move.describe(), reason=str(exc))
 
-    def _sure_of(self, move: SpitMove, t: float) -> bool:
-        """The move the engine finds at `t` existed: a play made since, or it rests on what the camera
-        sees (the places it uses were settled then, no stock place shows what no move explains,
-        and a move into a space, which counts only when it uncovers a face-down card, is not judged
-        on counts guessed by a re-read)."""
+    def _turned_after(self, move: TurnUp, t: float) -> bool:
+        """The turn-up `move` was made, dated more than `SPIT_LEAD_S` after `t` by a touch of its
+        player's hand seen on the place (its first since the move before it there: the card lay
+        face down at `t`)."""
+        for when, made in self._made:
+            if when > t + SPIT_LEAD_S and self._same(move, made):
+                return any(touch.contact and touch.side == move.player and when <= touch.t <= when + TURN_S
+                           for touch in self._touches.get(move.pile, ()))
+        return False
+
+    def _sure_of(self, move: SpitMove, t: float, spit: tuple[str, Card, str]) -> bool:
+        """The move the engine finds at `t`, when `spit` (pile, card, player) was laid, existed: a
+        play made since, or it rests on what the camera sees (the places it uses were settled then,
+        or, a spit pile, showed the engine's top when last read before `t`, with no hand laying an
+        unjudged card there since; no stock place shows what no move explains; and a move into a
+        space, which counts only when it uncovers a face-down card, is not judged on counts
+        guessed by a re-read)."""
         if isinstance(move, Play) and any(when >= t - self.frame_interval and self._same(move, made)
                                           for when, made in self._made):
             return True  # the play was made since: it existed
         if isinstance(move, MoveToSpace) and not self._counts_known:
             return False
+        if isinstance(move, (Play, MoveToSpace, StackEqual)):
+            needs = (move.source, move.card.code)
+        else:
+            needs = (move.pile, FACE_DOWN if isinstance(move, TurnUp) else EMPTY)
+        if self.readings.get(needs[0]) != needs[1]:
+            return False  # the place the move needs is not read as the engine has it (its card may be in a hand)
         zones = {getattr(move, name) for name in ("source", "to", "pile") if isinstance(getattr(move, name, None), str)}
-        return all(self._settled_at(zone, t) for zone in zones) \
+        pile, card, side = spit
+        return all(self._settled_at(zone, t) or (
+            zone in self.rules.pile_index and self._read_under(zone, card, side, t, exact=True)) for zone in zones) \
             and not (self._unexplained() - set(self._piles))
 
     @staticmethod
@@ -985,10 +1086,12 @@ class SpitReferee:
         judged at `t` was seen being laid, not found there once the view cleared)."""
         return any(touch.side == player and t - TOUCH_REACH_S <= touch.t <= t for touch in self._touches.get(pile, ()))
 
-    def _read_under(self, pile: str, card: Card, player: str, t: float) -> bool:
+    def _read_under(self, pile: str, card: Card, player: str, t: float, *, exact: bool = False) -> bool:
         """What the engine has under `player`'s `card` laid on `pile` at `t` is what the camera
         last saw there before it, or what the moves judged since then put there (no hand touched
-        the pile meanwhile without a card judged): the position a refusal is judged on was read."""
+        the pile meanwhile without a card judged): the position a refusal is judged on was read.
+        Unless `exact`, another card read there than the engine's will do if the card would be
+        refused on it too."""
         reads = [read for read in self._pile_reads.get(pile, ()) if read[0] != card.code and read[1] < t]
         if not reads:
             return False
@@ -1003,8 +1106,8 @@ class SpitReferee:
             if touch.contact and since < touch.t < t and (pile, touch.side, touch.t) not in self._used \
                     and not self._taking_back(pile, touch) and not own:
                 return False  # a card may lie there unseen
-        if agrees:
-            return True
+        if agrees or exact:
+            return agrees
         if seen not in CARD_CODES:
             return False
         under = parse_card(seen)  # another card than the engine's: refused only if it would be refused on that too

@@ -159,25 +159,3 @@ def test_inference_never_imports_torch(tmp_path: Path, table) -> None:
 def test_models_fit_the_budget() -> None:
     total = sum(p.stat().st_size for p in (ROOT / "models").iterdir() if p.is_file())
     assert total <= 15 * 1024 * 1024
-
-
-def test_real_index_crops_are_cut_from_the_detectors_corners(tmp_path: Path, detector: CardDetector, table) -> None:
-    from referee.train.indexnet import IndexConfig, real_box_samples
-    from referee.vision.detector import RANK_CLASSES
-
-    image, truth = table
-    folder = tmp_path / "photos"
-    folder.mkdir()
-    cv2.imwrite(str(folder / "IMG_0001.jpg"), image)
-    objects = "".join(
-        f"<object><name>{word}</name><bndbox><xmin>{x1}</xmin><ymin>{y1}</ymin><xmax>{x2}</xmax><ymax>{y2}</ymax></bndbox></object>"
-        for word, (x1, y1, x2, y2) in (("queen", truth["QS"]), ("ten", truth["10D"]))
-    )
-    (folder / "IMG_0001.xml").write_text(f"<annotation>{objects}</annotation>")
-    config = IndexConfig(run_dir=tmp_path / "run", synth_dir=None, real_dir=folder, real_repeats=3, real_box_models=ROOT / "models")
-    samples = real_box_samples(folder, config, detector)
-    # per card and repeat: a jittered box's two corners, and the outline's two where one is found in it
-    assert 2 * 2 * 3 <= len(samples.ranks) <= 2 * 4 * 3 and len(samples.ranks) % 2 == 0
-    assert set(samples.ranks.tolist()) == {RANK_CLASSES.index("Q"), RANK_CLASSES.index("10")}
-    assert (samples.suits == -1).all()
-    assert samples.crops.mean() > 150  # the index corners of white cards, not the wooden table

@@ -28,8 +28,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--models", type=Path, default=MODELS_DIR, metavar="DIR", help="export target (default models/)")
     parser.add_argument("--zone-views", type=float, default=0.0, metavar="K",
                         help="detector and index: also train on K top-down pile mosaics per synthetic image, as the pipeline reads zones")
-    parser.add_argument("--real-boxes", type=Path, metavar="DIR",
-                        help="index: also cut the real photos' crops from the boxes of the card detector in DIR, as the pipeline does")
     parser.add_argument("--seed", type=int, default=0)
 
 
@@ -50,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
         config = IndexConfig(
             run_dir=args.run, synth_dir=args.data, real_dir=args.real, epochs=args.epochs or 12,
-            batch=args.batch or 256, zone_views=args.zone_views, real_box_models=args.real_boxes, seed=args.seed,
+            batch=args.batch or 256, zone_views=args.zone_views, seed=args.seed,
         )
         print(f"index classifier checkpoint: {train_index_classifier(config)}")
     else:

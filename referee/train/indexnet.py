@@ -16,8 +16,7 @@ from referee.cards import FACE_DOWN, parse_card
 from referee.train.detector import BadTrainingSetup
 from referee.train.zoneviews import MIN_IN_TILE, PlacedCard, zone_mosaic
 from referee.vision.corners import CROP_SIZE, index_crops, order_quad, outline_in_box, refine_quad
-from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES, CardDetector, DetectorSettings
-from referee.vision.evaluate import match
+from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES
 from referee.vision.realset import load_photos
 
 if TYPE_CHECKING:
@@ -40,8 +39,6 @@ class IndexConfig:
     jitter_copies: int = 1
     zone_views: float = 0.0
     """Zone mosaics (`referee.train.zoneviews`) per synthetic image whose cards give crops too."""
-    real_box_models: Path | None = None
-    """A models folder whose card detector also gives the real photos' crops as the pipeline cuts them."""
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -53,8 +50,6 @@ class IndexConfig:
             raise BadTrainingSetup(f"zone views per synthetic image must be in 0..10, not {self.zone_views}")
         if self.zone_views and self.synth_dir is None:
             raise BadTrainingSetup("zone views are cut from a synthetic data set (--data)")
-        if self.real_box_models is not None and self.real_dir is None:
-            raise BadTrainingSetup("crops from the detector's boxes are cut from real photos (--real)")
 
 
 @dataclass
@@ -242,35 +237,6 @@ def real_samples(real_dir: Path, config: IndexConfig) -> Samples:
     return Samples(np.stack(crops), np.array(ranks, np.int64), np.full(len(ranks), UNKNOWN_SUIT, np.int64))
 
 
-def real_box_samples(real_dir: Path, config: IndexConfig, detector: CardDetector) -> Samples:
-    """Index crops of the real photos' training split as the pipeline cuts them: from the corners
-    `detector` reports for each labelled card it finds (the outline, or the oriented box where no
-    outline is found), each jittered `real_repeats` times as a box (`BOX_JITTER`), and from the
-    outline found inside each jittered box; rank only (suit unknown), both corners."""
-    rng = np.random.default_rng([config.seed, 3])
-    crops: list[np.ndarray] = []
-    ranks: list[int] = []
-    for photo in load_photos(real_dir, "train"):
-        image = cv2.imread(str(photo.path))
-        if image is None:
-            continue
-        found = detector.detect(image)
-        for t, d in match(photo.cards, found):
-            corners = found[d].corners
-            if corners is None:
-                continue
-            rank = RANK_CLASSES.index(photo.cards[t].rank)
-            for _ in range(config.real_repeats):
-                box = order_quad(_jitter(np.asarray(corners, np.float32), rng, BOX_JITTER))
-                outline = outline_in_box(image, box)
-                for quad in [box] + ([outline] if outline is not None else []):
-                    crops.append(index_crops(image, quad))
-                    ranks += [rank, rank]
-    if not ranks:
-        return Samples.concat([])
-    return Samples(np.concatenate(crops), np.array(ranks, np.int64), np.full(len(ranks), UNKNOWN_SUIT, np.int64))
-
-
 def _network() -> "torch.nn.Module":
     import torch
     from torch import nn
@@ -388,19 +354,11 @@ def _load_samples(config: IndexConfig) -> tuple[Samples, dict[str, Samples]]:
         return (zone_samples(config.synth_dir, "train", config, config.zone_views),
                 zone_samples(config.synth_dir, "val", config, 1.0))
 
-    def real_boxes() -> tuple[Samples, Samples]:
-        assert config.real_dir is not None and config.real_box_models is not None  # as IndexConfig checks
-        print(f"cutting real index crops from the boxes of {config.real_box_models} ...", flush=True)
-        detector = CardDetector(config.real_box_models, DetectorSettings(threads=1))
-        return real_box_samples(config.real_dir, config, detector), Samples.concat([])
-
     train, val = _cached(config.run_dir / "index-samples.npz", scenes)
     parts, vals = [train], {"synthetic": val}
     if config.zone_views:
         zone_train, vals["zone views"] = _cached(config.run_dir / f"index-zone-samples-{config.zone_views:g}.npz", zones)
         parts.append(zone_train)
-    if config.real_box_models is not None:
-        parts.append(_cached(config.run_dir / "index-real-box-samples.npz", real_boxes)[0])
     return Samples.concat(parts), vals
 
 

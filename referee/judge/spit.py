@@ -326,12 +326,14 @@ class SpitReferee:
         """"Spit!" once the engine's stalemate stands on a table it can explain: dated to the
         move that made it. A move found meanwhile (the stalemate was an artefact of a card not
         yet read) cancels it. Not waited for: a card in a hand (the engine has it in its place,
-        where it has no move, or the engine would find one), a spit card already laid, and a
-        spit pile still under a hand whose last read is older than the play judged there at its
-        touch (a card counts the moment it touches)."""
+        where it has no move, or the engine would find one) unless it has been there longer than
+        `TOUCH_REACH_S`, a spit card already laid, and a spit pile still under a hand whose last
+        read is older than the play judged there at its touch (a card counts the moment it touches)."""
         if not self.state.is_stalemate() or self.state.phase != "play":
             self._call = None
             return
+        if any(not lift.attempted and self._now[0] - lift.t > TOUCH_REACH_S for lift in self._lifted.values()):
+            return  # a card in a hand this long: the engine may have missed where it went
         for zone in self._unexplained():
             pending = self._pending_spit.get(zone)
             if pending is not None and self.readings.get(zone) == pending[0]:

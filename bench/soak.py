@@ -125,6 +125,12 @@ class Camera(threading.Thread):
                 self._done = True
                 self._lock.notify_all()
 
+    @property
+    def finished(self) -> bool:
+        """Whether the last frame has come (and the video was closed)."""
+        with self._lock:
+            return self._done
+
     def take(self) -> tuple[CapturedFrame, int, float] | None:
         with self._lock:
             self._lock.wait_for(lambda: self._done or (self._newest is not None and self._newest[0].index > self._taken))
@@ -206,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
             fed += 1
             last_t = frame.t
             wall = time.perf_counter() - start
-            if wall >= next_sample:
+            if wall >= next_sample and not camera.finished:
                 samples.append((wall, rss_mb()))
                 next_sample += args.sample_s
                 print(f"{wall:5.0f} s wall, {frame.t:5.0f} s of video: RSS {samples[-1][1]:.0f} MB, {fed} frames fed, "

@@ -480,12 +480,11 @@ class Session:
         assert self._resumed is not None
         rebuilt = replay(self._resumed.events, self.rules)
         for refused in rebuilt.refused:
-            log.warning("%s: a logged call could not be replayed (the referee had read the table again): %s",
-                        self._resumed.path, refused)
+            log.warning("%s: a logged call could not be replayed: %s", self._resumed.path, refused)
         pipeline.new_game()
         referee = pipeline.judge.referee
         if isinstance(referee, SpitReferee):
-            referee.resume(rebuilt.state, self._resumed.last_t)
+            referee.resume(rebuilt.state, self._resumed.last_t, counts_known=rebuilt.counts_known)
 
     def _play_game(self) -> None:
         self._open_game()

@@ -1,9 +1,10 @@
 """Benchmark of the live overlay: frame captured -> drawn in the page (headless Chromium, localhost), and the server's CPU use at 30 fps.
 
-    python bench/overlay.py [--seconds 10] [--cache DIR]
+    python bench/overlay.py [--seconds 10] [--cache DIR] [--cards auto|truth]
 
-Starts `referee serve` on the demo (30 fps, 640 x 360; rendered once into the cache) on a free
-port of 127.0.0.1, opens the page in headless Chromium and starts a new game. For `--seconds`
+Starts `referee serve` on the demo (30 fps, at the demo's size; rendered once into the cache),
+its cards read as `referee serve` reads them by default (`auto`: the card detector) or from the
+demo's truth, on a free port of 127.0.0.1, opens the page in headless Chromium and starts a new game. For `--seconds`
 it reads the server's CPU time (/proc, user + system, every thread: the pipeline, the JPEG
 encoding and the WebSocket) and, from the page, each drawn frame's latency: the time from the
 frame's capture moment (the wall-clock moment the frame was taken from the video, carried with
@@ -68,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="measuring time per run (the demo lasts 12 s)")
     parser.add_argument("--cache", type=Path, default=cache_folder(), help="the demo's cache folder")
+    parser.add_argument("--cards", choices=("auto", "truth"), default="auto",
+                        help="how the server reads cards (default: as `referee serve` does)")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -77,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         port = probe.getsockname()[1]
     url = f"http://127.0.0.1:{port}"
     games = tempfile.mkdtemp(prefix="overlay-bench-")
-    server = subprocess.Popen([sys.executable, "-m", "referee", "serve", "--cards", "truth", "--port", str(port),
+    server = subprocess.Popen([sys.executable, "-m", "referee", "serve", "--cards", args.cards, "--port", str(port),
                                "--cache", str(args.cache), "--games-dir", games], cwd=ROOT,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -89,10 +89,11 @@ def test_large_blocks_stay_mapped_after_a_larger_one_is_freed() -> None:
 def test_give_back_returns_the_free_memory_inside_a_heap() -> None:
     assert memory.tune_malloc()
     libc = c_malloc()
-    blocks = [libc.malloc(1 << 20) for _ in range(65)]
+    size = memory.MMAP_THRESHOLD // 2  # blocks from a heap
+    blocks = [libc.malloc(size) for _ in range(1 + (64 << 20) // size)]
     try:
         for block in blocks:
-            libc.memset(block, 1, 1 << 20)
+            libc.memset(block, 1, size)
         for block in blocks[:-1]:  # the last one keeps the heap from shrinking at its top
             libc.free(block)
         held = rss_mb()

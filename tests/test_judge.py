@@ -167,6 +167,18 @@ def test_move_to_space_fills_an_empty_place() -> None:
     assert [(e["card"], e["from"], e["to"], e.t) for e in moved] == [("2S", "A4", "A1", t)]
 
 
+def test_a_card_read_in_two_places_at_once_is_not_moved_back_and_forth() -> None:
+    film, referee = _stuck_after_a_play()  # A1 3H and A2 9C lie alone on their places
+    t = film.play("A", "A1", "empty", "A3")  # 3H moved to an empty place
+    film.still(10)
+    film.zones["A1"] = "3H"  # its old place misread as 3H for a while (a stale or misread zone)
+    film.still(20)
+    film.zones["A1"] = "empty"
+    film.still(10)
+    moved = _of(_run(film, referee), "move_to_space")
+    assert [(e["card"], e["from"], e["to"], e.t) for e in moved] == [("3H", "A1", "A3", t)]
+
+
 def test_spit_is_called_when_nobody_can_move() -> None:
     film = _opened("6C", "6D", STUCK)
     events = film.judge()

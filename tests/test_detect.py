@@ -19,6 +19,8 @@ from referee.synth.faces import BUILTIN_STYLES, BuiltinFaces
 from referee.synth.scene import CardPlacement, Deck, Scene, render_scene
 from referee.synth.table import TableStyle
 from referee.vision import CardDetector, Detections, read_image
+from referee.vision.corners import READ_SCALES, scaled_quad
+from referee.vision.detector import DetectorSettings
 from referee.vision.evaluate import iou
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,6 +67,30 @@ def test_reads_a_synthetic_table(detector: CardDetector, table) -> None:
     back = next(c for c in found if c.code == "back")  # the face-down card
     assert back.corners is not None and 0.0 < back.confidence <= 1.0
     assert all(c.corners is not None for c in found)
+
+
+def test_a_card_read_unsure_is_read_again_at_more_sizes(table) -> None:
+    image, truth = table
+    crops_read: dict[float, int] = {}
+    for sure in (0.0, 1.0):  # never unsure / always unsure
+        reader = CardDetector(settings=DetectorSettings(sure_reading=sure))
+        read = reader._read_indices
+        crops_read[sure] = 0
+
+        def counting(crops: np.ndarray, sure: float = sure, read=read) -> tuple[np.ndarray, np.ndarray]:
+            crops_read[sure] += len(crops)
+            return read(crops)
+
+        reader._read_indices = counting  # type: ignore[method-assign]
+        _check_table(reader.detect(image), truth)
+    assert crops_read[1.0] == len(READ_SCALES) * crops_read[0.0]
+
+
+def test_a_quad_is_scaled_about_its_centre() -> None:
+    quad = np.array([[0, 0], [4, 0], [4, 6], [0, 6]], dtype=np.float32)
+    grown = scaled_quad(quad, 1.5)
+    assert np.allclose(grown.mean(axis=0), quad.mean(axis=0))
+    assert np.allclose(grown[0], (-1, -1.5)) and np.allclose(grown[2], (5, 7.5))
 
 
 def test_a_4032x3024_photo_works(detector: CardDetector, table) -> None:

@@ -13,6 +13,9 @@ INDEX_REGION: Final = (0.27, 0.33)
 """Fraction of the card's width and height, from a corner, that holds the rank and suit index."""
 CROP_SIZE: Final = (32, 56)
 """Width and height of an index crop, as the classifier takes it."""
+READ_SCALES: Final = (1.0, 0.93, 0.97, 1.03, 1.07)
+"""Sizes, about its centre, at which a card's quad is read (`scaled_quad`): a box or outline a few
+percent off cuts the index a little off, so each size gives its two crops and all are averaged."""
 _WORK_SIZE: Final = 120
 _ASPECT_RANGE: Final = (1.15, 1.8)
 _AREA_RANGE: Final = (0.4, 1.15)
@@ -101,6 +104,13 @@ def outline_in_box(image: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
     inter = max(0.0, min(x2, rx2) - max(x1, rx1)) * max(0.0, min(y2, ry2) - max(y1, ry1))
     union = (x2 - x1) * (y2 - y1) + (rx2 - rx1) * (ry2 - ry1) - inter
     return refined if inter / union >= 0.5 else None
+
+
+def scaled_quad(quad: np.ndarray, factor: float) -> np.ndarray:
+    """The quad grown (factor > 1) or shrunk about its centre, corners in the same order."""
+    quad = np.asarray(quad, dtype=np.float32).reshape(4, 2)
+    centre = quad.mean(axis=0)
+    return (centre + (quad - centre) * np.float32(factor)).astype(np.float32)
 
 
 def index_crops(image: np.ndarray, quad: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 
 from referee.cards import FACE_DOWN, RANKS, SUITS
 from referee.errors import RefereeError
-from referee.vision.corners import index_crops, order_quad, outline_in_box
+from referee.vision.corners import READ_SCALES, index_crops, order_quad, outline_in_box, scaled_quad
 from referee.vision.detections import DetectedCard, Detections
 
 if TYPE_CHECKING:
@@ -53,15 +53,18 @@ def read_image(path: str | Path) -> np.ndarray:
 
 @dataclass(frozen=True)
 class DetectorSettings:
-    """Thresholds of `CardDetector`."""
+    """Thresholds of `CardDetector`: boxes kept above `min_box_score`, rotated NMS at `nms_iou`;
+    a card whose index reading (P(rank) x P(suit) x visibility) is below `sure_reading` is read again
+    at more sizes (`READ_SCALES`); `threads` for onnxruntime."""
 
     min_box_score: float = 0.35
     nms_iou: float = 0.6
+    sure_reading: float = 0.5
     threads: int = 2
 
     def __post_init__(self) -> None:
-        if not 0.0 < self.min_box_score < 1.0 or not 0.0 < self.nms_iou <= 1.0:
-            raise RefereeError("min_box_score must be in (0, 1) and nms_iou in (0, 1]")
+        if not 0.0 < self.min_box_score < 1.0 or not 0.0 < self.nms_iou <= 1.0 or not 0.0 <= self.sure_reading <= 1.0:
+            raise RefereeError("min_box_score must be in (0, 1), nms_iou in (0, 1] and sure_reading in [0, 1]")
         if self.threads < 1:
             raise RefereeError("threads must be at least 1")
 
@@ -186,6 +189,21 @@ class CardDetector:
         rank, suit = self._index.run(None, {self._index_input: blob})
         return rank, suit
 
+    def _read_again(self, image: np.ndarray, unsure: list[tuple[int, list[np.ndarray]]],
+                    read: dict[int, tuple[np.ndarray, np.ndarray]], codes: dict[int, tuple[str, float]]) -> None:
+        """Cards read below `sure_reading` are read again from their quads shrunk and grown
+        (`READ_SCALES`): a box a few percent off cuts the index off-centre. All crops are merged."""
+        scales = READ_SCALES[1:]
+        if not unsure:
+            return
+        crops = np.concatenate([index_crops(image, scaled_quad(q, f)) for _, group in unsure for q in group for f in scales])
+        rank, suit = self._read_indices(crops)
+        start = 0
+        for i, group in unsure:
+            end = start + 2 * len(scales) * len(group)
+            codes[i] = merge_corners(np.concatenate([read[i][0], rank[start:end]]), np.concatenate([read[i][1], suit[start:end]]))
+            start = end
+
     def detect(self, image: np.ndarray) -> Detections:
         """Every card in a BGR image (or crop), one entry per physical card, most confident first."""
         if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
@@ -206,10 +224,14 @@ class CardDetector:
             crops = np.concatenate([index_crops(work, q) for group in groups for q in group])
             rank, suit = self._read_indices(crops)
             start = 0
+            read: dict[int, tuple[np.ndarray, np.ndarray]] = {}
             for i, group in zip(face_up, groups):
                 end = start + 2 * len(group)
-                codes[i] = merge_corners(rank[start:end], suit[start:end])
+                read[i] = rank[start:end], suit[start:end]
+                codes[i] = merge_corners(*read[i])
                 start = end
+            self._read_again(work, [(i, g) for i, g in zip(face_up, groups) if codes[i][1] < self.settings.sure_reading],
+                             read, codes)
         cards = []
         for i, (quad, refined) in enumerate(outlines):
             code, reading = codes.get(i, (FACE_DOWN, 1.0))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import gc
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -89,9 +90,12 @@ class Pipeline:
 
     def new_game(self) -> None:
         """Referee a new game from the next frame on: a fresh judge, the deal's layout fitted again;
-        the calibration, the view and the evidence go on."""
+        the calibration, the view and the evidence go on. The old judge is let go at once (a full
+        collection: it lies in reference cycles, through the exceptions it keeps with their
+        tracebacks, which Python's collector would otherwise reach only now and then)."""
         self.judge = self._new_judge()
         self._fit_wanted, self._fit_tries, self._fit_next = True, 0, 0
+        gc.collect()
 
     def _start(self, frame: CapturedFrame) -> bool:
         """Calibrate (or check the given calibration) on this frame; False while the markers are not found."""
@@ -182,10 +186,15 @@ class Pipeline:
         self._recent.append((frame.index, frame.t, observer.view_image))
         if self.on_observation is not None:
             self.on_observation(obs)
+        # The judge's rule checks raise exceptions that end in reference cycles with their
+        # tracebacks, and so with this call's frame and its locals: freed only when Python next
+        # collects cycles, which a loop that frees what it allocates triggers seldom (tens of
+        # seconds). The camera frame (2.7 MB at 720p) is not to be among what they keep.
+        del frame
         calls = []
         for event in self.judge.feed(obs):
             if event.type == "layout":
-                self._fit_wanted, self._fit_tries, self._fit_next = True, 0, frame.index
+                self._fit_wanted, self._fit_tries, self._fit_next = True, 0, obs.frame
             if event.type == "slap":
                 event = self.with_evidence(event)
             calls.append(event)

@@ -1,7 +1,7 @@
 """Soak benchmark of `referee run`: minutes of rendered play through one pipeline in real time, memory sampled as it goes.
 
     python bench/soak.py [--minutes 30] [--reader truth|detector] [--seeds 9001 9002 ...]
-                         [--max-seconds 30] [--width 1280 --height 720] [--cache DIR]
+                         [--max-seconds 30] [--width 1280 --height 720] [--cache DIR] [--trace-python]
 
 The games (seeds 9001.., the first `--max-seconds` of each) are rendered once and cached under
 the same names as bench/e2e.py's, then chained one after another and looped until `--minutes`
@@ -19,6 +19,14 @@ reads zones from the render's own timeline, so the figures are the pipeline's ow
 detection, tracker, referee, event log, evidence). A cached video is used whatever version of the
 renderer made it: the soak measures memory and speed, not the calls. `kill -USR1 PID` prints
 where a soak that seems stuck is.
+
+Beside RSS each sample gives malloc's own account (glibc's mallinfo2: memory handed out and still
+in use, and memory free inside its heaps, resident until reused or given back), so growth in what
+the program holds can be told from memory malloc keeps. `--trace-python` adds the Python heap
+traced by tracemalloc (Python objects, and numpy and OpenCV arrays made from Python, whose data
+numpy reports to it); what RSS holds beyond it and the shared libraries is native (the decoder,
+OpenCV's own buffers, malloc's free memory). Tracing slows every Python allocation, so the
+figures of speed and dropped frames of such a run are not the pipeline's.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ import sys
 import tempfile
 import threading
 import time
+import tracemalloc
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -43,6 +52,7 @@ import numpy as np
 from referee.events import Event, EventLog, read_events
 from referee.observations import ZoneReading
 from referee.pipeline import CapturedFrame, Pipeline, PipelineConfig, VideoFile
+from referee.pipeline.memory import heap_usage
 from referee.render import RenderOptions
 from referee.render.cache import cached_game
 from referee.render.truth import TruthReader
@@ -59,6 +69,28 @@ def rss_mb() -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError("no VmRSS in /proc/self/status (not Linux?)")
+
+
+def heaps_mb(trace: bool) -> tuple[float | None, float | None, float | None]:
+    """malloc's memory in use and free inside its heaps (None without glibc 2.33), and the Python
+    heap traced by tracemalloc (None when not tracing), in MB."""
+    usage = heap_usage()
+    used, free = (usage[0] / 2**20, usage[1] / 2**20) if usage is not None else (None, None)
+    return used, free, (tracemalloc.get_traced_memory()[0] / 2**20 if trace else None)
+
+
+def _mb(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0f}"
+
+
+def _first_end(name: str, values: list[tuple[float, float | None]]) -> str:
+    """`name` at the last sample of the first minute -> at the last sample, and the range after the first minute."""
+    first = [v for s, v in values if s <= 60][-1]
+    later = [v for s, v in values if s >= 60 and v is not None]
+    if first is None or values[-1][1] is None:
+        return f"{name} n/a"
+    spread = f" (samples after the first minute {min(later):.0f}-{max(later):.0f})" if later else ""
+    return f"{name} {first:.0f} -> {values[-1][1]:.0f} MB: {values[-1][1] - first:+.1f}{spread}"
 
 
 class ChainedTruth:
@@ -150,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--height", type=int, default=720)
     parser.add_argument("--sample-s", type=float, default=10.0, help="seconds between memory samples")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "spit-referee" / "e2e")
+    parser.add_argument("--trace-python", action="store_true",
+                        help="also sample the Python heap with tracemalloc (slows the pipeline: not for speed figures)")
     args = parser.parse_args(argv)
     if not args.minutes > 0 or not args.sample_s > 0:
         parser.error("--minutes and --sample-s must be positive")
@@ -180,7 +214,10 @@ def main(argv: list[str] | None = None) -> int:
             counts[event.type] += 1
 
         gc.collect()
+        if args.trace_python:
+            tracemalloc.start()
         samples: list[tuple[float, float]] = [(0.0, rss_mb())]
+        heaps = [(0.0, *heaps_mb(args.trace_python))]
         objects = {"start": len(gc.get_objects())}
         readers = {seed: TruthReader(list(read_events(video.with_suffix(".jsonl"))), seed)
                    for seed, video in zip(seeds, videos)} if truth is not None else {}
@@ -195,13 +232,13 @@ def main(argv: list[str] | None = None) -> int:
         game_start = 0.0
         while (taken := camera.take()) is not None:
             frame, seed, game_t = taken
+            began = time.perf_counter()
             if frame.t - game_t > game_start + 1e-6:  # the next chained game
                 game_start = frame.t - game_t
-                pipeline.new_game()
+                pipeline.new_game()  # (its time counted with the frame's)
             if truth is not None:
                 truth.now = readers[seed]
                 truth.now.at(game_t)
-            began = time.perf_counter()
             for event in pipeline.feed(frame):
                 called(event)
             spent = time.perf_counter() - began
@@ -214,9 +251,12 @@ def main(argv: list[str] | None = None) -> int:
             wall = time.perf_counter() - start
             if wall >= next_sample and not camera.finished:
                 samples.append((wall, rss_mb()))
+                heaps.append((wall, *heaps_mb(args.trace_python)))
                 next_sample += args.sample_s
-                print(f"{wall:5.0f} s wall, {frame.t:5.0f} s of video: RSS {samples[-1][1]:.0f} MB, {fed} frames fed, "
-                      f"{camera.dropped} dropped", file=sys.stderr, flush=True)
+                _, used, free, python = heaps[-1]
+                print(f"{wall:5.0f} s wall, {frame.t:5.0f} s of video: RSS {samples[-1][1]:.0f} MB (malloc {_mb(used)} "
+                      f"in use, {_mb(free)} free" + (f"; Python heap {_mb(python)}" if args.trace_python else "")
+                      + f"), {fed} frames fed, {camera.dropped} dropped", file=sys.stderr, flush=True)
                 if samples[-2][0] < 60 <= wall:
                     objects["first minute"] = len(gc.get_objects())
         camera.join()
@@ -224,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         wall = time.perf_counter() - start
         gc.collect()
         closed = rss_mb()
+        if args.trace_python:
+            tracemalloc.stop()
         objects["end"] = len(gc.get_objects())
     video_s = min(seconds, last_t + 1 / 30)
     first = [mb for s, mb in samples if s <= 60]
@@ -241,10 +283,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"speed            real-time factor {video_s / max(busy, 1e-9):.2f} (video s per s spent in the pipeline), "
           f"ms per fed frame median {statistics.median(frame_ms):.1f}, p95 {np.percentile(frame_ms, 95):.1f}, "
           f"max {max(frame_ms):.0f} (decoding on the camera thread)")
+    spread = [mb for s, mb in later]
     print(f"memory (RSS)     start {samples[0][1]:.0f} MB, first minute {baseline:.0f} MB, end (last sample while "
           f"playing) {end:.0f} MB: growth {end - baseline:+.1f} MB (target < 50)"
           + (f", trend after the first minute {slope:+.1f} MB per 10 min" if slope is not None else "")
+          + (f"; samples after the first minute {min(spread):.0f}-{max(spread):.0f} MB" if spread else "")
           + f"; peak {peak:.0f} MB; {closed:.0f} MB once the video closed (after a collection)")
+    print("malloc (MB)      " + _first_end("in use", [(s, used) for s, used, _, _ in heaps]) + "; "
+          + _first_end("free in its heaps", [(s, free) for s, _, free, _ in heaps]))
+    if args.trace_python:
+        print("Python heap      " + _first_end("traced", [(s, python) for s, _, _, python in heaps]))
     print("Python objects   " + ", ".join(f"{k} {v}" for k, v in objects.items()))
     print("RSS samples (s, MB): " + " ".join(f"{s:.0f}:{mb:.0f}" for s, mb in samples))
     return 0

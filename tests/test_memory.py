@@ -1,15 +1,22 @@
-"""The malloc settings for long runs: the options given to glibc, a no-op without it, large blocks still mapped after a larger one was freed, free memory given back."""
+"""Memory over long runs: the malloc settings (the options given to glibc, a no-op without it, large blocks still mapped after a larger one was freed, free memory given back, malloc's account read), and what the pipeline lets go of without waiting for Python's cyclic collector (a frame, an old game's judge)."""
 
 from __future__ import annotations
 
 import ctypes
+import gc
 import platform
 import subprocess
 import sys
+import weakref
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
 
+import numpy as np
 import pytest
 
-from referee.pipeline import memory
+from referee.observations import Observation
+from referee.pipeline import CapturedFrame, Pipeline, PipelineConfig, memory
 
 ON_GLIBC = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
 
@@ -112,3 +119,83 @@ def test_give_back_returns_the_free_memory_inside_a_heap() -> None:
         assert held - rss_mb() > 48
     finally:
         libc.free(blocks[-1])
+
+
+@pytest.mark.skipif(not ON_GLIBC or not hasattr(ctypes.CDLL(None), "mallinfo2"), reason="glibc >= 2.33 only")
+def test_heap_usage_counts_a_block_in_use_then_free() -> None:
+    libc = c_malloc()
+    size = 4 << 20  # below the mmap threshold: from a heap
+    before = memory.heap_usage()
+    assert before is not None
+    block = libc.malloc(size)
+    try:
+        held = memory.heap_usage()
+        assert held is not None and held[0] - before[0] >= size
+    finally:
+        libc.free(block)
+    after = memory.heap_usage()
+    assert after is not None and held[0] - after[0] >= size - (64 << 10)  # (less what the calls themselves took)
+
+
+def test_heap_usage_without_glibc_is_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory, "glibc", lambda: None)
+    assert memory.heap_usage() is None
+
+
+class CyclicJudge:
+    """Like the rules engine under the judge: each frame an exception is raised and caught in a
+    function that keeps it in a local, so the exception, its traceback and the frames of the
+    whole call, the pipeline's `feed` included, form a reference cycle; `me` makes the judge
+    itself one."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+    def feed(self, obs: Observation) -> list[Any]:
+        try:
+            raise ValueError("no Spit yet")
+        except ValueError as exc:
+            kept = exc  # the cycle: exception -> traceback -> this frame -> exception
+            assert kept is not None
+        return []
+
+
+def stub_pipeline() -> Pipeline:
+    """A pipeline whose vision is a stub that keeps nothing of the frame and whose judge is a `CyclicJudge`."""
+    pipeline = Pipeline(SimpleNamespace(), PipelineConfig(check_every=0))
+    view = np.zeros((8, 8, 3), np.uint8)
+    pipeline.observer = SimpleNamespace(  # type: ignore[assignment]
+        calibration=SimpleNamespace(image_size=(64, 48), source="hand"), hands=SimpleNamespace(hands=()),
+        fit_layout=lambda image, places: True, view_image=view,
+        observe=lambda image, t, index: Observation(t, index, {}, ()))
+    pipeline.judge = CyclicJudge()  # type: ignore[assignment]
+    return pipeline
+
+
+@pytest.fixture
+def no_automatic_collection() -> Iterator[None]:
+    """Python's cyclic collector off, as it mostly is in a loop that frees what it allocates
+    (it runs on allocations outnumbering deallocations)."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def test_the_judge_s_reference_cycles_do_not_keep_the_frame(no_automatic_collection: None) -> None:
+    pipeline = stub_pipeline()
+    image = np.zeros((48, 64, 3), np.uint8)
+    image_ref = weakref.ref(image)
+    assert pipeline.feed(CapturedFrame(0, 0.0, image)) == []
+    del image
+    assert image_ref() is None
+
+
+def test_a_new_game_lets_the_old_judge_go_at_once(no_automatic_collection: None) -> None:
+    pipeline = stub_pipeline()
+    pipeline.feed(CapturedFrame(0, 0.0, np.zeros((48, 64, 3), np.uint8)))
+    old = weakref.ref(pipeline.judge)
+    pipeline.new_game()
+    assert old() is None

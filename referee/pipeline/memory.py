@@ -61,6 +61,23 @@ def give_back() -> None:
         _glibc.malloc_trim(ctypes.c_size_t(0))
 
 
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                                      "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def heap_usage() -> tuple[int, int] | None:
+    """malloc's own account (`mallinfo2`, every arena): bytes handed out and still in use (mapped
+    blocks included), and bytes free inside its heaps, which stay resident until reused or given
+    back; None without glibc 2.33 or later."""
+    libc = glibc()
+    if libc is None or not hasattr(libc, "mallinfo2"):
+        return None
+    libc.mallinfo2.restype = _MallInfo2
+    info = libc.mallinfo2()
+    return info.uordblks + info.hblkhd, info.fordblks
+
+
 def _apply(libc: Any) -> bool:
     took = [libc.mallopt(ctypes.c_int(option), ctypes.c_int(value)) == 1
             for option, value in ((M_MMAP_THRESHOLD, MMAP_THRESHOLD), (M_TRIM_THRESHOLD, TRIM_THRESHOLD),

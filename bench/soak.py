@@ -21,8 +21,8 @@ renderer made it: the soak measures memory and speed, not the calls. `kill -USR1
 where a soak that seems stuck is.
 
 Beside RSS each sample gives malloc's own account (glibc's mallinfo2: memory handed out and still
-in use, and memory free inside its heaps, resident until reused or given back), so growth in what
-the program holds can be told from memory malloc keeps. `--trace-python` adds the Python heap
+in use, and memory free inside its heaps, of which what a trim gave back is no longer resident),
+so growth in what the program holds can be told from memory malloc keeps. `--trace-python` adds the Python heap
 traced by tracemalloc (Python objects, and numpy and OpenCV arrays made from Python, whose data
 numpy reports to it); what RSS holds beyond it and the shared libraries is native (the decoder,
 OpenCV's own buffers, malloc's free memory). Tracing slows every Python allocation, so the

@@ -68,8 +68,8 @@ class _MallInfo2(ctypes.Structure):
 
 def heap_usage() -> tuple[int, int] | None:
     """malloc's own account (`mallinfo2`, every arena): bytes handed out and still in use (mapped
-    blocks included), and bytes free inside its heaps, which stay resident until reused or given
-    back; None without glibc 2.33 or later."""
+    blocks included), and bytes free inside its heaps (resident once touched, until `give_back`
+    returns their pages, after which they are still counted); None without glibc 2.33 or later."""
     libc = glibc()
     if libc is None or not hasattr(libc, "mallinfo2"):
         return None

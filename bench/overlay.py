@@ -1,9 +1,10 @@
 """Benchmark of the live overlay: frame captured -> drawn in the page (headless Chromium, localhost), and the server's CPU use at 30 fps.
 
-    python bench/overlay.py [--seconds 10] [--cache DIR]
+    python bench/overlay.py [--seconds 10] [--cache DIR] [--cards auto|truth]
 
-Starts `referee serve` on the demo (30 fps, 640 x 360; rendered once into the cache) on a free
-port of 127.0.0.1, opens the page in headless Chromium and starts a new game. For `--seconds`
+Starts `referee serve` on the demo (30 fps, at the demo's size; rendered once into the cache),
+its cards read as `referee serve` reads them by default (`auto`: the card detector) or from the
+demo's truth, on a free port of 127.0.0.1, opens the page in headless Chromium and starts a new game. For `--seconds`
 it reads the server's CPU time (/proc, user + system, every thread: the pipeline, the JPEG
 encoding and the WebSocket) and, from the page, each drawn frame's latency: the time from the
 frame's capture moment (the wall-clock moment the frame was taken from the video, carried with
@@ -14,21 +15,21 @@ no page connected gives the server's cost without any client.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 from referee.server.demo import DEMO_OPTIONS, cache_folder, ensure_demo
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from http_client import free_port, get_json, post_json  # noqa: E402  (the tests' client of referee serve)
+
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 
@@ -38,17 +39,6 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _get(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return json.loads(response.read())
-
-
-def _post(url: str, body: dict[str, Any]) -> Any:
-    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=5) as response:
-        return json.loads(response.read())
-
-
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -56,35 +46,35 @@ def _pct(values: list[float], q: float) -> float:
 
 def _measure(url: str, pid: int, seconds: float) -> tuple[float, dict[str, Any]]:
     """New game, then the server's CPU share of one core over `seconds` and its state after."""
-    _post(url + "/api/control", {"action": "new_game"})
+    post_json(url + "/api/control", {"action": "new_game"})
     time.sleep(0.5)
     cpu, wall = _cpu_seconds(pid), time.monotonic()
     time.sleep(seconds)
     share = (_cpu_seconds(pid) - cpu) / (time.monotonic() - wall)
-    return share, _get(url + "/api/state")
+    return share, get_json(url + "/api/state")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="measuring time per run (the demo lasts 12 s)")
     parser.add_argument("--cache", type=Path, default=cache_folder(), help="the demo's cache folder")
+    parser.add_argument("--cards", choices=("auto", "truth"), default="auto",
+                        help="how the server reads cards (default: as `referee serve` does)")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
     ensure_demo(args.cache)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     games = tempfile.mkdtemp(prefix="overlay-bench-")
-    server = subprocess.Popen([sys.executable, "-m", "referee", "serve", "--cards", "truth", "--port", str(port),
+    server = subprocess.Popen([sys.executable, "-m", "referee", "serve", "--cards", args.cards, "--port", str(port),
                                "--cache", str(args.cache), "--games-dir", games], cwd=ROOT,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
         while True:
             try:
-                if _get(url + "/api/state")["status"] != "preparing":
+                if get_json(url + "/api/state")["status"] != "preparing":
                     break
             except OSError:
                 pass

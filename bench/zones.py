@@ -46,8 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--height", type=int, default=720)
     parser.add_argument("--models", type=Path, help="folder of the two ONNX models (default: the package's)")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "spit-referee" / "e2e")
-    parser.add_argument("--min-confidence", type=float, default=0.3,
-                        help="reads below it are unsure (the observer's and tracker's threshold)")
+    parser.add_argument("--min-confidence", type=float, default=PipelineConfig().min_confidence,
+                        help="reads below it are unsure (default: the pipeline's tracker threshold)")
     parser.add_argument("--verbose", action="store_true", help="print each wrong read")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "2")

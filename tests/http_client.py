@@ -1,4 +1,4 @@
-"""What the tests that start a real `referee serve` use to reach it: a free port and JSON over HTTP."""
+"""What the tests (and bench/overlay.py) that start a real `referee serve` use to reach it: a free port and JSON over HTTP."""
 
 from __future__ import annotations
 

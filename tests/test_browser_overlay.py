@@ -126,7 +126,9 @@ def test_calibrating_by_hand_from_the_page(server: str, page: Page, tmp_path: Pa
     page.fill("#depth-cm", "56")
     page.click("#calibration-send")
     page.wait_for_selector("#calibration-panel.hidden", state="attached", timeout=10_000)
-    calibration = get_json(server + "/api/calibration")
+    deadline = time.monotonic() + 20  # the new game that takes the corners starts on the next frame
+    while (calibration := get_json(server + "/api/calibration"))["source"] != "manual" and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert calibration["source"] == "manual"
     (x0, y0), _, (x2, y2), _ = calibration["play_area_px"]
     width, height = DEMO_OPTIONS.width, DEMO_OPTIONS.height

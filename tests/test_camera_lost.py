@@ -231,6 +231,26 @@ def test_the_session_shows_the_camera_lost_and_the_game_goes_on(unplugged: tuple
     assert [e.as_dict() for e in read_events(log)][:len(after)] == after
 
 
+def test_a_new_game_asked_for_while_the_camera_is_unplugged_starts_when_it_is_back(tmp_path: Path) -> None:
+    feed = Feed(plain)
+    session = Session(SessionSettings(
+        source=parse_source("camera:0"), games_dir=tmp_path, cards="detector",
+        reader_factory=NoCards, open_capture=feed.open, reconnect=FAST))
+    session.start()
+    try:
+        wait_for(lambda: session.status, lambda s: s == "calibrate", timeout=10)
+        feed.unplug()
+        session.new_game()
+        assert wait_for(lambda: session.status, lambda s: s == "camera_lost", timeout=10) == "camera_lost"
+        time.sleep(0.5)
+        assert session.status == "camera_lost" and session.game == 1
+        feed.plug()
+        assert wait_for(lambda: session.game, lambda g: g == 2, timeout=10) == 2
+        assert wait_for(lambda: session.status, lambda s: s == "calibrate", timeout=10) == "calibrate"
+    finally:
+        session.stop()
+
+
 CHROMIUM = Path("/usr/bin/chromium")
 
 

@@ -121,18 +121,7 @@ def test_a_video_goes_on_from_the_time_asked_and_not_past_its_end(tmp_path: Path
 def judged() -> tuple[list[Observation], list[tuple[int, int]], list[Event], list[Any]]:
     """A simulated classic game seen by a perfect camera and judged: the observations, (frame,
     calls so far) wherever calls were made, the calls, and the referee's position at each."""
-    game = simulate_game("classic", random.Random(0))
-    frames = list(observe_log(game.events, "classic"))
-    judge = Judge("classic")
-    events: list[Event] = []
-    cuts: list[tuple[int, int]] = []
-    states = []
-    for k, obs in enumerate(frames):
-        out = judge.feed(obs)
-        if out:
-            events.extend(out)
-            cuts.append((k, len(events)))
-            states.append(judge.referee.state)
+    frames, cuts, events, states, judge = judge_game("classic", 0)
     assert judge.referee.resyncs == 0
     return frames, cuts, events, states
 

@@ -21,7 +21,7 @@ from referee.events import read_events  # noqa: E402
 from referee.server import cli as serve_cli  # noqa: E402
 from referee.server.app import MAX_BODY_BYTES, build  # noqa: E402
 from referee.server.demo import DEMO_OPTIONS, ensure_demo  # noqa: E402
-from referee.server.session import Session, SessionSettings, parse_source  # noqa: E402
+from referee.server.session import JPEG_MAX_WIDTH, FramePacket, Session, SessionSettings, parse_source  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -341,3 +341,16 @@ def test_an_oversized_websocket_message_closes_the_socket(client: TestClient) ->
             if message["type"] == "websocket.close":
                 break
     assert message == {"type": "websocket.close", "code": 1009, "reason": ""}
+
+
+def test_a_full_hd_frame_is_sent_to_the_page_shrunk_with_the_overlay_in_its_own_pixels() -> None:
+    import cv2
+    import numpy as np
+
+    image = np.zeros((1080, 1920, 3), np.uint8)
+    cv2.rectangle(image, (960, 540), (1919, 1079), (255, 255, 255), -1)
+    packet = FramePacket(1, 0.0, 0.0, image, {}, [], {}, {})
+    sent = cv2.imdecode(np.frombuffer(packet.jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    assert sent.shape[:2] == (720, JPEG_MAX_WIDTH)
+    assert (packet.width, packet.height) == (1920, 1080)
+    assert sent[700, 1270].min() > 200 and sent[300, 600].max() < 50

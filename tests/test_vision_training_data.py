@@ -69,6 +69,21 @@ def test_bad_setups_are_refused(tmp_path: Path) -> None:
         DetectorConfig(run_dir=tmp_path, synth_dir=tmp_path, real_dir=None, imgsz=300)
     with pytest.raises(BadTrainingSetup):
         build_dataset(DetectorConfig(run_dir=tmp_path, synth_dir=tmp_path / "nothing", real_dir=None))
+    with pytest.raises(BadTrainingSetup):
+        DetectorConfig(run_dir=tmp_path, synth_dir=tmp_path, real_dir=None, lr0=0.0)
+
+
+def test_a_run_given_another_synthetic_set_trains_on_that_set_only(synth: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    list(generate_dataset(other, 2, SynthConfig(seed=6, val_fraction=0.5)))
+    run = tmp_path / "run"
+    build_dataset(DetectorConfig(run_dir=run, synth_dir=synth, real_dir=None, zone_views=1))
+    build_dataset(DetectorConfig(run_dir=run, synth_dir=other, real_dir=None, zone_views=1))
+    train = (run / "dataset" / "train.txt").read_text().split()
+    assert len(train) == 2  # one image and its zone view, none left from the first set
+    image = Path(train[0])
+    assert image.resolve().parent == (other / "images" / "train").resolve()
+    assert len(list((run / "dataset" / "zones-train" / "images").iterdir())) == 1
 
 
 def test_real_split_of_the_shared_photos(shared_dir: Path) -> None:

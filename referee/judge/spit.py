@@ -228,9 +228,9 @@ class SpitReferee:
         self._covered: dict[str, float] = {}
         self._pile_reads: dict[str, list[tuple[str, float]]] = {}
         self._unsettled_runs: dict[str, list[list[float]]] = {}
+        """Per zone, the last few stretches [first, last frame time] it was unsettled."""
         self._blocked_runs: list[list[float]] = []
         """Times every zone was unsettled at once (the view blocked: no hands can cover them all)."""
-        """Per zone, the last few stretches [first, last frame time] it was unsettled."""
         self._counts_known = True
         """The face-down cards under each stock top are as dealt and moved (not guessed by a re-read)."""
         self._spits: list[tuple[float, frozenset[str]]] = []
@@ -889,11 +889,14 @@ class SpitReferee:
                 continue  # still lying there: judged where it lies
             if self._now[0] - when[0] > DOUBT_S or self.state.phase != "play":
                 del self._doubted[key]
-            elif (isinstance(exc.move, Play) and any(
-                    t >= when[0] - self.frame_interval and self._same(exc.move, made) for t, made in self._made)) \
+            elif (isinstance(exc.move, Play) and self._played_since(exc.move, when[0])) \
                     or (isinstance(exc.move, TurnUp) and self._turned_after(exc.move, when[0])):
                 del self._doubted[key]
                 self._emit("premature_spit", when, player=side, move=exc.move.describe(), reason=str(exc))
+
+    def _played_since(self, move: Play, t: float) -> bool:
+        """The play `move` was made at `t` (within a frame) or later."""
+        return any(when >= t - self.frame_interval and self._same(move, made) for when, made in self._made)
 
     def _turned_after(self, move: TurnUp, t: float) -> bool:
         """The turn-up `move` was made, dated more than `SPIT_LEAD_S` after `t` by a touch of its
@@ -912,8 +915,7 @@ class SpitReferee:
         unjudged card there since; no stock place shows what no move explains; and a move into a
         space, which counts only when it uncovers a face-down card, is not judged on counts
         guessed by a re-read)."""
-        if isinstance(move, Play) and any(when >= t - self.frame_interval and self._same(move, made)
-                                          for when, made in self._made):
+        if isinstance(move, Play) and self._played_since(move, t):
             return True  # the play was made since: it existed
         if isinstance(move, MoveToSpace) and not self._counts_known:
             return False

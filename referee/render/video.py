@@ -13,7 +13,7 @@ import json
 import math
 import multiprocessing
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,8 +152,9 @@ def _check_writable(paths: Sequence[Path]) -> None:
 
 
 def render_game(events: Sequence[Event], out: Path, seed: int, options: RenderOptions = RenderOptions(),
-                rules: str | None = None) -> RenderResult:
-    """Render a game log as video into `out` (an .mp4) with its ground truth beside it; deterministic for a seed."""
+                rules: str | None = None, progress: Callable[[float], None] | None = None) -> RenderResult:
+    """Render a game log as video into `out` (an .mp4) with its ground truth beside it (written
+    after the video); deterministic for a seed. `progress` hears the share of frames drawn."""
     video, log_path, frames_path = outputs(out)
     _check_writable([video, log_path, frames_path])
     geometry = geometry_for(events)
@@ -175,14 +176,10 @@ def render_game(events: Sequence[Event], out: Path, seed: int, options: RenderOp
             context = multiprocessing.get_context("forkserver")
             with ProcessPoolExecutor(options.jobs, mp_context=context, initializer=_start_worker,
                                      initargs=(lines, seed, options)) as pool:
-                for images in pool.map(_paint, chunks):
-                    for image in images:
-                        writer.write(image)
+                _write(writer, chunks, pool.map(_paint, chunks), progress)
         else:
             painter = _Painter(lines, seed, options)
-            for first, chunk in chunks:
-                for image in painter.chunk(first, chunk):
-                    writer.write(image)
+            _write(writer, chunks, (painter.chunk(first, chunk) for first, chunk in chunks), progress)
     finally:
         writer.release()
     spent = time.perf_counter() - began
@@ -199,6 +196,17 @@ def render_game(events: Sequence[Event], out: Path, seed: int, options: RenderOp
         "t": times,
     }) + "\n", encoding="utf-8")
     return RenderResult(video, log_path, frames_path, len(times), times[-1], len(times) / max(spent, 1e-9))
+
+
+def _write(writer: cv2.VideoWriter, chunks: Sequence[tuple[int, list[float]]], drawn: Iterable[list[np.ndarray]],
+           progress: Callable[[float], None] | None) -> None:
+    """Each chunk's frames into the video as they come, telling `progress` the share written."""
+    total = chunks[-1][0] + len(chunks[-1][1])
+    for (first, chunk), images in zip(chunks, drawn):
+        for image in images:
+            writer.write(image)
+        if progress is not None:
+            progress((first + len(chunk)) / total)
 
 
 class _Painter:

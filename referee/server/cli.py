@@ -12,6 +12,7 @@ from typing import Literal
 from referee.errors import RefereeError
 from referee.judge.resume import LoggedGame, load_log
 from referee.judge.spit import spit_rules
+from referee.pipeline.memory import tune_malloc
 from referee.pipeline.sources import LiveCamera, VideoFile
 from referee.server.demo import cache_folder
 from referee.server.session import BadSource, Session, SessionSettings, SourceSpec, parse_source, watchable_rules
@@ -70,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     _check_bind(args.host, args.port)
     if settings.resume is not None:
         _report_resume(settings.resume)
+    tune_malloc()  # before the session's and the web server's threads start, so they share the capped arenas
     session = Session(settings)
     session.start()
     shown = f"[{args.host}]" if ":" in args.host else args.host

@@ -3,30 +3,21 @@
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 import random
 import re
 import shutil
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
-import cv2
-import numpy as np
-
 from referee.events import Event, read_events
-from referee.render import RenderError, RenderOptions, Timeline
+from referee.render import RenderError, RenderOptions
 from referee.render.cache import renderer_version
 from referee.render.timeline import check_drawable
-from referee.render.video import _CHUNK as CHUNK
-from referee.render.video import _paint as paint_chunk
-from referee.render.video import _Painter as Painter
-from referee.render.video import _start_worker as start_painter
-from referee.render.video import frame_times, geometry_for
+from referee.render.video import render_game
 from referee.simulate import Mistakes, SimConfig, simulate_game
 
 DEMO_RULES: Final = "classic"
@@ -104,43 +95,12 @@ def _forget_old_demos(current: Path) -> None:
 
 def _render(events: Sequence[Event], video: Path, truth_path: Path, seed: int, options: RenderOptions,
             progress: ProgressCallback | None) -> None:
-    """Draw the game into `video` in chunks of frames, on up to `RENDER_JOBS` processes (the video is
-    the same for any number), as `referee render-game` draws; the truth log is written last: it
+    """Draw the game as `referee render-game` draws, on up to `RENDER_JOBS` processes (the video is
+    the same for any number), under a temporary name; the truth log is moved into place last: it
     marks the video as complete."""
-    geometry = geometry_for(events)
-    timeline = Timeline(events, geometry, seed)
-    duration = timeline.end if options.max_seconds is None else min(timeline.end, options.max_seconds)
-    times = frame_times(duration, options.fps)
-    chunks = [(first, times[first:first + CHUNK]) for first in range(0, len(times), CHUNK)]
-    lines = tuple(e.to_json() for e in events)
-    jobs = max(1, min(RENDER_JOBS, os.cpu_count() or 1, len(chunks)))
-    partial = video.with_suffix(".part.mp4")
-    writer = cv2.VideoWriter(str(partial), cv2.VideoWriter_fourcc(*"mp4v"), options.fps,
-                             (options.width, options.height))
-    if not writer.isOpened():
-        raise RenderError(f"OpenCV cannot write an mp4 video to {partial}")
-    try:
-        if jobs > 1:
-            # workers start from a fresh process: a fork of this one (a server's threads) can hang
-            context = multiprocessing.get_context("forkserver")
-            with ProcessPoolExecutor(jobs, mp_context=context, initializer=start_painter,
-                                     initargs=(lines, seed, options)) as pool:
-                for (first, chunk), images in zip(chunks, pool.map(paint_chunk, chunks)):
-                    _write(writer, images, progress, (first + len(chunk)) / len(times))
-        else:
-            painter = Painter(lines, seed, options)
-            for first, chunk in chunks:
-                _write(writer, painter.chunk(first, chunk), progress, (first + len(chunk)) / len(times))
-    finally:
-        writer.release()
-    partial.replace(video)
-    shown = [e for e in events if e.t <= times[-1]]
-    truth_path.write_text("".join(e.to_json() + "\n" for e in shown), encoding="utf-8")
-
-
-def _write(writer: cv2.VideoWriter, images: Sequence[np.ndarray], progress: ProgressCallback | None,
-           share: float) -> None:
-    for image in images:
-        writer.write(image)
-    if progress is not None:
-        progress(share)
+    jobs = max(1, min(RENDER_JOBS, os.cpu_count() or 1))
+    result = render_game(events, video.with_suffix(".part.mp4"), seed, replace(options, jobs=jobs), DEMO_RULES,
+                         progress)
+    result.frames.unlink()
+    result.video.replace(video)
+    result.log.replace(truth_path)

@@ -21,6 +21,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", type=Path, default=Path("runs/cards"), metavar="DIR", help="checkpoints and logs (default runs/cards)")
     parser.add_argument("--epochs", type=int, metavar="N", help="epochs (default 30 detector, 12 index)")
     parser.add_argument("--hours", type=float, metavar="H", help="detector: fit the schedule into this much time instead")
+    parser.add_argument("--lr0", type=float, metavar="LR",
+                        help="detector: AdamW at this learning rate (a low one, e.g. 0.0005, to go on from a trained model) "
+                             "instead of ultralytics' choice for training from scratch")
     parser.add_argument("--imgsz", type=int, default=320, metavar="PX", help="detector input size (default 320)")
     parser.add_argument("--batch", type=int, metavar="N", help="batch size (default 16 detector, 256 index)")
     parser.add_argument("--model", default="yolo11n-obb.yaml", metavar="YAML", help="detector architecture (default yolo11n-obb.yaml)")
@@ -40,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         config = DetectorConfig(
             run_dir=args.run, synth_dir=args.data, real_dir=args.real, model_yaml=args.model, init_weights=args.init,
             imgsz=args.imgsz, zone_views=args.zone_views,
-            epochs=args.epochs or 30, hours=args.hours, batch=args.batch or 16, seed=args.seed,
+            epochs=args.epochs or 30, hours=args.hours, lr0=args.lr0, batch=args.batch or 16, seed=args.seed,
         )
         print(f"best detector checkpoint: {train_detector(config)}")
     elif args.stage == "index":

@@ -36,6 +36,7 @@ class DetectorConfig:
     imgsz: int = 320
     epochs: int = 30
     hours: float | None = None
+    lr0: float | None = None
     batch: int = 16
     real_repeats: int = 4
     zone_views: float = 0.0
@@ -48,6 +49,8 @@ class DetectorConfig:
             raise BadTrainingSetup(f"image size must be a multiple of 32 in 128..1280, not {self.imgsz}")
         if self.init_weights is not None and not self.init_weights.is_file():
             raise BadTrainingSetup(f"no checkpoint at {self.init_weights}")
+        if self.lr0 is not None and not 0 < self.lr0 <= 0.1:
+            raise BadTrainingSetup(f"learning rate must be in (0, 0.1], not {self.lr0}")
         if self.epochs < 1 or self.batch < 1 or self.real_repeats < 1:
             raise BadTrainingSetup("epochs, batch and real repeats must be positive")
         if not 0 <= self.zone_views <= 10:
@@ -118,7 +121,17 @@ def build_dataset(config: DetectorConfig) -> Path:
     """Write the run's data.yaml: synthetic train images, their zone views (as the pipeline's zone
     reader tiles piles) and the real training split repeated."""
     data_dir = config.run_dir / "dataset"
+    sources = {
+        "synth": str(config.synth_dir.resolve()) if config.synth_dir is not None else None,
+        "real": str(config.real_dir.resolve()) if config.real_dir is not None else None,
+        "zone_views": config.zone_views,
+        "seed": config.seed,
+    }
+    stamp = data_dir / "sources.json"
+    if data_dir.exists() and (not stamp.exists() or json.loads(stamp.read_text()) != sources):
+        shutil.rmtree(data_dir)  # written from other data: its image links and zone views would be stale
     data_dir.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(json.dumps(sources))
     train: list[Path] = []
     val: list[Path] = []
     if config.synth_dir is not None:
@@ -164,7 +177,9 @@ def train_detector(config: DetectorConfig) -> Path:
     model = YOLO(start)
     if config.init_weights is not None and start == config.model_yaml:
         model.load(str(config.init_weights))  # copies every tensor whose name and shape match
-    extra = {"time": config.hours} if config.hours else {}
+    extra: dict[str, object] = {"time": config.hours} if config.hours else {}
+    if config.lr0 is not None:  # else ultralytics picks AdamW at a rate fitted for training from scratch
+        extra.update(optimizer="AdamW", lr0=config.lr0)
     model.train(
         data=str(data),
         epochs=config.epochs,
@@ -181,7 +196,7 @@ def train_detector(config: DetectorConfig) -> Path:
         seed=config.seed,
         degrees=15.0,
         close_mosaic=2,
-        warmup_epochs=1,
+        warmup_epochs=1 if config.lr0 is None else 0.3,  # a given (low) rate goes on from trained weights
         cache="ram",
         val=False,  # validation costs minutes an epoch on this CPU: measured once at the end instead
         **extra,

@@ -276,7 +276,7 @@ function drawOverlay(f) {
 }
 
 function draw(bitmap, f) {
-  const width = Math.max(1280, f.width), height = Math.round(width * f.height / f.width);
+  const width = 1280, height = Math.round(width * f.height / f.width);  // the server sends frames at most 1280 wide
   if (canvas.width !== width || canvas.height !== height) { canvas.width = width; canvas.height = height; }
   if (state.bitmap) state.bitmap.close();
   state.bitmap = bitmap; state.frame = f;

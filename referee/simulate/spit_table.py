@@ -130,8 +130,8 @@ class TableSim:
     _hands: list[_Hand] = field(default_factory=list)
     _last_touch: dict[str, _Touch] = field(default_factory=dict)
     _refused: dict[str, int] = field(default_factory=dict)
-    """Centre piles with a misplayed card lying on them, and when it will be back in its place:
-    nobody plays onto them until then."""
+    """Centre piles a misplayed card was laid on this deal, and when it is (or was) back in its
+    place: nobody plays or spits onto them until then."""
     _two_hands: bool = False
 
     def run(self) -> GameState:
@@ -162,7 +162,6 @@ class TableSim:
                 if hand.motion is motion:
                     self._touch(hand, motion)
             elif kind == _BACK:
-                self._refused = {pile: back for pile, back in self._refused.items() if back > t}
                 self._schedule_decision(payload, t + self.timings[payload.player].reaction(self.rng) // 2)
                 self.wake_all(t)
             else:
@@ -180,6 +179,15 @@ class TableSim:
     def free_at(self, player: str) -> int:
         """When all of `player`'s hands are free (a misplayed card back in its place)."""
         return max(h.busy_until for h in self._hands if h.player == player)
+
+    def pile_free_at(self, pile: str) -> int:
+        """When a misplayed card laid on centre pile `pile` is back in its place (0: none was laid
+        this deal): a card turned onto the pile at a stalemate comes after that."""
+        return self._refused.get(pile, 0)
+
+    def _refused_now(self) -> set[str]:
+        """Centre piles a misplayed card lies on now."""
+        return {pile for pile, back in self._refused.items() if back > self.now}
 
     def changed(self, t: int, state: GameState) -> None:
         """The table changed at `t` (ms) to `state`."""
@@ -235,7 +243,7 @@ class TableSim:
     def _decide(self, hand: _Hand) -> None:
         player, state = hand.player, self.state
         busy = self._busy_piles(hand) if self._two_hands else set()
-        busy.update(pile for pile, back in self._refused.items() if back > self.now)
+        busy.update(self._refused_now())
         moves = self.ops.moves(state, player)
         if busy:
             moves = [m for m in moves if not _uses(m, busy)]
@@ -250,7 +258,7 @@ class TableSim:
         if move is None:
             move = self.ops.choose(state, player, moves, self.rng)
         if move is None:
-            if not self._refused and self.rng.random() < self.mistakes.premature:
+            if not self._refused_now() and self.rng.random() < self.mistakes.premature:
                 self._push(self.now + self.reaction(player), _PREMATURE, player)
             return
         kind, fields = move.event()

@@ -109,9 +109,14 @@ face down then."""
 SPIT_ROUND_S: Final = 2.0
 """Another player's spit card laid less than this before a spit card (or after it) was laid at the
 same stalemate (the players' cards of one spit land up to about 2 s apart)."""
+TAKE_BACK_S: Final = 2.5
+"""A card refused on a spit pile is taken back by its player within this long (they notice it
+within a reaction, at most 1.5 s, and reach back for it); meanwhile their hand touching that pile
+is taking it back, even when it lies under a card laid on it since, or was never seen there."""
 TIE_WAIT_S: Final = 1.0
 """Two cards touching one pile in the same frame: if neither is taken back within this time,
-the one seen on top went second."""
+the one seen on top went second. A card seen on a pile another player's hand touched just before
+with no card judged waits as long for that card to be found (its place read without it)."""
 When = tuple[float, int]
 
 
@@ -207,6 +212,9 @@ class SpitReferee:
         self._lifted: dict[str, _Lift] = {}
         self._flagged: dict[tuple[str, str], tuple[str, float]] = {}
         self._took_back: dict[str, tuple[str, float, float]] = {}
+        self._refused: list[tuple[str, str, str, float, float]] = []
+        """Cards refused on a spit pile: (card, player, pile, time refused, first seen back in a
+        stock place or inf), kept for the touch memory."""
         self._judged: set[tuple[str, str, float]] = set()
         self._landed: dict[str, list[tuple[float, str]]] = {}
         self._history: list[tuple[float, SpitState]] = []
@@ -372,7 +380,10 @@ class SpitReferee:
                 self._took_back[zone] = (side, since, change.seen_t)
                 lift = self._lifted.get(key[1])
                 if lift is not None and lift.attempted:  # taken back into its player's hand: it may be laid again
-                    self._lifted[key[1]] = _Lift(lift.player, lift.zone, change.seen_t)
+                    if self.readings.get(lift.zone) == key[1]:
+                        del self._lifted[key[1]]  # its place was never seen without it: it goes back unseen
+                    else:
+                        self._lifted[key[1]] = _Lift(lift.player, lift.zone, change.seen_t)
             return
         if self._flagged and change.after in CARD_CODES:  # a flagged card back in a stock place
             for key in [key for key in self._flagged if key[1] == change.after]:
@@ -382,6 +393,8 @@ class SpitReferee:
             del self._lifted[change.after]
             if not lift.attempted:
                 self._came_back(change.after, lift)
+        self._refused = [(*item[:4], change.seen_t) if item[0] == change.after and item[4] == math.inf else item
+                         for item in self._refused]
 
     # ------------------------------------------------------------------------------ helpers
 
@@ -534,6 +547,7 @@ class SpitReferee:
         self._changed_since_end = set()
         self._slaps = {}
         self._lifted.clear()
+        self._refused.clear()
         self._pending_spit.clear()
 
         self._emit("deal_end", when, player=player, counts=after.counts(), reason=reason)
@@ -656,6 +670,7 @@ class SpitReferee:
         self._odd_since = math.inf
         self._lifted.clear()
         self._flagged.clear()
+        self._refused.clear()
         self._unsure.clear()
         self._moved = dict.fromkeys(self._owner, self._now[0])
 
@@ -812,6 +827,10 @@ class SpitReferee:
                     self._shown[pile] = seen
                     return applied
                 applied |= self._earlier(pile, card, when, tied=True)
+            elif self._rival_touch(pile, player, when[0]):
+                since = self._ties.setdefault(pile, self._now[0])
+                if self._now[0] - since < TIE_WAIT_S:
+                    return applied
             self._ties.pop(pile, None)
             self._shown.pop(pile, None)
             return self._attempt(player, card, zone, pile, when, visible=True) or applied
@@ -984,9 +1003,13 @@ class SpitReferee:
 
     def _taking_back(self, pile: str, touch: Touch) -> bool:
         """`touch` is its hand taking back a card of its own flagged on `pile` (lying there, or
-        gone from there by the time the pile was next read)."""
+        gone from there by the time the pile was next read), or refused there and not yet seen back
+        in its place (within `TAKE_BACK_S`: the touches until it was seen back)."""
         for (p, _), (side, since) in self._flagged.items():
             if p == pile and side == touch.side and since < touch.t:
+                return True
+        for _, side, p, since, back in self._refused:
+            if p == pile and side == touch.side and since < touch.t <= min(back, since + TAKE_BACK_S):
                 return True
         took = self._took_back.get(pile)
         return took is not None and took[0] == touch.side and took[1] < touch.t <= took[2]
@@ -995,7 +1018,8 @@ class SpitReferee:
         """A hand that lifted a stock card touches a spit pile: the card counts the moment it
         touches, so it is judged at once, before it can be seen (unless the player has two
         cards lifted, already touched a pile with it, another player's card touched the same pile
-        in the same frame, or the card would end the deal)."""
+        in the same frame, another player's hand touched it just before with no card judged, or the
+        card would end the deal)."""
         moved = False
         for touch in touches:
             if not (touch.contact and touch.zone in self.rules.pile_index):
@@ -1004,7 +1028,8 @@ class SpitReferee:
                     if lift.player == touch.side and not lift.attempted and lift.t <= touch.t]
             rivals = [t for t in touches if t.contact and t.zone == touch.zone and t.side != touch.side]
             taking_back = self._taking_back(touch.zone, touch) or (bool(mine) and self.readings.get(touch.zone) == mine[0][0])
-            if len(mine) != 1 or rivals or taking_back or self._touched_since(touch.side, mine[0][1].t, touch.t):
+            if len(mine) != 1 or rivals or taking_back or self._touched_since(touch.side, mine[0][1].t, touch.t) \
+                    or self._rival_touch(touch.zone, touch.side, touch.t):
                 continue  # a hand on a card of its own already seen there, or flagged there, takes it back
             code, lift = mine[0]
             when = (touch.t, touch.frame)
@@ -1017,6 +1042,16 @@ class SpitReferee:
                 continue  # a refusal is called once the card is seen there, or seen back in its place
             moved |= self._attempt(lift.player, card, lift.zone, touch.zone, when, visible=True)
         return moved
+
+    def _rival_touch(self, pile: str, player: str, t: float) -> bool:
+        """Another player's hand touched `pile` less than the race window before `t` (or in the same
+        frame), laid no card judged yet, and holds no card seen lifted (those are judged in touch
+        order): its card may lie under `player`'s, its place not read without it yet, so
+        `player`'s card waits for it (at most `TIE_WAIT_S`)."""
+        return any(touch.contact and touch.side != player and t - self.config.race_window_s < touch.t <= t
+                   and (pile, touch.side, touch.t) not in self._used and not self._taking_back(pile, touch)
+                   and not any(lift.player == touch.side and lift.t <= touch.t for lift in self._lifted.values())
+                   for touch in self._touches.get(pile, ()))
 
     def _tied(self, pile: str, player: str, when: When) -> set[str]:
         """Other players' lifted cards that touched `pile` in the same frame as `card`: which
@@ -1049,11 +1084,10 @@ class SpitReferee:
             first = True
         self._judged.add(key)
         landed = [item for item in self._landed.get(pile, ()) if item[0] < when[0] or (item[0] == when[0] and not first)]
-        if landed and landed[-1][1] != player and when[0] - landed[-1][0] < self.config.race_window_s:
-            t0, first = landed[-1]
-            self._emit("race", when, pile=pile, first=first, second=player,
-                       margin_ms=round((when[0] - t0) * 1000, 3), first_t=t0, second_t=when[0])
+        raced = landed[-1] if landed and landed[-1][1] != player and when[0] - landed[-1][0] < self.config.race_window_s \
+            else None
         if reason is None:
+            self._race(pile, raced, player, when)
             self._settle_lift(card, when)
             kept = self._landed.setdefault(pile, [])
             kept.append((when[0], player))
@@ -1075,9 +1109,22 @@ class SpitReferee:
             if lift is None:
                 self._lifted[card.code] = _Lift(player, zone, when[0], attempted=True)
             self._flagged[pile, card.code] = (player, when[0])
+        if legal_counts:  # not yet back in its place: its player will come for it
+            horizon = self._now[0] - self.config.touch_memory_s
+            self._refused = [item for item in self._refused if item[3] >= horizon]
+            self._refused.append((card.code, player, pile, when[0], math.inf))
         self._used.add((pile, player, when[0]))
+        self._race(pile, raced, player, when)
         self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
         return False
+
+    def _race(self, pile: str, raced: tuple[float, str] | None, player: str, when: When) -> None:
+        """`player`'s card judged at `when` on `pile` came less than the race window after `raced`
+        (time, player), another player's card laid there: a race."""
+        if raced is not None:
+            t0, first = raced
+            self._emit("race", when, pile=pile, first=first, second=player,
+                       margin_ms=round((when[0] - t0) * 1000, 3), first_t=t0, second_t=when[0])
 
     @staticmethod
     def _expected_in(state: SpitState, pile: str) -> str:

@@ -271,6 +271,84 @@ def test_race_loser_taken_back_unseen_is_judged_against_the_new_top() -> None:
     assert _of(events, "race")[0]["second"] == "B"
 
 
+def test_a_refused_card_lying_on_a_pile_is_flagged_once_and_the_pile_keeps_its_top() -> None:
+    film = _opened()
+    film.touch("A", "A3", 2, then="back")  # A lifts K♦
+    film.still(4)
+    t = film.touch("A", "L", 3, then="KD")  # and lets it go on 8♦: it lies there, uncovered
+    film.still(36)
+    film.touch("A", "L", 3, then="8D")  # A comes back for it
+    film.still(4)
+    film.touch("A", "A3", 2, then="KD")  # and puts it back in its place
+    film.still(6)
+    played = film.play("A", "A2", "back", "L")  # 9♥ fits the 8♦ still on top, not the K♦
+    events = film.judge()
+    illegal = _of(events, "illegal_play")
+    assert [(e["player"], e["card"], e["to"], e.t, e["reason"]) for e in illegal] == \
+        [("A", "KD", "L", t, "K♦ is not next to 8♦")]
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("9H", played)]
+    assert not _of(events, "resync") and not _of(events, "premature_spit")
+
+
+def test_a_refused_card_taken_back_from_under_a_card_laid_on_it_makes_no_call() -> None:
+    film = _opened()  # R shows 3♣
+    film.touch("A", "A3", 2, then="back")  # A lifts K♦
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.still(4)
+    film.touch_both(("A", "R"), ("B", "R"), lag=6, n=4)  # K♦ onto 3♣ (refused), 4♦ lands on it
+    film.zones["R"] = "4D"
+    film.still(20)
+    film.touch("A", "R", 3)  # A takes K♦ from under the 4♦
+    film.touch("A", "A3", 2, then="KD")
+    film.still(6)
+    bad = film.play("B", "B1", "empty", "R")  # Q♠ onto 4♦: refused on the 4♦ read there before A's hand came for K♦
+    events = film.judge()
+    illegal = _of(events, "illegal_play")
+    assert [(e["card"], e.t, e["reason"]) for e in illegal] == \
+        [("KD", illegal[0].t, "K♦ is not next to 3♣"), ("QS", bad, "Q♠ is not next to 4♦")]
+    assert [e["card"] for e in _of(events, "play")] == ["4D"]
+    assert not _of(events, "resync")
+
+
+def test_a_card_seen_on_a_pile_waits_for_the_card_another_hand_laid_there_just_before() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: B's 7♠ fits it, not A's 9♥
+    film.touch("B", "B1", 2, then="empty")  # B lifts 7♠
+    film.still(4)
+    for _ in range(3):  # A's hand picks 9♥ from A2, unseen under it
+        film.frame((HandSeen("A", ("A2",), {}),))
+    ta, tb = film.touch_both(("A", "L"), ("B", "L"), lag=3, n=4)  # 9♥ onto 8♦, 7♠ on top of it
+    film.zones["L"] = "7S"
+    for _ in range(6):  # A2 is still covered while the 7♠ is read on L
+        film.frame(A2="occluded")
+    film.zones["A2"] = "back"
+    film.still(20)
+    film.touch("B", "L", 3, then="9H")  # B takes the 7♠ back
+    film.touch("B", "B1", 2, then="7S")
+    film.still(6)
+    events = film.judge()
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("9H", ta)]
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("B", "7S", tb, "7♠ is not next to 9♥")]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("A", "B")]
+
+
+def test_a_refused_card_back_in_a_place_never_seen_without_it_is_not_played_by_a_later_touch() -> None:
+    film = _opened(spit_r="QC")  # K♦ does not fit 8♦ on L, but fits Q♣ on R
+    for _ in range(3):  # A's hand picks K♦ from A3, which stays covered
+        film.frame((HandSeen("A", ("A3",), {}),))
+    t = film.touch("A", "L", 3, then="KD")
+    film.still(30)
+    film.touch("A", "L", 3, then="8D")  # A takes K♦ back
+    for _ in range(3):  # to A3, still covered
+        film.frame((HandSeen("A", ("A3",), {}),))
+    film.still(6)
+    film.touch("A", "R", 3)  # A's hand on R, laying nothing
+    film.still(20)
+    events = film.judge()
+    assert [(e["card"], e["to"], e.t) for e in _of(events, "illegal_play")] == [("KD", "L", t)]
+    assert not _of(events, "play")
+
+
 def _settling(rules: SpitRules | None = None) -> tuple[Film, SpitReferee]:
     """A deal about to end: A's last stock card 7C goes onto 6D."""
     rules = rules or SpitRules()

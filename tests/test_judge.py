@@ -349,6 +349,22 @@ def test_a_refused_card_back_in_a_place_never_seen_without_it_is_not_played_by_a
     assert not _of(events, "play")
 
 
+def test_a_card_seen_turned_after_its_player_touched_a_pile_another_card_then_covered_makes_no_call() -> None:
+    film = _opened()
+    film.play("A", "A2", "back", "L")  # 9♥ onto 8♦: A2 shows a face-down card
+    film.touch("A", "A2", 3)  # A turns a card there and takes it, unseen
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.touch_both(("A", "R"), ("B", "R"), lag=6, n=4)  # A's card onto 3♣, then B's 4♦ onto it
+    film.zones["R"] = "4D"
+    film.still(6)
+    film.touch("A", "A2", 3, then="QH")  # A turns the next card: Q♥ cannot be told from a card taken back
+    film.still(30)
+    events = film.judge()
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A2", "QH")]
+    assert [e["card"] for e in _of(events, "play")] == ["9H", "4D"]
+    assert not _of(events, "illegal_play")
+
+
 def _settling(rules: SpitRules | None = None) -> tuple[Film, SpitReferee]:
     """A deal about to end: A's last stock card 7C goes onto 6D."""
     rules = rules or SpitRules()

@@ -18,7 +18,13 @@ sees and what the engine expects by a move:
   engine finds;
 - a stock card lifted (its place seen without it) whose player's hand then touches a spit pile:
   the card counts the moment it touches, so it is judged at that frame, before it can be seen;
-  one that comes back after touching a pile unseen is judged there too (a race loser);
+  one that comes back after touching a pile unseen is judged there too (a race loser), unless
+  another card was read on that pile since and the player's hand never went back there (it may
+  have been another card, turned and played unseen, that went under it and stayed);
+- a card refused on a spit pile is expected back: its player's touches there until it is seen
+  back in its place take it back, even from under a card laid on it since;
+- a card seen on a pile that another player's hand touched just before, laying no card judged and
+  holding none seen lifted, waits (`TIE_WAIT_S`) for that card to be found under it;
 - two players' cards on one pile less than `race_window_s` apart: `race`, the second judged
   against the new top (a card that went under the second is played first);
 - `spit_call` when the engine finds no move, dated to the last move, called at once unless a
@@ -1102,6 +1108,8 @@ class SpitReferee:
             if visible and lift is not None:
                 lift.attempted = True  # seen there: no other touch is this card's
             return False  # the position the card is refused on was not read: no call against the player
+        if not legal_counts and self._covered_since(pile, card, player, when[0]):
+            return False  # another card was read there since and the player never reached back: it may lie under it
         lift = self._lifted.get(card.code)
         if lift is not None:
             lift.attempted = True
@@ -1163,6 +1171,17 @@ class SpitReferee:
             return False
         under = parse_card(seen)  # another card than the engine's: refused only if it would be refused on that too
         return not is_adjacent(card, under) or (self.rules.alternate_colours and card.red == under.red)
+
+    def _covered_since(self, pile: str, card: Card, player: str, t: float) -> bool:
+        """`player`'s `card`, back in its place, was never read on `pile` after their touch there at
+        `t`, another card than the engine's top at `t` was, and their hand did not touch the pile
+        again: a card of theirs taken back unseen cannot be told from one that went under that
+        card (turned and played unseen) and stayed."""
+        top = self._expected_in(self._state_at(t, before=True), pile)
+        reads = [seen for seen, when in self._pile_reads.get(pile, ()) if when > t]
+        if card.code in reads or all(seen == top for seen in reads):
+            return False
+        return not any(touch.contact and touch.side == player and touch.t > t for touch in self._touches.get(pile, ()))
 
     def _blind(self, since: float, t: float) -> bool:
         """The whole view was blocked at some time between `since` and `t` (something over the

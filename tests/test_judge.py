@@ -365,6 +365,36 @@ def test_a_card_seen_turned_after_its_player_touched_a_pile_another_card_then_co
     assert not _of(events, "illegal_play")
 
 
+def test_a_card_laid_while_another_hand_holding_a_card_was_over_the_pile_waits_for_that_card() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: B's 7♠ fits it, not A's 9♥
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.touch("B", "B1", 2, then="empty")  # B lifts 7♠
+    film.still(4)
+    ta = film.t
+    for _ in range(3):  # A's hand over L, its contact not seen: 9♥ goes under
+        film.frame((HandSeen("A", ("L",), {}),))
+    tb = film.touch("B", "L", 3, then="7S")  # 7♠ on top
+    film.still(20)
+    film.touch("B", "L", 3, then="9H")  # B takes the 7♠ back
+    film.touch("B", "B1", 2, then="7S")
+    film.still(6)
+    events = film.judge()
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("9H", ta)]
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("B", "7S", tb, "7♠ is not next to 9♥")]
+
+
+def test_an_unknown_card_laid_by_a_player_with_one_face_down_top_is_that_card_turned_and_played() -> None:
+    film = _opened()  # R shows 3♣
+    first = film.play("A", "A2", "back", "L")  # 9♥ onto 8♦: A2, A's only face-down top
+    t = film.touch("A", "R", 3, then="4H")  # 4♥ laid on R, A's hand never seen over A2
+    film.still(10)
+    events = film.judge()
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A2", "4H")]
+    assert [(e["card"], e["from"], e.t) for e in _of(events, "play")] == [("9H", "A2", first), ("4H", "A2", t)]
+    assert not _of(events, "premature_spit")
+
+
 def _settling(rules: SpitRules | None = None) -> tuple[Film, SpitReferee]:
     """A deal about to end: A's last stock card 7C goes onto 6D."""
     rules = rules or SpitRules()

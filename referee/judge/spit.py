@@ -23,8 +23,11 @@ sees and what the engine expects by a move:
   have been another card, turned and played unseen, that went under it and stayed);
 - a card refused on a spit pile is expected back: its player's touches there until it is seen
   back in its place take it back, even from under a card laid on it since;
-- a card seen on a pile that another player's hand touched just before, laying no card judged and
-  holding none seen lifted, waits (`TIE_WAIT_S`) for that card to be found under it;
+- a card seen on a pile that another player's hand was over just before, laying no card judged
+  (touching it and holding no card seen lifted, or holding one and no contact seen), waits
+  (`TIE_WAIT_S`) for that card to be found under it;
+- an unknown card laid, not at a stalemate, by a player whose hand was not seen on a face-down
+  stock top but who has just one, that fits there: that card turned up and played;
 - two players' cards on one pile less than `race_window_s` apart: `race`, the second judged
   against the new top (a card that went under the second is played first);
 - `spit_call` when the engine finds no move, dated to the last move, called at once unless a
@@ -770,6 +773,20 @@ class SpitReferee:
                 return True
         return False
 
+    def _only_face_down(self, player: str, card: Card, pile: str, laid: When) -> tuple[str, When] | None:
+        """The one face-down stock top of `player`, whose hand laid the unknown `card` on `pile` at
+        `laid`, if `card` turned up there could be played on `pile`: a card turned and played with
+        the hand unseen over its place (dated by the laying touch), not a spit card."""
+        s = self.state
+        hidden = [zone for zone in self.rules.stock_names[self.rules.player_index[player]]
+                  if s.pile(zone) and not s.face_up(zone)]
+        if len(hidden) != 1 or not self._clear(hidden[0]):
+            return None
+        move = TurnUp(player, hidden[0], card)
+        if s.check(move) is not None or s.apply(move).check(Play(player, card, hidden[0], pile)) is not None:
+            return None
+        return hidden[0], laid
+
     def _turned_unseen(self, player: str, before: float) -> tuple[str, When] | None:
         """A face-down stock top of `player` their hand touched (since the last move there)
         before `before`: a card turned up and taken away before it could be read. The zone and
@@ -854,6 +871,8 @@ class SpitReferee:
                 turned = self._turned_unseen(player, laid[0])
                 if self._deferred:
                     return False
+                if turned is None and last is not None and player == last[0]:
+                    turned = self._only_face_down(player, card, pile, laid)
                 if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
                     self._attempt(player, card, turned[0], pile, laid, visible=True)
                     return True
@@ -1050,14 +1069,22 @@ class SpitReferee:
         return moved
 
     def _rival_touch(self, pile: str, player: str, t: float) -> bool:
-        """Another player's hand touched `pile` less than the race window before `t` (or in the same
-        frame), laid no card judged yet, and holds no card seen lifted (those are judged in touch
-        order): its card may lie under `player`'s, its place not read without it yet, so
-        `player`'s card waits for it (at most `TIE_WAIT_S`)."""
-        return any(touch.contact and touch.side != player and t - self.config.race_window_s < touch.t <= t
-                   and (pile, touch.side, touch.t) not in self._used and not self._taking_back(pile, touch)
-                   and not any(lift.player == touch.side and lift.t <= touch.t for lift in self._lifted.values())
-                   for touch in self._touches.get(pile, ()))
+        """Another player's hand was over `pile` less than the race window before `t` (or in the same
+        frame) and laid no card judged yet: touching it while holding no card seen lifted (those are
+        judged in touch order), or over it without a contact seen while holding one. Its card may
+        lie under `player`'s, so `player`'s card waits for it (at most `TIE_WAIT_S`)."""
+        window = [touch for touch in self._touches.get(pile, ()) if touch.side != player
+                  and t - self.config.race_window_s < touch.t <= t and (pile, touch.side, touch.t) not in self._used
+                  and not self._taking_back(pile, touch)]
+        for touch in window:
+            holding = any(lift.player == touch.side and not lift.attempted and lift.t <= touch.t
+                          for lift in self._lifted.values())
+            if touch.contact and not any(lift.player == touch.side and lift.t <= touch.t
+                                         for lift in self._lifted.values()):
+                return True
+            if holding and not any(other.contact and other.side == touch.side for other in window):
+                return True
+        return False
 
     def _tied(self, pile: str, player: str, when: When) -> set[str]:
         """Other players' lifted cards that touched `pile` in the same frame as `card`: which

@@ -616,7 +616,9 @@ class SpitReferee:
     def _unexplained(self) -> set[str]:
         """The settled zones that show what no move explains: not the engine's card, nor a stock
         place whose top is in a hand, nor a card flagged as illegal on a pile (unless it has lain
-        there longer than `RESYNC_S`: a card refused is taken back)."""
+        there longer than `RESYNC_S`: a card refused is taken back), nor a spit card waiting for
+        the other spit cards (unless it has lain there longer than `RESYNC_S` and `TAKE_BACK_S`: the
+        other player may first take back a card refused)."""
         lifted_from = {lift.zone for lift in self._lifted.values()}
         odd = set()
         for zone, seen in self.readings.items():
@@ -624,6 +626,9 @@ class SpitReferee:
                 continue
             flag = self._flagged.get((zone, seen))
             if flag is not None and self._now[0] - flag[1] < RESYNC_S:
+                continue
+            pending = self._pending_spit.get(zone)
+            if pending is not None and pending[0] == seen and self._now[0] - pending[1][0] < RESYNC_S + TAKE_BACK_S:
                 continue
             if zone in self._owner and self.state.top(zone) is not None and seen == self._under(zone):
                 continue
@@ -1071,8 +1076,9 @@ class SpitReferee:
     def _rival_touch(self, pile: str, player: str, t: float) -> bool:
         """Another player's hand was over `pile` less than the race window before `t` (or in the same
         frame) and laid no card judged yet: touching it while holding no card seen lifted (those are
-        judged in touch order), or over it without a contact seen while holding one. Its card may
-        lie under `player`'s, so `player`'s card waits for it (at most `TIE_WAIT_S`)."""
+        judged in touch order), or over it without a contact seen while holding one (and touching
+        no other spit pile since). Its card may lie under `player`'s, so `player`'s card waits for
+        it (at most `TIE_WAIT_S`)."""
         window = [touch for touch in self._touches.get(pile, ()) if touch.side != player
                   and t - self.config.race_window_s < touch.t <= t and (pile, touch.side, touch.t) not in self._used
                   and not self._taking_back(pile, touch)]
@@ -1082,7 +1088,9 @@ class SpitReferee:
             if touch.contact and not any(lift.player == touch.side and lift.t <= touch.t
                                          for lift in self._lifted.values()):
                 return True
-            if holding and not any(other.contact and other.side == touch.side for other in window):
+            if holding and not any(other.contact and other.side == touch.side for other in window) \
+                    and not any(other.contact and other.side == touch.side and other.t >= touch.t
+                                for name in self._piles if name != pile for other in self._touches.get(name, ())):
                 return True
         return False
 

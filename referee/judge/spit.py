@@ -237,6 +237,12 @@ class SpitReferee:
             self.state = state
         self._changed_since_end: set[str] = set()
         self._slaps: dict[str, tuple[str, When]] = {}
+        self._other_slap: dict[str, int] | None = None
+        """After a slap too close to call: the cards each player would hold had it gone the other way."""
+        self._spit_shift: dict[str, int] | None = None
+        """The layout read could have come from that other slap too: what it would add to each
+        player's spit cards (the piles dealt look the same); kept into later deals until the spit
+        cards laid settle it."""
         self._returns: list[tuple[Card, _Lift, str, When]] = []
         self._ties: dict[str, float] = {}
         self._shown: dict[str, str] = {}
@@ -332,6 +338,9 @@ class SpitReferee:
             if self._odd and not any(map(self._unread, self._odd)):
                 self._resync()
                 self._reconcile()
+        if self._spit_shift is not None and self._pending_spit and self._alone_by_the_other_slap():
+            self._slap_went_the_other_way()
+            self._reconcile()
         if self._doubted:
             self._settle_doubts()
         if self._call is not None:
@@ -868,6 +877,9 @@ class SpitReferee:
         if self._earlier(pile, card, last[1] if last is not None else first_seen):
             return True
         stalemate = self.state.is_stalemate()
+        if stalemate and last is not None and not self.state.spit_count(last[0]) \
+                and self._spit_shift is not None and self._spit_shift[last[0]] > 0:
+            self._slap_went_the_other_way()
         if not stalemate:  # a stock card turned up and laid unseen: the last hand there's, else anyone's
             for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
                 if last is not None and player != last[0] and not self._hand_seen(pile, player, first_seen[0]):
@@ -911,6 +923,36 @@ class SpitReferee:
             pass
         self._flagged[pile, seen] = (side, when[0])
         return False
+
+    def _alone_by_the_other_slap(self) -> bool:
+        """Only spit cards of one player lie waiting, for `SPIT_ROUND_S`, and the other, who has
+        spit cards as the engine counts them, would have none after the other verdict of a slap
+        too close to call."""
+        shift = self._spit_shift
+        laid = {side for _, when, side in self._pending_spit.values()}
+        if shift is None or len(laid) != 1 or min(when[0] for _, when, _ in self._pending_spit.values()) \
+                > self._now[0] - SPIT_ROUND_S:
+            return False
+        s = self.state
+        return all(s.spit_count(p) > 0 and s.spit_count(p) + shift[p] == 0 for p in self._players if p not in laid)
+
+    def _slap_went_the_other_way(self) -> None:
+        """The layout read could have come from the other verdict of a slap too close to call, and
+        the spit cards laid say it did (a player out of them as the engine counts lays one, or one
+        who would be out lets the other spit alone): each player's spit cards are counted as that
+        slap left them."""
+        shift, self._spit_shift = self._spit_shift, None
+        if shift is None:
+            return
+        s, r = self.state, self.rules
+        stocks = {p: [(len(s.pile(zone)), s.top(zone)) for zone in r.stock_names[i]] for i, p in enumerate(self._players)}
+        piles = {pile: (len(s.pile(pile)), s.top(pile)) for pile in self._piles if s.pile(pile)}
+        spit = {p: s.spit_count(p) + shift[p] for p in self._players}
+        try:
+            self.state = SpitState.observed(r, stocks, spit, piles)  # type: ignore[arg-type]
+        except ImpossiblePosition:
+            return
+        self._history.clear()  # the positions before it are of the other count
 
     def _relaid(self, pile: str, card: Card) -> bool:
         """A spit card called premature, or refused, still read on `pile` once nobody can move:
@@ -1301,6 +1343,10 @@ class SpitReferee:
         later = max((when_a, when_b), key=lambda w: w[0])
         before = self.state
         self.state = after = before.apply(move)
+        if extra:
+            loser = b if winner == a else a
+            other = before.apply(Slap(move.touches, underneath=loser))
+            self._other_slap = {p: other.held_count(p) for p in self._players}
         self._emit("slap", later, pile=first_pile, contact={a: when_a[0], b: when_b[0]}, winner=winner,
                    margin_ms=abs(margin) if pile_a == pile_b else None, evidence="",
                    piles={a: pile_a, b: pile_b}, frames={a: when_a[1], b: when_b[1]}, **extra)
@@ -1359,6 +1405,13 @@ class SpitReferee:
             self.state = SpitState.observed(r, stocks, spit_cards)
         except ImpossiblePosition:
             return
+        other, self._other_slap = self._other_slap, None
+        if other is None and self._spit_shift is not None:  # not settled last deal: the cards held still differ so
+            other = {p: held[p] + self._spit_shift[p] for p in self._players}
+        self._spit_shift = None
+        if other is not None and other != held and all(
+                0 <= other[p] <= r.total_cards and self._patterns[other[p]] == filled[p] for p in self._players):
+            self._spit_shift = {p: layout_counts(r.layout, other[p])[1] - spit_cards[p] for p in self._players}
         self._first_layout = False
         self._counts_known = True
         self._end_t = None

@@ -490,6 +490,30 @@ def test_slaps_on_different_piles_each_take_their_own() -> None:
     assert referee.state.held_count("A") == 2 + 2  # A's spit cards and L (6D, 7C)
 
 
+def test_a_slap_too_close_to_call_is_settled_by_the_spit_cards_laid_after_it() -> None:
+    rules = SpitRules()
+    deck = [c for c in (f"{r}{s}" for s in "CDHS" for r in ("A", *map(str, range(2, 11)), "J", "Q", "K"))
+            if c not in ("7C", "QS", "6D", "KH")]
+    state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", f"{deck[0]} |"]},
+                               spit={"A": " ".join(deck[1:28]), "B": " ".join(deck[28:35])},
+                               piles={"L": " ".join(deck[35:39] + ["6D"]), "R": " ".join(deck[39:48] + ["KH"])})
+    zones = {z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D", "R": "KH"}
+    film = Film(zones)
+    film.still(4)
+    film.play("A", "A1", "empty", "L")  # A is out: L holds 6 cards, R 10
+    film.touch_both(("B", "L"), ("A", "L"), lag=0)  # both on L in one frame: A, out first, takes it
+    film.zones.update(L="empty", R="empty")
+    film.still(10)
+    film.zones.update({z: c for z, c in zip(rules.place_names, ["2C", "3C", "4C", "5C", "6C", "2D", "3D", "4D", "5D", "7D"])})
+    film.still(60)  # A would have 33 cards (18 spit cards), B 19 (4); the other way A 37 (22), B 15 (none)
+    film.touch("A", "L", 3, then="9S")
+    film.still(90)  # B lays no spit card: B has none, the slap went the other way
+    events = _run(film, SpitReferee(rules, state=state))
+    assert _of(events, "slap")[0]["verdict"] == TOO_CLOSE
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "9S"}]
+    assert [e.type for e in events if e.type in ("premature_spit", "resync")] == []
+
+
 def test_stacking_without_the_option_is_an_illegal_play() -> None:
     film = _opened()
     film.touch("A", "A1", 2, then="empty")  # 7C onto A4's 2S

@@ -454,6 +454,30 @@ def test_a_spit_card_laid_before_the_last_move_is_premature_though_the_move_is_r
     assert not _of(events, "spit")
 
 
+def test_a_spit_card_waits_for_the_other_while_its_player_takes_back_a_refused_card() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["3H", "9C"], "B": ["KS"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "4D", "R": "6D"})  # A's 3♥ onto 4♦ is the only move; spit cards unknown
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "3H", "A2": "9C", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    referee = SpitReferee(rules, state=state)
+    film.play("A", "A1", "empty", "L")  # 3♥ onto 4♦: nobody can move
+    film.touch("B", "R", 3, then="5C")  # B's spit card at once
+    film.touch("A", "A2", 2, then="empty")  # A lifts 9♣ and misplays it on L
+    film.still(2)
+    bad = film.touch("A", "L", 3, then="9C")
+    film.still(40)
+    film.touch("A", "L", 3, then="3H")  # A takes it back
+    film.touch("A", "A2", 2, then="9C")
+    film.still(10)
+    film.touch("A", "L", 3, then="2C")  # A's spit card, 2.5 s after B's
+    film.still(10)
+    events = _run(film, referee)
+    assert [(e["card"], e.t) for e in _of(events, "illegal_play")] == [("9C", bad)]
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "2C", "R": "5C"}]
+    assert not _of(events, "resync") and not _of(events, "premature_spit")
+
+
 def test_deal_end_counts_the_cards() -> None:
     film, referee = _settling()
     ends = _of(_run(film, referee), "deal_end")

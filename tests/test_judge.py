@@ -384,6 +384,27 @@ def test_a_card_laid_while_another_hand_holding_a_card_was_over_the_pile_waits_f
         [("B", "7S", tb, "7♠ is not next to 9♥")]
 
 
+def test_a_hand_passing_over_a_pile_on_its_way_to_the_other_makes_no_card_wait() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.touch("A", "A3", 2, then="back")  # A lifts K♦
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.still(4)
+    film.frame((HandSeen("A", ("R",), {}),))  # A's hand passes over R
+    tb = film.t
+    film.frame((HandSeen("B", ("R",), {"R": tb}),))  # B lays 4♦ on R
+    ta = film.t
+    for i in range(24):  # while A lays K♦ on L and keeps its hand there
+        film.frame((HandSeen("A", ("L",), {"L": ta}),) + ((HandSeen("B", ("R",), {"R": tb}),) if i < 3 else ()),
+                   **({"R": "4D"} if i >= 3 else {}))
+    film.zones.update(L="KD", R="4D")
+    film.still(10)
+    events = film.judge()
+    plays = _of(events, "play")
+    assert [(e["card"], e.t) for e in plays] == [("4D", tb)]
+    assert plays[0]["called_at"] < tb + 0.5  # judged once seen, not after waiting for A's card
+    assert [e["card"] for e in _of(events, "illegal_play")] == ["KD"]
+
+
 def test_an_unknown_card_laid_by_a_player_with_one_face_down_top_is_that_card_turned_and_played() -> None:
     film = _opened()  # R shows 3♣
     first = film.play("A", "A2", "back", "L")  # 9♥ onto 8♦: A2, A's only face-down top

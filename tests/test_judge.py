@@ -559,6 +559,33 @@ def test_a_slap_too_close_to_call_is_settled_by_the_spit_cards_laid_after_it() -
     assert [e.type for e in events if e.type in ("premature_spit", "resync")] == []
 
 
+def test_a_spit_alone_after_a_slap_too_close_to_call_is_joined_by_the_other_s_spit_card() -> None:
+    rules = SpitRules()
+    deck = [c for c in (f"{r}{s}" for s in "CDHS" for r in ("A", *map(str, range(2, 11)), "J", "Q", "K"))
+            if c not in ("7C", "QS", "6D", "KH")]
+    state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", f"{deck[0]} |"]},
+                               spit={"A": " ".join(deck[1:32]), "B": " ".join(deck[32:43])},
+                               piles={"L": " ".join(deck[43:47] + ["6D"]), "R": " ".join(deck[47:48] + ["KH"])})
+    zones = {z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D", "R": "KH"}
+    film = Film(zones)
+    film.still(4)
+    film.play("A", "A1", "empty", "L")  # A is out: L holds 6 cards, R 2
+    film.touch_both(("B", "L"), ("A", "L"), lag=0)  # both on L in one frame: A, out first, takes it
+    film.zones.update(L="empty", R="empty")
+    film.still(10)
+    film.zones.update({z: c for z, c in zip(rules.place_names, ["2C", "3C", "4C", "5C", "6C", "2D", "3D", "4D", "5D", "7D"])})
+    film.still(60)  # A would have 37 cards (22 spit cards), B 15 (none); the other way A 33 (18), B 19 (4)
+    film.touch("A", "L", 3, then="9S")  # A spits alone
+    film.still(3)
+    film.touch("B", "R", 3, then="8H")  # and B too: the slap went the other way
+    film.still(20)
+    referee = SpitReferee(rules, state=state)
+    events = _run(film, referee)
+    assert [e["cards"] for e in _of(events, "spit")][-1] == {"L": "9S", "R": "8H"}
+    assert {p: referee.state.spit_count(p) for p in "AB"} == {"A": 17, "B": 3}
+    assert not _of(events, "premature_spit") and not _of(events, "resync")
+
+
 def test_stacking_without_the_option_is_an_illegal_play() -> None:
     film = _opened()
     film.touch("A", "A1", 2, then="empty")  # 7C onto A4's 2S

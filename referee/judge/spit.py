@@ -239,6 +239,8 @@ class SpitReferee:
         self._slaps: dict[str, tuple[str, When]] = {}
         self._other_slap: dict[str, int] | None = None
         """After a slap too close to call: the cards each player would hold had it gone the other way."""
+        self._solo: dict[str, tuple[str, When, str]] | None = None
+        """The spit card of the last move, if it was a player spitting alone."""
         self._spit_shift: dict[str, int] | None = None
         """The layout read could have come from that other slap too: what it would add to each
         player's spit cards (the piles dealt look the same); kept into later deals until the spit
@@ -518,6 +520,7 @@ class SpitReferee:
         return state
 
     def _apply(self, move: SpitMove, when: When, **extra: Any) -> None:
+        self._solo = None
         before = self.state
         after = before.apply(move)
         self.state = after
@@ -877,9 +880,11 @@ class SpitReferee:
         if self._earlier(pile, card, last[1] if last is not None else first_seen):
             return True
         stalemate = self.state.is_stalemate()
-        if stalemate and last is not None and not self.state.spit_count(last[0]) \
+        if last is not None and not self.state.spit_count(last[0]) \
                 and self._spit_shift is not None and self._spit_shift[last[0]] > 0:
-            self._slap_went_the_other_way()
+            stalemate = self._unspit_alone(first_seen[0]) or stalemate
+            if stalemate:
+                self._slap_went_the_other_way()
         if not stalemate:  # a stock card turned up and laid unseen: the last hand there's, else anyone's
             for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
                 if last is not None and player != last[0] and not self._hand_seen(pile, player, first_seen[0]):
@@ -935,6 +940,20 @@ class SpitReferee:
             return False
         s = self.state
         return all(s.spit_count(p) > 0 and s.spit_count(p) + shift[p] == 0 for p in self._players if p not in laid)
+
+    def _unspit_alone(self, t: float) -> bool:
+        """The last move was a player spitting alone less than `SPIT_ROUND_S` before `t`, when a spit
+        card of the other player touched: it is taken back (its card waits again), the position
+        is the stalemate before it."""
+        solo = self._solo
+        if solo is None or not self._history or next(iter(solo.values()))[1][0] <= t - SPIT_ROUND_S:
+            return False
+        self.state = self._history.pop()[1]
+        self._made.pop()
+        self._spits.pop()
+        self._pending_spit.update(solo)
+        self._solo = None
+        return True
 
     def _slap_went_the_other_way(self) -> None:
         """The layout read could have come from the other verdict of a slap too close to call, and
@@ -1302,6 +1321,7 @@ class SpitReferee:
             contact = {pending[pile][2]: pending[pile][1][0] for pile in piles}
             self._pending_spit = {}
             self._apply(move, when, contact=contact)
+            self._solo = {pile: pending[pile] for pile in piles} if len(piles) == 1 else None
             return True
         return False
 

@@ -332,6 +332,23 @@ def test_a_card_seen_on_a_pile_waits_for_the_card_another_hand_laid_there_just_b
     assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("A", "B")]
 
 
+def test_a_card_found_under_one_taken_back_is_judged_at_once() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦
+    for _ in range(3):  # both hands pick their card, unseen under them
+        film.frame((HandSeen("A", ("A2",), {}), HandSeen("B", ("B1",), {})))
+    t = film.t
+    for _ in range(4):  # 9♥ and 7♠ touch L in one frame: 7♠ ends on top
+        film.frame((HandSeen("A", ("L",), {"L": t}), HandSeen("B", ("L",), {"L": t})), A2="occluded", B1="occluded")
+    film.zones.update(L="7S", A2="occluded", B1="occluded")  # their places stay hidden by their arms
+    film.still(20)
+    film.touch("B", "L", 3, then="9H")  # B takes 7♠ back: 9♥ under it
+    shown = film.t
+    film.still(10)
+    plays = _of(film.judge(), "play")
+    assert [(e["card"], e.t) for e in plays] == [("9H", t)]
+    assert plays[0]["called_at"] < shown + 0.5  # not kept waiting for B's card, seen on top and gone
+
+
 def test_a_refused_card_back_in_a_place_never_seen_without_it_is_not_played_by_a_later_touch() -> None:
     film = _opened(spit_r="QC")  # K♦ does not fit 8♦ on L, but fits Q♣ on R
     for _ in range(3):  # A's hand picks K♦ from A3, which stays covered

@@ -1138,11 +1138,15 @@ class SpitReferee:
         """Another player's hand was over `pile` less than the race window before `t` (or in the same
         frame) and laid no card judged yet: touching it while holding no card seen lifted (those are
         judged in touch order), or over it without a contact seen while holding one (and touching
-        no other spit pile since). Its card may lie under `player`'s, so `player`'s card waits for
-        it (at most `TIE_WAIT_S`)."""
+        no other spit pile since); no other card than the one there now was read there since (its
+        card was on top, and is gone). Its card may lie under `player`'s, so `player`'s card waits
+        for it (at most `TIE_WAIT_S`)."""
+        now = self.readings.get(pile)
+        reads = self._pile_reads.get(pile, ())
         window = [touch for touch in self._touches.get(pile, ()) if touch.side != player
                   and t - self.config.race_window_s < touch.t <= t and (pile, touch.side, touch.t) not in self._used
-                  and not self._taking_back(pile, touch)]
+                  and not self._taking_back(pile, touch)
+                  and not any(when > touch.t and seen != now for seen, when in reads)]
         for touch in window:
             holding = any(lift.player == touch.side and not lift.attempted and lift.t <= touch.t
                           for lift in self._lifted.values())

@@ -7,7 +7,7 @@ import pytest
 from referee.events import Event
 from referee.judge.judge import Judge
 from referee.judge.speahx import SpeahxReferee
-from referee.judge.spit import SLAP_FALLBACK, TOO_CLOSE, SpitReferee, UnsupportedRules, layout_counts
+from referee.judge.spit import OTHER_SLAP, SLAP_FALLBACK, TOO_CLOSE, SpitReferee, UnsupportedRules, layout_counts
 from referee.observations import HandSeen, Observation, ZoneReading
 from referee.rules import get_rules
 from referee.rules.spit import SpitRules, SpitState
@@ -366,12 +366,13 @@ def test_a_refused_card_back_in_a_place_never_seen_without_it_is_not_played_by_a
     assert not _of(events, "play")
 
 
-def test_a_card_seen_turned_after_its_player_touched_a_pile_another_card_then_covered_makes_no_call() -> None:
+@pytest.mark.parametrize("lag", [6, 18])  # B's card waiting for A's, or judged at its touch before A's place is read
+def test_a_card_seen_turned_after_its_player_touched_a_pile_another_card_then_covered_makes_no_call(lag: int) -> None:
     film = _opened()
     film.play("A", "A2", "back", "L")  # 9♥ onto 8♦: A2 shows a face-down card
     film.touch("A", "A2", 3)  # A turns a card there and takes it, unseen
     film.touch("B", "B2", 2, then="back")  # B lifts 4♦
-    film.touch_both(("A", "R"), ("B", "R"), lag=6, n=4)  # A's card onto 3♣, then B's 4♦ onto it
+    film.touch_both(("A", "R"), ("B", "R"), lag=lag, n=4)  # A's card onto 3♣, then B's 4♦ onto it
     film.zones["R"] = "4D"
     film.still(6)
     film.touch("A", "A2", 3, then="QH")  # A turns the next card: Q♥ cannot be told from a card taken back
@@ -573,7 +574,8 @@ def test_a_slap_too_close_to_call_is_settled_by_the_spit_cards_laid_after_it() -
     events = _run(film, SpitReferee(rules, state=state))
     assert _of(events, "slap")[0]["verdict"] == TOO_CLOSE
     assert [e["cards"] for e in _of(events, "spit")] == [{"L": "9S"}]
-    assert [e.type for e in events if e.type in ("premature_spit", "resync")] == []
+    assert [e["spit_cards"] for e in _of(events, "resync")] == [{"A": 22, "B": 0}]
+    assert _of(events, "resync")[0]["reason"] == OTHER_SLAP and not _of(events, "premature_spit")
 
 
 def test_a_spit_alone_after_a_slap_too_close_to_call_is_joined_by_the_other_s_spit_card() -> None:
@@ -600,7 +602,7 @@ def test_a_spit_alone_after_a_slap_too_close_to_call_is_joined_by_the_other_s_sp
     events = _run(film, referee)
     assert [e["cards"] for e in _of(events, "spit")][-1] == {"L": "9S", "R": "8H"}
     assert {p: referee.state.spit_count(p) for p in "AB"} == {"A": 17, "B": 3}
-    assert not _of(events, "premature_spit") and not _of(events, "resync")
+    assert [e["reason"] for e in _of(events, "resync")] == [OTHER_SLAP] and not _of(events, "premature_spit")
 
 
 def test_stacking_without_the_option_is_an_illegal_play() -> None:

@@ -154,7 +154,9 @@ def test_a_referee_resumed_from_its_log_makes_the_calls_of_one_that_never_stoppe
     kinds = {"play": None, "deal_end": None, "slap": None}
     for k, n in cuts[10:]:
         kind = events[n - 1].type
-        if kind in kinds and kinds[kind] is None:
+        # resumed with the next call half a second away at least: the resumed referee reads the
+        # table afresh and cannot know of a card lifted just before its first frames
+        if kind in kinds and kinds[kind] is None and n < len(events) and events[n]["called_at"] - frames[k].t >= 0.5:
             kinds[kind] = (k, n)
     assert all(kinds.values()), kinds
     for kind, (k, n) in kinds.items():  # type: ignore[misc]
@@ -177,8 +179,8 @@ def what(event: Event) -> dict[str, Any]:
 
 REPLAYED_RULES = ("alternate-colours", "chinese", "classic", "free-choice", "long-middle", "refilled-singles",
                   "stack-equal")
-RE_READ_GAMES = {("chinese", 0), ("chinese", 2), ("classic", 1), ("refilled-singles", 1), ("refilled-singles", 2),
-                 ("stack-equal", 0)}
+RE_READ_GAMES = {("chinese", 1), ("classic", 1), ("free-choice", 2), ("long-middle", 2), ("refilled-singles", 1),
+                 ("refilled-singles", 2), ("stack-equal", 1)}
 """Of those simulated games (perfect camera, seeds 0-2), the ones in which the referee reads its
 position again from the table."""
 

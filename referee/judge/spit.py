@@ -122,6 +122,8 @@ TAKE_BACK_S: Final = 2.5
 """A card refused on a spit pile is taken back by its player within this long (they notice it
 within a reaction, at most 1.5 s, and reach back for it); meanwhile their hand touching that pile
 is taking it back, even when it lies under a card laid on it since, or was never seen there."""
+OTHER_SLAP: Final = "the spit cards laid show that a slap too close to call went the other way"
+"""The reason of a `resync` that counts the spit cards as the other verdict of such a slap left them."""
 TIE_WAIT_S: Final = 1.0
 """Two cards touching one pile in the same frame: if neither is taken back within this time,
 the one seen on top went second. A card seen on a pile another player's hand touched just before
@@ -679,26 +681,34 @@ class SpitReferee:
         spare = r.total_cards - on_table - sum(spit.values())
         richest = max(self._players, key=lambda p: spit[p])
         spit[richest] = max(0, spit[richest] + spare)
-        try:
-            state = SpitState.observed(r, stocks, spit, piles)  # type: ignore[arg-type]
-        except ImpossiblePosition:
+        if not self._set_position(stocks, piles, spit, sorted(self._odd)):
             return
-        self.state = state
-        self.resyncs += 1
-        self._history.clear()  # the positions before it are of another reading of the table
-        odd = sorted(self._odd)
-        self._emit("resync", self._now,
-                   stocks={zone: [count, top] for i, player in enumerate(self._players)
-                           for zone, (count, top) in zip(r.stock_names[i], stocks[player])},
-                   piles={pile: [count, top] for pile, (count, top) in piles.items()},
-                   spit_cards=spit, counts=state.counts(), unexplained=odd)
-        self._counts_known = False
         self._odd_since = math.inf
         self._lifted.clear()
         self._flagged.clear()
         self._refused.clear()
         self._unsure.clear()
         self._moved = dict.fromkeys(self._owner, self._now[0])
+
+    def _set_position(self, stocks: dict[str, list[tuple[int, str | None]]], piles: dict[str, tuple[int, str]],
+                      spit: dict[str, int], odd: list[str], **extra: str) -> bool:
+        """The engine's position set anew (camera-state constructor), logged as a `resync` for a
+        resume to replay; False (nothing changed) if it is not a position of the game."""
+        r = self.rules
+        try:
+            state = SpitState.observed(r, stocks, spit, piles)  # type: ignore[arg-type]
+        except ImpossiblePosition:
+            return False
+        self.state = state
+        self.resyncs += 1
+        self._history.clear()  # the positions before it are of another reading of the table
+        self._emit("resync", self._now,
+                   stocks={zone: [count, top] for i, player in enumerate(self._players)
+                           for zone, (count, top) in zip(r.stock_names[i], stocks[player])},
+                   piles={pile: [count, top] for pile, (count, top) in piles.items()},
+                   spit_cards=spit, counts=state.counts(), unexplained=odd, **extra)
+        self._counts_known = False
+        return True
 
     def _stock(self, zone: str, seen: str) -> bool:
         s = self.state
@@ -959,19 +969,20 @@ class SpitReferee:
         """The layout read could have come from the other verdict of a slap too close to call, and
         the spit cards laid say it did (a player out of them as the engine counts lays one, or one
         who would be out lets the other spit alone): each player's spit cards are counted as that
-        slap left them."""
+        slap left them, logged as a `resync` of the engine's position with those counts."""
         shift, self._spit_shift = self._spit_shift, None
         if shift is None:
             return
-        s, r = self.state, self.rules
-        stocks = {p: [(len(s.pile(zone)), s.top(zone)) for zone in r.stock_names[i]] for i, p in enumerate(self._players)}
-        piles = {pile: (len(s.pile(pile)), s.top(pile)) for pile in self._piles if s.pile(pile)}
+        s = self.state
+        stocks = {p: [(len(s.pile(zone)), self._code(s.top(zone))) for zone in names]
+                  for p, names in zip(self._players, self.rules.stock_names)}
+        piles = {pile: (len(s.pile(pile)), self._expected_in(s, pile)) for pile in self._piles if s.pile(pile)}
         spit = {p: s.spit_count(p) + shift[p] for p in self._players}
-        try:
-            self.state = SpitState.observed(r, stocks, spit, piles)  # type: ignore[arg-type]
-        except ImpossiblePosition:
-            return
-        self._history.clear()  # the positions before it are of the other count
+        self._set_position(stocks, piles, spit, [], reason=OTHER_SLAP)
+
+    @staticmethod
+    def _code(card: Card | None) -> str | None:
+        return None if card is None else card.code
 
     def _relaid(self, pile: str, card: Card) -> bool:
         """A spit card called premature, or refused, still read on `pile` once nobody can move:
@@ -1277,11 +1288,22 @@ class SpitReferee:
         `t`, another card than the engine's top at `t` was, and their hand did not touch the pile
         again: a card of theirs taken back unseen cannot be told from one that went under that
         card (turned and played unseen) and stayed."""
-        top = self._expected_in(self._state_at(t, before=True), pile)
+        top = self._laid_before(pile, t) or self._expected_in(self._state_at(t, before=True), pile)
         reads = [seen for seen, when in self._pile_reads.get(pile, ()) if when > t]
         if card.code in reads or all(seen == top for seen in reads):
             return False
         return not any(touch.contact and touch.side == player and touch.t > t for touch in self._touches.get(pile, ()))
+
+    def _laid_before(self, pile: str, t: float) -> str | None:
+        """The card of the latest remembered move dated before `t` that laid one on `pile` (moves
+        are applied in the order they are found, not always in their dates' order)."""
+        best: tuple[float, str] | None = None
+        for when, move in self._made:
+            card = move.card if isinstance(move, Play) and move.to == pile else \
+                dict(move.cards).get(pile) if isinstance(move, Spit) else None
+            if card is not None and when < t and (best is None or when >= best[0]):
+                best = (when, card.code)
+        return best[1] if best is not None else None
 
     def _blind(self, since: float, t: float) -> bool:
         """The whole view was blocked at some time between `since` and `t` (something over the

@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from referee.cards import FACE_DOWN, Card, is_adjacent, parse_card
@@ -231,6 +231,8 @@ class SpitReferee:
         self._history: list[tuple[float, SpitState]] = []
         self._pending_spit: dict[str, tuple[str, When, str]] = {}
         self._last_move_t = 0.0
+        self._resumed_at = -math.inf
+        """The capture time the referee went on from (`resume`): touches are dated no earlier."""
         self._end_t: float | None = None
         self._first_layout = state is None
         if state is not None:
@@ -285,13 +287,16 @@ class SpitReferee:
         """Go on from `state`, the position rebuilt from a game's log whose last call was made at
         capture time `t` (`referee.judge.resume`); the table is then read afresh (between deals,
         every place read counts as changed since the deal ended). `counts_known`: False when the
-        log's last re-read of the table (`resync`) came after its last layout (the replay's)."""
+        log's last re-read of the table (`resync`) came after its last layout (the replay's). A hand
+        already touching a place then (its contact begun before `t`) is dated from the frame it is
+        first seen in: nothing from before `t` dates or makes a call."""
         if state.rules != self.rules:
             raise ImpossiblePosition("the position to go on from is of another rule set")
         self.state = state
         self._counts_known = counts_known
         self._first_layout = False
         self._last_move_t = t
+        self._resumed_at = t
         self._moved = dict.fromkeys(self._owner, t)
         self._end_t = None if state.phase in ("start", "play") else t
         self._changed_since_end = set()
@@ -318,7 +323,8 @@ class SpitReferee:
                 runs.append([snap.t, snap.t])
                 del runs[:-8]
         if snap.touches:
-            self._remember(snap.touches)
+            self._remember(tuple(touch if touch.t >= self._resumed_at else replace(touch, t=snap.t, frame=snap.frame)
+                                 for touch in snap.touches))
         if snap.changes:
             for change in snap.changes:
                 self._changed(change)

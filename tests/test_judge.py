@@ -434,6 +434,25 @@ def test_an_unknown_card_laid_by_a_player_with_one_face_down_top_is_that_card_tu
     assert not _of(events, "premature_spit")
 
 
+def test_a_card_turned_and_laid_between_two_touches_on_its_place_read_after_the_next_card_is_no_premature_spit() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ onto 8♦: A2 shows a face-down card
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.touch("A", "A2", 3)  # A turns 4♥ there and takes it, unseen
+    film.touch_both(("A", "R"), ("B", "R"), lag=15, n=4)  # A's 4♥ onto 3♣, B's 4♦ on top of it
+    film.zones["R"] = "4D"
+    film.still(6)
+    film.touch("A", "A2", 3, then="QH")  # A turns the next card, read first
+    film.still(8)
+    for _ in range(3):  # B takes 4♦ back, its contact not seen: 4♥ shows
+        film.frame((HandSeen("B", ("R",), {}),))
+    film.zones["R"] = "4H"
+    film.still(12)
+    film.touch("B", "B2", 2, then="4D")
+    film.still(30)
+    assert not _of(film.judge(), "premature_spit")
+
+
 def _settling(rules: SpitRules | None = None) -> tuple[Film, SpitReferee]:
     """A deal about to end: A's last stock card 7C goes onto 6D."""
     rules = rules or SpitRules()
@@ -491,6 +510,40 @@ def test_a_spit_card_laid_before_the_last_move_is_premature_though_the_move_is_r
     assert [(e["player"], e["move"], e.t) for e in early] == [("B", "A plays 3♥ from A1 onto L", tb)]
     assert [(e["card"], e.t) for e in _of(events, "play")] == [("3H", ta)]
     assert not _of(events, "spit")
+
+
+def test_a_spit_card_is_judged_without_a_play_made_after_it_though_a_turn_up_before_it_is_read_later() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["3H", "back |"], "B": ["KS"]}, spit={"A": "2C", "B": "5C"},
+                               piles={"L": "4D", "R": "6D"})  # A's 3♥ onto 4♦ and A's turn-up on A2 are the moves
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "3H", "A2": "back", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    film.touch("A", "A2", 3, then="occluded")  # A turns 7♣ there, not read yet
+    film.still(2)
+    tb = film.t
+    b_on_r = HandSeen("B", ("R",), {"R": tb})  # B's spit card on R, B's hand on it a while
+    for _ in range(4):
+        film.frame((b_on_r,))
+    film.zones["A1"] = "empty"  # A lifts 3♥
+    for _ in range(2):
+        film.frame((b_on_r, HandSeen("A", ("A1",), {"A1": film.t})))
+    ta = film.t
+    for _ in range(3):  # and lays it on L
+        film.frame((b_on_r, HandSeen("A", ("L",), {"L": ta})))
+    film.zones["L"] = "3H"
+    for _ in range(8):
+        film.frame((b_on_r,))
+    film.zones["A2"] = "7C"  # read only now
+    for _ in range(8):
+        film.frame((b_on_r,))
+    film.zones["R"] = "JC"
+    film.still(10)
+    film.touch("B", "R", 3, then="6D")  # B takes the spit card back
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("3H", ta)]
+    early = _of(events, "premature_spit")
+    assert [(e["player"], e["move"], e.t) for e in early] == [("B", "A plays 3♥ from A1 onto L", tb)]
 
 
 def test_a_spit_card_waits_for_the_other_while_its_player_takes_back_a_refused_card() -> None:

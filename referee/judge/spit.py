@@ -44,8 +44,10 @@ touch, before the card is seen, waits for the card to be seen or to come back. A
 called premature only when the places of the move the engine finds were settled when it landed,
 or (a spit pile) last read as the engine has it with no unjudged touch since, the card the move
 needs read in its place (and a move into a space only on counts not guessed by a re-read), or
-when that move is made afterwards (a play; a turn-up dated by its player's first touch there). When unsure, nothing is
-called; the position is read again from the table if it stays unexplained (`RESYNC_S`), and
+when that move is made afterwards (a play; a turn-up dated by its player's first touch there), and
+never when its player turned up a stock card before it and touched that place again after it,
+the card read there still lying in it (the card laid may be the one turned first, the one read
+turned at that later touch). When unsure, nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`), and
 the position read is logged (`resync`: stock places, spit piles, spit cards) for a resume to replay.
 
 Event times are capture times of the frame where the card first touched its zone (the hand's
@@ -503,8 +505,11 @@ class SpitReferee:
         """The engine's position when a spit card of `side` touched a pile at `t`: the last plays,
         dated by their touch more than `SPIT_LEAD_S` after it, left out, and so are another
         player's spit cards dated less than `SPIT_ROUND_S` before it or later (laid at the same
-        stalemate); any other move since is taken to have been made before it."""
+        stalemate); any other move since is taken to have been made before it (a move applied
+        after a play left out, as a turn-up whose card was read late, is made again without it)."""
         state = self.state
+        kept: list[SpitMove] = []
+        passed: list[SpitMove] = []
         for (when, previous), (_, move) in zip(reversed(self._history), reversed(self._made)):
             if isinstance(move, Spit):
                 if not any(date == when and side not in players and date > t - SPIT_ROUND_S
@@ -513,8 +518,14 @@ class SpitReferee:
             elif not (when > t + SPIT_LEAD_S and isinstance(move, Play) and any(
                     touch.contact and touch.side == move.player and touch.t == when
                     for touch in self._touches.get(move.to, ()))):
-                break  # made before it, or dated less surely (a turn-up's card is seen late)
-            state = previous
+                passed.insert(0, move)  # made before it, or dated less surely (a turn-up's card is seen late)
+                continue
+            state, kept = previous, list(passed)
+        for move in kept:
+            try:
+                state = state.apply(move)
+            except IllegalMove:
+                return self.state
         return state
 
     def _state_at(self, t: float, *, before: bool = False) -> SpitState:
@@ -931,6 +942,8 @@ class SpitReferee:
             landed.apply(Spit(((pile, card),)))
         except PrematureSpit as exc:
             self._flagged[pile, seen] = (side, when[0])  # the hand that comes for it takes it back
+            if self._turned_around(side, when[0]):
+                return False  # it may be the card turned before it was laid, not a spit card
             if not self._sure_of(exc.move, when[0], (pile, card, side)):
                 self._unsure.add((pile, seen))
                 self._doubted[pile, seen] = (side, when, exc)
@@ -1024,6 +1037,18 @@ class SpitReferee:
     def _played_since(self, move: Play, t: float) -> bool:
         """The play `move` was made at `t` (within a frame) or later."""
         return any(when >= t - self.frame_interval and self._same(move, made) for when, made in self._made)
+
+    def _turned_around(self, player: str, t: float) -> bool:
+        """A turn-up of `player`, dated by their touch before `t`, whose card still lies in its
+        place and was touched by their hand again after `t`: the card read there may have been
+        turned at that later touch, and the card turned first laid on a spit pile at `t`."""
+        for when, made in self._made:
+            if isinstance(made, TurnUp) and made.player == player and when < t and made.card is not None \
+                    and self.readings.get(made.pile) == made.card.code and any(
+                        touch.contact and touch.side == player and touch.t > t
+                        for touch in self._touches.get(made.pile, ())):
+                return True
+        return False
 
     def _turned_after(self, move: TurnUp, t: float) -> bool:
         """The turn-up `move` was made, dated more than `SPIT_LEAD_S` after `t` by a touch of its

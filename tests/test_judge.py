@@ -711,6 +711,24 @@ def test_speahx_pile_taken_is_a_pick_up() -> None:
     assert [(e.type, e["player"]) for e in events][-1] == ("pick_up", "C")
 
 
+def test_a_resumed_referee_dates_a_hand_already_on_a_pile_by_its_first_frame() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["3H", "9C"], "B": ["KS"]}, spit={"A": "2C", "B": "5C"},
+                               piles={"L": "4D", "R": "6D"})  # the position the log rebuilt
+    film = Film({z: "empty" for z in rules.place_names} | {"A2": "9C", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(30)  # before the resume (the vision saw them, the referee does not)
+    resumed = film.t
+    for _ in range(3):  # A's hand laying 3♥ on L since 0.1 s before the resume
+        film.frame((HandSeen("A", ("L",), {"L": round(resumed - 3 / FPS, 6)}),))
+    film.zones["L"] = "3H"
+    film.still(10)
+    referee = SpitReferee(rules)
+    referee.resume(state, resumed)
+    tracker = Tracker()
+    events = [event for obs in film.frames[30:] for event in referee.update(tracker.update(obs))]
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("3H", resumed)]
+
+
 def test_referee_rereads_the_table_when_nothing_explains_it() -> None:
     film = _opened()
     film.touch("B", "R", 3, then="JH")  # called a premature spit, but the card stays

@@ -7,7 +7,7 @@ import pytest
 from referee.events import Event
 from referee.judge.judge import Judge
 from referee.judge.speahx import SpeahxReferee
-from referee.judge.spit import SLAP_FALLBACK, TOO_CLOSE, SpitReferee, UnsupportedRules, layout_counts
+from referee.judge.spit import OTHER_SLAP, SLAP_FALLBACK, TOO_CLOSE, SpitReferee, UnsupportedRules, layout_counts
 from referee.observations import HandSeen, Observation, ZoneReading
 from referee.rules import get_rules
 from referee.rules.spit import SpitRules, SpitState
@@ -283,6 +283,188 @@ def test_race_loser_taken_back_unseen_is_judged_against_the_new_top() -> None:
     assert _of(events, "race")[0]["second"] == "B"
 
 
+def test_a_refused_card_lying_on_a_pile_is_flagged_once_and_the_pile_keeps_its_top() -> None:
+    film = _opened()
+    film.touch("A", "A3", 2, then="back")  # A lifts K♦
+    film.still(4)
+    t = film.touch("A", "L", 3, then="KD")  # and lets it go on 8♦: it lies there, uncovered
+    film.still(36)
+    film.touch("A", "L", 3, then="8D")  # A comes back for it
+    film.still(4)
+    film.touch("A", "A3", 2, then="KD")  # and puts it back in its place
+    film.still(6)
+    played = film.play("A", "A2", "back", "L")  # 9♥ fits the 8♦ still on top, not the K♦
+    events = film.judge()
+    illegal = _of(events, "illegal_play")
+    assert [(e["player"], e["card"], e["to"], e.t, e["reason"]) for e in illegal] == \
+        [("A", "KD", "L", t, "K♦ is not next to 8♦")]
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("9H", played)]
+    assert not _of(events, "resync") and not _of(events, "premature_spit")
+
+
+def test_a_refused_card_taken_back_from_under_a_card_laid_on_it_makes_no_call() -> None:
+    film = _opened()  # R shows 3♣
+    film.touch("A", "A3", 2, then="back")  # A lifts K♦
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.still(4)
+    film.touch_both(("A", "R"), ("B", "R"), lag=6, n=4)  # K♦ onto 3♣ (refused), 4♦ lands on it
+    film.zones["R"] = "4D"
+    film.still(20)
+    film.touch("A", "R", 3)  # A takes K♦ from under the 4♦
+    film.touch("A", "A3", 2, then="KD")
+    film.still(6)
+    bad = film.play("B", "B1", "empty", "R")  # Q♠ onto 4♦: refused on the 4♦ read there before A's hand came for K♦
+    events = film.judge()
+    illegal = _of(events, "illegal_play")
+    assert [(e["card"], e.t, e["reason"]) for e in illegal] == \
+        [("KD", illegal[0].t, "K♦ is not next to 3♣"), ("QS", bad, "Q♠ is not next to 4♦")]
+    assert [e["card"] for e in _of(events, "play")] == ["4D"]
+    assert not _of(events, "resync")
+
+
+def test_a_card_seen_on_a_pile_waits_for_the_card_another_hand_laid_there_just_before() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: B's 7♠ fits it, not A's 9♥
+    film.touch("B", "B1", 2, then="empty")  # B lifts 7♠
+    film.still(4)
+    for _ in range(3):  # A's hand picks 9♥ from A2, unseen under it
+        film.frame((HandSeen("A", ("A2",), {}),))
+    ta, tb = film.touch_both(("A", "L"), ("B", "L"), lag=3, n=4)  # 9♥ onto 8♦, 7♠ on top of it
+    film.zones["L"] = "7S"
+    for _ in range(6):  # A2 is still covered while the 7♠ is read on L
+        film.frame(A2="occluded")
+    film.zones["A2"] = "back"
+    film.still(20)
+    film.touch("B", "L", 3, then="9H")  # B takes the 7♠ back
+    film.touch("B", "B1", 2, then="7S")
+    film.still(6)
+    events = film.judge()
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("9H", ta)]
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("B", "7S", tb, "7♠ is not next to 9♥")]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("A", "B")]
+
+
+def test_a_card_found_under_one_taken_back_is_judged_at_once() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦
+    for _ in range(3):  # both hands pick their card, unseen under them
+        film.frame((HandSeen("A", ("A2",), {}), HandSeen("B", ("B1",), {})))
+    t = film.t
+    for _ in range(4):  # 9♥ and 7♠ touch L in one frame: 7♠ ends on top
+        film.frame((HandSeen("A", ("L",), {"L": t}), HandSeen("B", ("L",), {"L": t})), A2="occluded", B1="occluded")
+    film.zones.update(L="7S", A2="occluded", B1="occluded")  # their places stay hidden by their arms
+    film.still(20)
+    film.touch("B", "L", 3, then="9H")  # B takes 7♠ back: 9♥ under it
+    shown = film.t
+    film.still(10)
+    plays = _of(film.judge(), "play")
+    assert [(e["card"], e.t) for e in plays] == [("9H", t)]
+    assert plays[0]["called_at"] < shown + 0.5  # not kept waiting for B's card, seen on top and gone
+
+
+def test_a_refused_card_back_in_a_place_never_seen_without_it_is_not_played_by_a_later_touch() -> None:
+    film = _opened(spit_r="QC")  # K♦ does not fit 8♦ on L, but fits Q♣ on R
+    for _ in range(3):  # A's hand picks K♦ from A3, which stays covered
+        film.frame((HandSeen("A", ("A3",), {}),))
+    t = film.touch("A", "L", 3, then="KD")
+    film.still(30)
+    film.touch("A", "L", 3, then="8D")  # A takes K♦ back
+    for _ in range(3):  # to A3, still covered
+        film.frame((HandSeen("A", ("A3",), {}),))
+    film.still(6)
+    film.touch("A", "R", 3)  # A's hand on R, laying nothing
+    film.still(20)
+    events = film.judge()
+    assert [(e["card"], e["to"], e.t) for e in _of(events, "illegal_play")] == [("KD", "L", t)]
+    assert not _of(events, "play")
+
+
+@pytest.mark.parametrize("lag", [6, 18])  # B's card waiting for A's, or judged at its touch before A's place is read
+def test_a_card_seen_turned_after_its_player_touched_a_pile_another_card_then_covered_makes_no_call(lag: int) -> None:
+    film = _opened()
+    film.play("A", "A2", "back", "L")  # 9♥ onto 8♦: A2 shows a face-down card
+    film.touch("A", "A2", 3)  # A turns a card there and takes it, unseen
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.touch_both(("A", "R"), ("B", "R"), lag=lag, n=4)  # A's card onto 3♣, then B's 4♦ onto it
+    film.zones["R"] = "4D"
+    film.still(6)
+    film.touch("A", "A2", 3, then="QH")  # A turns the next card: Q♥ cannot be told from a card taken back
+    film.still(30)
+    events = film.judge()
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A2", "QH")]
+    assert [e["card"] for e in _of(events, "play")] == ["9H", "4D"]
+    assert not _of(events, "illegal_play")
+
+
+def test_a_card_laid_while_another_hand_holding_a_card_was_over_the_pile_waits_for_that_card() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: B's 7♠ fits it, not A's 9♥
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.touch("B", "B1", 2, then="empty")  # B lifts 7♠
+    film.still(4)
+    ta = film.t
+    for _ in range(3):  # A's hand over L, its contact not seen: 9♥ goes under
+        film.frame((HandSeen("A", ("L",), {}),))
+    tb = film.touch("B", "L", 3, then="7S")  # 7♠ on top
+    film.still(20)
+    film.touch("B", "L", 3, then="9H")  # B takes the 7♠ back
+    film.touch("B", "B1", 2, then="7S")
+    film.still(6)
+    events = film.judge()
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("9H", ta)]
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("B", "7S", tb, "7♠ is not next to 9♥")]
+
+
+def test_a_hand_passing_over_a_pile_on_its_way_to_the_other_makes_no_card_wait() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.touch("A", "A3", 2, then="back")  # A lifts K♦
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.still(4)
+    film.frame((HandSeen("A", ("R",), {}),))  # A's hand passes over R
+    tb = film.t
+    film.frame((HandSeen("B", ("R",), {"R": tb}),))  # B lays 4♦ on R
+    ta = film.t
+    for i in range(24):  # while A lays K♦ on L and keeps its hand there
+        film.frame((HandSeen("A", ("L",), {"L": ta}),) + ((HandSeen("B", ("R",), {"R": tb}),) if i < 3 else ()),
+                   **({"R": "4D"} if i >= 3 else {}))
+    film.zones.update(L="KD", R="4D")
+    film.still(10)
+    events = film.judge()
+    plays = _of(events, "play")
+    assert [(e["card"], e.t) for e in plays] == [("4D", tb)]
+    assert plays[0]["called_at"] < tb + 0.5  # judged once seen, not after waiting for A's card
+    assert [e["card"] for e in _of(events, "illegal_play")] == ["KD"]
+
+
+def test_an_unknown_card_laid_by_a_player_with_one_face_down_top_is_that_card_turned_and_played() -> None:
+    film = _opened()  # R shows 3♣
+    first = film.play("A", "A2", "back", "L")  # 9♥ onto 8♦: A2, A's only face-down top
+    t = film.touch("A", "R", 3, then="4H")  # 4♥ laid on R, A's hand never seen over A2
+    film.still(10)
+    events = film.judge()
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A2", "4H")]
+    assert [(e["card"], e["from"], e.t) for e in _of(events, "play")] == [("9H", "A2", first), ("4H", "A2", t)]
+    assert not _of(events, "premature_spit")
+
+
+def test_a_card_turned_and_laid_between_two_touches_on_its_place_read_after_the_next_card_is_no_premature_spit() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ onto 8♦: A2 shows a face-down card
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.touch("A", "A2", 3)  # A turns 4♥ there and takes it, unseen
+    film.touch_both(("A", "R"), ("B", "R"), lag=15, n=4)  # A's 4♥ onto 3♣, B's 4♦ on top of it
+    film.zones["R"] = "4D"
+    film.still(6)
+    film.touch("A", "A2", 3, then="QH")  # A turns the next card, read first
+    film.still(8)
+    for _ in range(3):  # B takes 4♦ back, its contact not seen: 4♥ shows
+        film.frame((HandSeen("B", ("R",), {}),))
+    film.zones["R"] = "4H"
+    film.still(12)
+    film.touch("B", "B2", 2, then="4D")
+    film.still(30)
+    assert not _of(film.judge(), "premature_spit")
+
+
 def _settling(rules: SpitRules | None = None) -> tuple[Film, SpitReferee]:
     """A deal about to end: A's last stock card 7C goes onto 6D."""
     rules = rules or SpitRules()
@@ -342,6 +524,64 @@ def test_a_spit_card_laid_before_the_last_move_is_premature_though_the_move_is_r
     assert not _of(events, "spit")
 
 
+def test_a_spit_card_is_judged_without_a_play_made_after_it_though_a_turn_up_before_it_is_read_later() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["3H", "back |"], "B": ["KS"]}, spit={"A": "2C", "B": "5C"},
+                               piles={"L": "4D", "R": "6D"})  # A's 3♥ onto 4♦ and A's turn-up on A2 are the moves
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "3H", "A2": "back", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    film.touch("A", "A2", 3, then="occluded")  # A turns 7♣ there, not read yet
+    film.still(2)
+    tb = film.t
+    b_on_r = HandSeen("B", ("R",), {"R": tb})  # B's spit card on R, B's hand on it a while
+    for _ in range(4):
+        film.frame((b_on_r,))
+    film.zones["A1"] = "empty"  # A lifts 3♥
+    for _ in range(2):
+        film.frame((b_on_r, HandSeen("A", ("A1",), {"A1": film.t})))
+    ta = film.t
+    for _ in range(3):  # and lays it on L
+        film.frame((b_on_r, HandSeen("A", ("L",), {"L": ta})))
+    film.zones["L"] = "3H"
+    for _ in range(8):
+        film.frame((b_on_r,))
+    film.zones["A2"] = "7C"  # read only now
+    for _ in range(8):
+        film.frame((b_on_r,))
+    film.zones["R"] = "JC"
+    film.still(10)
+    film.touch("B", "R", 3, then="6D")  # B takes the spit card back
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("3H", ta)]
+    early = _of(events, "premature_spit")
+    assert [(e["player"], e["move"], e.t) for e in early] == [("B", "A plays 3♥ from A1 onto L", tb)]
+
+
+def test_a_spit_card_waits_for_the_other_while_its_player_takes_back_a_refused_card() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["3H", "9C"], "B": ["KS"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "4D", "R": "6D"})  # A's 3♥ onto 4♦ is the only move; spit cards unknown
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "3H", "A2": "9C", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    referee = SpitReferee(rules, state=state)
+    film.play("A", "A1", "empty", "L")  # 3♥ onto 4♦: nobody can move
+    film.touch("B", "R", 3, then="5C")  # B's spit card at once
+    film.touch("A", "A2", 2, then="empty")  # A lifts 9♣ and misplays it on L
+    film.still(2)
+    bad = film.touch("A", "L", 3, then="9C")
+    film.still(40)
+    film.touch("A", "L", 3, then="3H")  # A takes it back
+    film.touch("A", "A2", 2, then="9C")
+    film.still(10)
+    film.touch("A", "L", 3, then="2C")  # A's spit card, 2.5 s after B's
+    film.still(10)
+    events = _run(film, referee)
+    assert [(e["card"], e.t) for e in _of(events, "illegal_play")] == [("9C", bad)]
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "2C", "R": "5C"}]
+    assert not _of(events, "resync") and not _of(events, "premature_spit")
+
+
 def test_deal_end_counts_the_cards() -> None:
     film, referee = _settling()
     ends = _of(_run(film, referee), "deal_end")
@@ -376,6 +616,58 @@ def test_slaps_on_different_piles_each_take_their_own() -> None:
     slap = _of(events, "slap")[0]
     assert slap["piles"] == {"A": "L", "B": "R"} and slap["margin_ms"] is None
     assert referee.state.held_count("A") == 2 + 2  # A's spit cards and L (6D, 7C)
+
+
+def test_a_slap_too_close_to_call_is_settled_by_the_spit_cards_laid_after_it() -> None:
+    rules = SpitRules()
+    deck = [c for c in (f"{r}{s}" for s in "CDHS" for r in ("A", *map(str, range(2, 11)), "J", "Q", "K"))
+            if c not in ("7C", "QS", "6D", "KH")]
+    state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", f"{deck[0]} |"]},
+                               spit={"A": " ".join(deck[1:28]), "B": " ".join(deck[28:35])},
+                               piles={"L": " ".join(deck[35:39] + ["6D"]), "R": " ".join(deck[39:48] + ["KH"])})
+    zones = {z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D", "R": "KH"}
+    film = Film(zones)
+    film.still(4)
+    film.play("A", "A1", "empty", "L")  # A is out: L holds 6 cards, R 10
+    film.touch_both(("B", "L"), ("A", "L"), lag=0)  # both on L in one frame: A, out first, takes it
+    film.zones.update(L="empty", R="empty")
+    film.still(10)
+    film.zones.update({z: c for z, c in zip(rules.place_names, ["2C", "3C", "4C", "5C", "6C", "2D", "3D", "4D", "5D", "7D"])})
+    film.still(60)  # A would have 33 cards (18 spit cards), B 19 (4); the other way A 37 (22), B 15 (none)
+    film.touch("A", "L", 3, then="9S")
+    film.still(90)  # B lays no spit card: B has none, the slap went the other way
+    events = _run(film, SpitReferee(rules, state=state))
+    assert _of(events, "slap")[0]["verdict"] == TOO_CLOSE
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "9S"}]
+    assert [e["spit_cards"] for e in _of(events, "resync")] == [{"A": 22, "B": 0}]
+    assert _of(events, "resync")[0]["reason"] == OTHER_SLAP and not _of(events, "premature_spit")
+
+
+def test_a_spit_alone_after_a_slap_too_close_to_call_is_joined_by_the_other_s_spit_card() -> None:
+    rules = SpitRules()
+    deck = [c for c in (f"{r}{s}" for s in "CDHS" for r in ("A", *map(str, range(2, 11)), "J", "Q", "K"))
+            if c not in ("7C", "QS", "6D", "KH")]
+    state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", f"{deck[0]} |"]},
+                               spit={"A": " ".join(deck[1:32]), "B": " ".join(deck[32:43])},
+                               piles={"L": " ".join(deck[43:47] + ["6D"]), "R": " ".join(deck[47:48] + ["KH"])})
+    zones = {z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D", "R": "KH"}
+    film = Film(zones)
+    film.still(4)
+    film.play("A", "A1", "empty", "L")  # A is out: L holds 6 cards, R 2
+    film.touch_both(("B", "L"), ("A", "L"), lag=0)  # both on L in one frame: A, out first, takes it
+    film.zones.update(L="empty", R="empty")
+    film.still(10)
+    film.zones.update({z: c for z, c in zip(rules.place_names, ["2C", "3C", "4C", "5C", "6C", "2D", "3D", "4D", "5D", "7D"])})
+    film.still(60)  # A would have 37 cards (22 spit cards), B 15 (none); the other way A 33 (18), B 19 (4)
+    film.touch("A", "L", 3, then="9S")  # A spits alone
+    film.still(3)
+    film.touch("B", "R", 3, then="8H")  # and B too: the slap went the other way
+    film.still(20)
+    referee = SpitReferee(rules, state=state)
+    events = _run(film, referee)
+    assert [e["cards"] for e in _of(events, "spit")][-1] == {"L": "9S", "R": "8H"}
+    assert {p: referee.state.spit_count(p) for p in "AB"} == {"A": 17, "B": 3}
+    assert [e["reason"] for e in _of(events, "resync")] == [OTHER_SLAP] and not _of(events, "premature_spit")
 
 
 def test_stacking_without_the_option_is_an_illegal_play() -> None:
@@ -429,6 +721,24 @@ def test_speahx_named_suit_gets_the_benefit_of_the_doubt() -> None:
 def test_speahx_pile_taken_is_a_pick_up() -> None:
     events = _speahx(("A", "7H"), ("B", "8H"), ("C", "empty"))
     assert [(e.type, e["player"]) for e in events][-1] == ("pick_up", "C")
+
+
+def test_a_resumed_referee_dates_a_hand_already_on_a_pile_by_its_first_frame() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["3H", "9C"], "B": ["KS"]}, spit={"A": "2C", "B": "5C"},
+                               piles={"L": "4D", "R": "6D"})  # the position the log rebuilt
+    film = Film({z: "empty" for z in rules.place_names} | {"A2": "9C", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(30)  # before the resume (the vision saw them, the referee does not)
+    resumed = film.t
+    for _ in range(3):  # A's hand laying 3♥ on L since 0.1 s before the resume
+        film.frame((HandSeen("A", ("L",), {"L": round(resumed - 3 / FPS, 6)}),))
+    film.zones["L"] = "3H"
+    film.still(10)
+    referee = SpitReferee(rules)
+    referee.resume(state, resumed)
+    tracker = Tracker()
+    events = [event for obs in film.frames[30:] for event in referee.update(tracker.update(obs))]
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("3H", resumed)]
 
 
 def test_referee_rereads_the_table_when_nothing_explains_it() -> None:

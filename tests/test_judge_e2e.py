@@ -15,10 +15,12 @@ from referee.judge.judge import judge
 from referee.judge.score import score
 from referee.simulate import GameResult, simulate_game
 
-SEEDS = (16, 31, 4)
-"""Short games (1.5-2 min of play); the benchmark's seeds start at 1001. Seed 31's log has a
+SEEDS = (16, 31, 25)
+"""Short games (3-3.5 min of play); the benchmark's seeds start at 1001. Seed 31's log has a
 simulator quirk (a solo spit logged at 111.175 s but applied after a card judged at 111.656 s),
-so it is not used where the log must be reproduced exactly."""
+so it is not used where the log must be reproduced exactly. Seed 4 (used before) now holds a
+slap with the hands 7 ms apart: no camera orders them, so the referee's verdict and the cards
+held after it can differ from the log until the spit cards laid settle it."""
 
 
 @lru_cache(maxsize=None)
@@ -26,7 +28,7 @@ def _game(seed: int) -> GameResult:
     return simulate_game("classic", random.Random(seed))
 
 
-@pytest.mark.parametrize("seed", (16, 4))
+@pytest.mark.parametrize("seed", (16, 25))
 def test_perfect_camera_reproduces_the_log(seed: int) -> None:
     game = _game(seed)
     calls = judge(observe_log(game.events, "classic"), "classic", fps=30.0)

@@ -18,8 +18,9 @@ from referee.vision.calibrate import calibrate_manual
 from referee.vision.zones import default_layout
 
 SEED = 7
-OPTIONS = RenderOptions(width=640, height=360, max_seconds=5.2)
-"""Seed 7's first 5.2 s: the deal, a spit, plays by A and B, turn-ups, "Spit!", a second spit and a race."""
+OPTIONS = RenderOptions(width=640, height=360, max_seconds=5.6)
+"""Seed 7's first 5.6 s: the deal, a spit, plays by A and B, turn-ups, "Spit!", a second spit and a
+race whose loser lies on the winner's card, hiding it, until taken back at 5.1 s."""
 ROOT = Path(__file__).resolve().parents[1]
 
 

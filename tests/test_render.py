@@ -136,11 +136,29 @@ def test_a_turn_up_begins_with_the_hand_on_the_card(events: tuple[Event, ...]) -
     assert grips[turn.t] < 0.5 < grips[turn.t - 0.1]
 
 
+def test_an_illegal_card_lies_uncovered_until_it_is_picked_up_again(events: tuple[Event, ...]) -> None:
+    """A misplayed card is let go like any card: the hand leaves the pile, so the camera sees it,
+    and comes back for it at `pickup`."""
+    geometry = geometry_for(events)
+    timeline = Timeline(events, geometry, SEED)
+    bad = next(e for e in events if e.type == "illegal_play")
+    assert bad.t < bad["pickup"] < bad["back"]
+    x, y = geometry.pile(bad["to"])
+    away = []
+    for k in range(1, 10):
+        frame = timeline.at(bad.t + (bad["pickup"] - bad.t) * k / 10)
+        assert [c.code for c in frame.still if c.zone == bad["to"]][-1] == bad["card"]
+        pose = next(h for h in frame.hands if h.side == bad["player"])
+        a = math.radians(pose.angle)
+        away.append(math.hypot(pose.x + 11.5 * math.sin(a) - x, pose.y + 11.5 * math.cos(a) - y))
+    assert max(away) > 10.0
+
+
 def test_an_illegal_card_goes_back_to_its_place(events: tuple[Event, ...]) -> None:
     timeline = Timeline(events, geometry_for(events), SEED)
     bad = next(e for e in events if e.type == "illegal_play")
     assert [c.code for c in timeline.at(bad.t).still if c.zone == bad["to"]][-1] == bad["card"]
-    mid = timeline.at((bad.t + bad["back"]) / 2)
+    mid = timeline.at((bad["pickup"] + bad["back"]) / 2)
     assert [c.code for c in mid.moving] == [bad["card"]]
     assert [c.code for c in timeline.at(bad["back"]).still if c.zone == bad["from"]][-1] == bad["card"]
 

@@ -94,6 +94,30 @@ def test_illegal_plays_are_taken_back() -> None:
     assert all(e["start"] < e.t < e["back"] and e["reason"] for e in illegal)
 
 
+@pytest.mark.parametrize("name", ["classic", "full-deck"])
+def test_no_spit_card_lands_on_a_misplayed_card_before_it_is_back(name: str) -> None:
+    """A misplayed card lies on its pile until its player has taken it back: no spit card is turned
+    onto that pile meanwhile (the card was refused on the top it lay on, not on a spit card laid
+    under it)."""
+    checked = 0
+    for seed in range(4):
+        events = game(name, seed, careless=True).events
+        landed = [(at, pile) for e in events if e.type == "spit" for pile, at in _spit_contacts(name, e).items()]
+        for bad in (e for e in events if e.type == "illegal_play" and "pickup" in e.fields):
+            checked += 1
+            assert not [(t, pile) for t, pile in landed if pile == bad["to"] and bad.t <= t <= bad["back"]], bad
+    assert checked
+
+
+def _spit_contacts(name: str, spit: Event) -> dict[str, float]:
+    """When each card of a `spit` event touched its pile (a lone spitter: their only contact)."""
+    contact = spit["contact"]
+    players = spit.get("players") or dict(zip(get_rules(name).spit_pile_names, get_rules(name).player_names))
+    if len(contact) == 1:
+        return dict.fromkeys(spit["cards"], next(iter(contact.values())))
+    return {pile: contact[players[pile]] for pile in spit["cards"]}
+
+
 def test_a_premature_spit_names_a_move_that_existed() -> None:
     rules = get_rules("classic")
     events = game("classic", careless=True).events

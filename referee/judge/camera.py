@@ -139,11 +139,13 @@ class _Table:
             self.path(side, off, off + 0.2, dst, rest)
         return off
 
-    def take_back(self, side: str, target: str, off: float, back: float, source: str | None) -> float:
+    def take_back(self, side: str, target: str, off: float, back: float, source: str | None,
+                  pickup: float | None = None) -> float:
         """After a card laid on `target` (the hand leaving it at `off`), its player takes it back
-        to `source` by `back`; returns the moment it leaves `target`."""
+        to `source` by `back`, lifting it at `pickup` (default 0.1 s before `back`); returns the
+        moment it leaves `target`."""
         rest, dst = self.rest[side], self.pos[target]
-        lift = back - 0.1
+        lift = back - 0.1 if pickup is None else min(pickup, back)
         if lift - off >= 0.2:
             mid = (dst[0] + 0.6 * (rest[0] - dst[0]), dst[1] + 0.6 * (rest[1] - dst[1]))
             self.path(side, off, off + 0.06, dst, mid)
@@ -224,7 +226,7 @@ def _render(rules: SpitRules, events: Sequence[Event], table: _Table) -> tuple[d
             op(t, f["to"], "push", f["card"])
             off = table.lay(f["player"], source, start, f["to"], t, leave=False)
             back = max(f.get("back", t + 0.4), off + 0.05)
-            lift = table.take_back(f["player"], f["to"], off, back, source)
+            lift = table.take_back(f["player"], f["to"], off, back, source, f.get("pickup"))
             op(lift, f["to"], "remove", f["card"])
             if source is not None:
                 op(back, source, "push", f["card"])

@@ -18,7 +18,16 @@ sees and what the engine expects by a move:
   engine finds;
 - a stock card lifted (its place seen without it) whose player's hand then touches a spit pile:
   the card counts the moment it touches, so it is judged at that frame, before it can be seen;
-  one that comes back after touching a pile unseen is judged there too (a race loser);
+  one that comes back after touching a pile unseen is judged there too (a race loser), unless
+  another card was read on that pile since and the player's hand never went back there (it may
+  have been another card, turned and played unseen, that went under it and stayed);
+- a card refused on a spit pile is expected back: its player's touches there until it is seen
+  back in its place take it back, even from under a card laid on it since;
+- a card seen on a pile that another player's hand was over just before, laying no card judged
+  (touching it and holding no card seen lifted, or holding one and no contact seen), waits
+  (`TIE_WAIT_S`) for that card to be found under it;
+- an unknown card laid, not at a stalemate, by a player whose hand was not seen on a face-down
+  stock top but who has just one, that fits there: that card turned up and played;
 - two players' cards on one pile less than `race_window_s` apart: `race`, the second judged
   against the new top (a card that went under the second is played first);
 - `spit_call` when the engine finds no move, dated to the last move, called at once unless a
@@ -35,8 +44,10 @@ touch, before the card is seen, waits for the card to be seen or to come back. A
 called premature only when the places of the move the engine finds were settled when it landed,
 or (a spit pile) last read as the engine has it with no unjudged touch since, the card the move
 needs read in its place (and a move into a space only on counts not guessed by a re-read), or
-when that move is made afterwards (a play; a turn-up dated by its player's first touch there). When unsure, nothing is
-called; the position is read again from the table if it stays unexplained (`RESYNC_S`), and
+when that move is made afterwards (a play; a turn-up dated by its player's first touch there), and
+never when its player turned up a stock card before it and touched that place again after it,
+the card read there still lying in it (the card laid may be the one turned first, the one read
+turned at that later touch). When unsure, nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`), and
 the position read is logged (`resync`: stock places, spit piles, spit cards) for a resume to replay.
 
 Event times are capture times of the frame where the card first touched its zone (the hand's
@@ -50,7 +61,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from referee.cards import FACE_DOWN, Card, is_adjacent, parse_card
@@ -109,9 +120,16 @@ face down then."""
 SPIT_ROUND_S: Final = 2.0
 """Another player's spit card laid less than this before a spit card (or after it) was laid at the
 same stalemate (the players' cards of one spit land up to about 2 s apart)."""
+TAKE_BACK_S: Final = 2.5
+"""A card refused on a spit pile is taken back by its player within this long (they notice it
+within a reaction, at most 1.5 s, and reach back for it); meanwhile their hand touching that pile
+is taking it back, even when it lies under a card laid on it since, or was never seen there."""
+OTHER_SLAP: Final = "the spit cards laid show that a slap too close to call went the other way"
+"""The reason of a `resync` that counts the spit cards as the other verdict of such a slap left them."""
 TIE_WAIT_S: Final = 1.0
 """Two cards touching one pile in the same frame: if neither is taken back within this time,
-the one seen on top went second."""
+the one seen on top went second. A card seen on a pile another player's hand touched just before
+with no card judged waits as long for that card to be found (its place read without it)."""
 When = tuple[float, int]
 
 
@@ -207,11 +225,16 @@ class SpitReferee:
         self._lifted: dict[str, _Lift] = {}
         self._flagged: dict[tuple[str, str], tuple[str, float]] = {}
         self._took_back: dict[str, tuple[str, float, float]] = {}
+        self._refused: list[tuple[str, str, str, float, float]] = []
+        """Cards refused on a spit pile: (card, player, pile, time refused, first seen back in a
+        stock place or inf), kept for the touch memory."""
         self._judged: set[tuple[str, str, float]] = set()
         self._landed: dict[str, list[tuple[float, str]]] = {}
         self._history: list[tuple[float, SpitState]] = []
         self._pending_spit: dict[str, tuple[str, When, str]] = {}
         self._last_move_t = 0.0
+        self._resumed_at = -math.inf
+        """The capture time the referee went on from (`resume`): touches are dated no earlier."""
         self._end_t: float | None = None
         self._first_layout = state is None
         if state is not None:
@@ -220,6 +243,14 @@ class SpitReferee:
             self.state = state
         self._changed_since_end: set[str] = set()
         self._slaps: dict[str, tuple[str, When]] = {}
+        self._other_slap: dict[str, int] | None = None
+        """After a slap too close to call: the cards each player would hold had it gone the other way."""
+        self._solo: dict[str, tuple[str, When, str]] | None = None
+        """The spit card of the last move, if it was a player spitting alone."""
+        self._spit_shift: dict[str, int] | None = None
+        """The layout read could have come from that other slap too: what it would add to each
+        player's spit cards (the piles dealt look the same); kept into later deals until the spit
+        cards laid settle it."""
         self._returns: list[tuple[Card, _Lift, str, When]] = []
         self._ties: dict[str, float] = {}
         self._shown: dict[str, str] = {}
@@ -258,13 +289,16 @@ class SpitReferee:
         """Go on from `state`, the position rebuilt from a game's log whose last call was made at
         capture time `t` (`referee.judge.resume`); the table is then read afresh (between deals,
         every place read counts as changed since the deal ended). `counts_known`: False when the
-        log's last re-read of the table (`resync`) came after its last layout (the replay's)."""
+        log's last re-read of the table (`resync`) came after its last layout (the replay's). A hand
+        already touching a place then (its contact begun before `t`) is dated from the frame it is
+        first seen in: nothing from before `t` dates or makes a call."""
         if state.rules != self.rules:
             raise ImpossiblePosition("the position to go on from is of another rule set")
         self.state = state
         self._counts_known = counts_known
         self._first_layout = False
         self._last_move_t = t
+        self._resumed_at = t
         self._moved = dict.fromkeys(self._owner, t)
         self._end_t = None if state.phase in ("start", "play") else t
         self._changed_since_end = set()
@@ -291,7 +325,8 @@ class SpitReferee:
                 runs.append([snap.t, snap.t])
                 del runs[:-8]
         if snap.touches:
-            self._remember(snap.touches)
+            self._remember(tuple(touch if touch.t >= self._resumed_at else replace(touch, t=snap.t, frame=snap.frame)
+                                 for touch in snap.touches))
         if snap.changes:
             for change in snap.changes:
                 self._changed(change)
@@ -315,6 +350,9 @@ class SpitReferee:
             if self._odd and not any(map(self._unread, self._odd)):
                 self._resync()
                 self._reconcile()
+        if self._spit_shift is not None and self._pending_spit and self._alone_by_the_other_slap():
+            self._slap_went_the_other_way()
+            self._reconcile()
         if self._doubted:
             self._settle_doubts()
         if self._call is not None:
@@ -372,7 +410,10 @@ class SpitReferee:
                 self._took_back[zone] = (side, since, change.seen_t)
                 lift = self._lifted.get(key[1])
                 if lift is not None and lift.attempted:  # taken back into its player's hand: it may be laid again
-                    self._lifted[key[1]] = _Lift(lift.player, lift.zone, change.seen_t)
+                    if self.readings.get(lift.zone) == key[1]:
+                        del self._lifted[key[1]]  # its place was never seen without it: it goes back unseen
+                    else:
+                        self._lifted[key[1]] = _Lift(lift.player, lift.zone, change.seen_t)
             return
         if self._flagged and change.after in CARD_CODES:  # a flagged card back in a stock place
             for key in [key for key in self._flagged if key[1] == change.after]:
@@ -382,6 +423,8 @@ class SpitReferee:
             del self._lifted[change.after]
             if not lift.attempted:
                 self._came_back(change.after, lift)
+        self._refused = [(*item[:4], change.seen_t) if item[0] == change.after and item[4] == math.inf else item
+                         for item in self._refused]
 
     # ------------------------------------------------------------------------------ helpers
 
@@ -462,8 +505,11 @@ class SpitReferee:
         """The engine's position when a spit card of `side` touched a pile at `t`: the last plays,
         dated by their touch more than `SPIT_LEAD_S` after it, left out, and so are another
         player's spit cards dated less than `SPIT_ROUND_S` before it or later (laid at the same
-        stalemate); any other move since is taken to have been made before it."""
+        stalemate); any other move since is taken to have been made before it (a move applied
+        after a play left out, as a turn-up whose card was read late, is made again without it)."""
         state = self.state
+        kept: list[SpitMove] = []
+        passed: list[SpitMove] = []
         for (when, previous), (_, move) in zip(reversed(self._history), reversed(self._made)):
             if isinstance(move, Spit):
                 if not any(date == when and side not in players and date > t - SPIT_ROUND_S
@@ -472,8 +518,14 @@ class SpitReferee:
             elif not (when > t + SPIT_LEAD_S and isinstance(move, Play) and any(
                     touch.contact and touch.side == move.player and touch.t == when
                     for touch in self._touches.get(move.to, ()))):
-                break  # made before it, or dated less surely (a turn-up's card is seen late)
-            state = previous
+                passed.insert(0, move)  # made before it, or dated less surely (a turn-up's card is seen late)
+                continue
+            state, kept = previous, list(passed)
+        for move in kept:
+            try:
+                state = state.apply(move)
+            except IllegalMove:
+                return self.state
         return state
 
     def _state_at(self, t: float, *, before: bool = False) -> SpitState:
@@ -487,6 +539,7 @@ class SpitReferee:
         return state
 
     def _apply(self, move: SpitMove, when: When, **extra: Any) -> None:
+        self._solo = None
         before = self.state
         after = before.apply(move)
         self.state = after
@@ -534,6 +587,7 @@ class SpitReferee:
         self._changed_since_end = set()
         self._slaps = {}
         self._lifted.clear()
+        self._refused.clear()
         self._pending_spit.clear()
 
         self._emit("deal_end", when, player=player, counts=after.counts(), reason=reason)
@@ -593,7 +647,9 @@ class SpitReferee:
     def _unexplained(self) -> set[str]:
         """The settled zones that show what no move explains: not the engine's card, nor a stock
         place whose top is in a hand, nor a card flagged as illegal on a pile (unless it has lain
-        there longer than `RESYNC_S`: a card refused is taken back)."""
+        there longer than `RESYNC_S`: a card refused is taken back), nor a spit card waiting for
+        the other spit cards (unless it has lain there longer than `RESYNC_S` and `TAKE_BACK_S`: the
+        other player may first take back a card refused)."""
         lifted_from = {lift.zone for lift in self._lifted.values()}
         odd = set()
         for zone, seen in self.readings.items():
@@ -601,6 +657,9 @@ class SpitReferee:
                 continue
             flag = self._flagged.get((zone, seen))
             if flag is not None and self._now[0] - flag[1] < RESYNC_S:
+                continue
+            pending = self._pending_spit.get(zone)
+            if pending is not None and pending[0] == seen and self._now[0] - pending[1][0] < RESYNC_S + TAKE_BACK_S:
                 continue
             if zone in self._owner and self.state.top(zone) is not None and seen == self._under(zone):
                 continue
@@ -639,25 +698,34 @@ class SpitReferee:
         spare = r.total_cards - on_table - sum(spit.values())
         richest = max(self._players, key=lambda p: spit[p])
         spit[richest] = max(0, spit[richest] + spare)
+        if not self._set_position(stocks, piles, spit, sorted(self._odd)):
+            return
+        self._odd_since = math.inf
+        self._lifted.clear()
+        self._flagged.clear()
+        self._refused.clear()
+        self._unsure.clear()
+        self._moved = dict.fromkeys(self._owner, self._now[0])
+
+    def _set_position(self, stocks: dict[str, list[tuple[int, str | None]]], piles: dict[str, tuple[int, str]],
+                      spit: dict[str, int], odd: list[str], **extra: str) -> bool:
+        """The engine's position set anew (camera-state constructor), logged as a `resync` for a
+        resume to replay; False (nothing changed) if it is not a position of the game."""
+        r = self.rules
         try:
             state = SpitState.observed(r, stocks, spit, piles)  # type: ignore[arg-type]
         except ImpossiblePosition:
-            return
+            return False
         self.state = state
         self.resyncs += 1
         self._history.clear()  # the positions before it are of another reading of the table
-        odd = sorted(self._odd)
         self._emit("resync", self._now,
                    stocks={zone: [count, top] for i, player in enumerate(self._players)
                            for zone, (count, top) in zip(r.stock_names[i], stocks[player])},
                    piles={pile: [count, top] for pile, (count, top) in piles.items()},
-                   spit_cards=spit, counts=state.counts(), unexplained=odd)
+                   spit_cards=spit, counts=state.counts(), unexplained=odd, **extra)
         self._counts_known = False
-        self._odd_since = math.inf
-        self._lifted.clear()
-        self._flagged.clear()
-        self._unsure.clear()
-        self._moved = dict.fromkeys(self._owner, self._now[0])
+        return True
 
     def _stock(self, zone: str, seen: str) -> bool:
         s = self.state
@@ -751,6 +819,20 @@ class SpitReferee:
                 return True
         return False
 
+    def _only_face_down(self, player: str, card: Card, pile: str, laid: When) -> tuple[str, When] | None:
+        """The one face-down stock top of `player`, whose hand laid the unknown `card` on `pile` at
+        `laid`, if `card` turned up there could be played on `pile`: a card turned and played with
+        the hand unseen over its place (dated by the laying touch), not a spit card."""
+        s = self.state
+        hidden = [zone for zone in self.rules.stock_names[self.rules.player_index[player]]
+                  if s.pile(zone) and not s.face_up(zone)]
+        if len(hidden) != 1 or not self._clear(hidden[0]):
+            return None
+        move = TurnUp(player, hidden[0], card)
+        if s.check(move) is not None or s.apply(move).check(Play(player, card, hidden[0], pile)) is not None:
+            return None
+        return hidden[0], laid
+
     def _turned_unseen(self, player: str, before: float) -> tuple[str, When] | None:
         """A face-down stock top of `player` their hand touched (since the last move there)
         before `before`: a card turned up and taken away before it could be read. The zone and
@@ -814,6 +896,10 @@ class SpitReferee:
                     self._shown[pile] = seen
                     return applied
                 applied |= self._earlier(pile, card, when, tied=True)
+            elif self._rival_touch(pile, player, when[0]):
+                since = self._ties.setdefault(pile, self._now[0])
+                if self._now[0] - since < TIE_WAIT_S:
+                    return applied
             self._ties.pop(pile, None)
             self._shown.pop(pile, None)
             return self._attempt(player, card, zone, pile, when, visible=True) or applied
@@ -823,6 +909,11 @@ class SpitReferee:
         if self._earlier(pile, card, last[1] if last is not None else first_seen):
             return True
         stalemate = self.state.is_stalemate()
+        if last is not None and not self.state.spit_count(last[0]) \
+                and self._spit_shift is not None and self._spit_shift[last[0]] > 0:
+            stalemate = self._unspit_alone(first_seen[0]) or stalemate
+            if stalemate:
+                self._slap_went_the_other_way()
         if not stalemate:  # a stock card turned up and laid unseen: the last hand there's, else anyone's
             for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
                 if last is not None and player != last[0] and not self._hand_seen(pile, player, first_seen[0]):
@@ -831,6 +922,8 @@ class SpitReferee:
                 turned = self._turned_unseen(player, laid[0])
                 if self._deferred:
                     return False
+                if turned is None and last is not None and player == last[0]:
+                    turned = self._only_face_down(player, card, pile, laid)
                 if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
                     self._attempt(player, card, turned[0], pile, laid, visible=True)
                     return True
@@ -851,6 +944,8 @@ class SpitReferee:
             landed.apply(Spit(((pile, card),)))
         except PrematureSpit as exc:
             self._flagged[pile, seen] = (side, when[0])  # the hand that comes for it takes it back
+            if self._turned_around(side, when[0]):
+                return False  # it may be the card turned before it was laid, not a spit card
             if not self._sure_of(exc.move, when[0], (pile, card, side)):
                 self._unsure.add((pile, seen))
                 self._doubted[pile, seen] = (side, when, exc)
@@ -864,6 +959,51 @@ class SpitReferee:
             pass
         self._flagged[pile, seen] = (side, when[0])
         return False
+
+    def _alone_by_the_other_slap(self) -> bool:
+        """Only spit cards of one player lie waiting, for `SPIT_ROUND_S`, and the other, who has
+        spit cards as the engine counts them, would have none after the other verdict of a slap
+        too close to call."""
+        shift = self._spit_shift
+        laid = {side for _, when, side in self._pending_spit.values()}
+        if shift is None or len(laid) != 1 or min(when[0] for _, when, _ in self._pending_spit.values()) \
+                > self._now[0] - SPIT_ROUND_S:
+            return False
+        s = self.state
+        return all(s.spit_count(p) > 0 and s.spit_count(p) + shift[p] == 0 for p in self._players if p not in laid)
+
+    def _unspit_alone(self, t: float) -> bool:
+        """The last move was a player spitting alone less than `SPIT_ROUND_S` before `t`, when a spit
+        card of the other player touched: it is taken back (its card waits again), the position
+        is the stalemate before it."""
+        solo = self._solo
+        if solo is None or not self._history or next(iter(solo.values()))[1][0] <= t - SPIT_ROUND_S:
+            return False
+        self.state = self._history.pop()[1]
+        self._made.pop()
+        self._spits.pop()
+        self._pending_spit.update(solo)
+        self._solo = None
+        return True
+
+    def _slap_went_the_other_way(self) -> None:
+        """The layout read could have come from the other verdict of a slap too close to call, and
+        the spit cards laid say it did (a player out of them as the engine counts lays one, or one
+        who would be out lets the other spit alone): each player's spit cards are counted as that
+        slap left them, logged as a `resync` of the engine's position with those counts."""
+        shift, self._spit_shift = self._spit_shift, None
+        if shift is None:
+            return
+        s = self.state
+        stocks = {p: [(len(s.pile(zone)), self._code(s.top(zone))) for zone in names]
+                  for p, names in zip(self._players, self.rules.stock_names)}
+        piles = {pile: (len(s.pile(pile)), self._expected_in(s, pile)) for pile in self._piles if s.pile(pile)}
+        spit = {p: s.spit_count(p) + shift[p] for p in self._players}
+        self._set_position(stocks, piles, spit, [], reason=OTHER_SLAP)
+
+    @staticmethod
+    def _code(card: Card | None) -> str | None:
+        return None if card is None else card.code
 
     def _relaid(self, pile: str, card: Card) -> bool:
         """A spit card called premature, or refused, still read on `pile` once nobody can move:
@@ -899,6 +1039,18 @@ class SpitReferee:
     def _played_since(self, move: Play, t: float) -> bool:
         """The play `move` was made at `t` (within a frame) or later."""
         return any(when >= t - self.frame_interval and self._same(move, made) for when, made in self._made)
+
+    def _turned_around(self, player: str, t: float) -> bool:
+        """A turn-up of `player`, dated by their touch before `t`, whose card still lies in its
+        place and was touched by their hand again after `t`: the card read there may have been
+        turned at that later touch, and the card turned first laid on a spit pile at `t`."""
+        for when, made in self._made:
+            if isinstance(made, TurnUp) and made.player == player and when < t and made.card is not None \
+                    and self.readings.get(made.pile) == made.card.code and any(
+                        touch.contact and touch.side == player and touch.t > t
+                        for touch in self._touches.get(made.pile, ())):
+                return True
+        return False
 
     def _turned_after(self, move: TurnUp, t: float) -> bool:
         """The turn-up `move` was made, dated more than `SPIT_LEAD_S` after `t` by a touch of its
@@ -986,9 +1138,13 @@ class SpitReferee:
 
     def _taking_back(self, pile: str, touch: Touch) -> bool:
         """`touch` is its hand taking back a card of its own flagged on `pile` (lying there, or
-        gone from there by the time the pile was next read)."""
+        gone from there by the time the pile was next read), or refused there and not yet seen back
+        in its place (within `TAKE_BACK_S`: the touches until it was seen back)."""
         for (p, _), (side, since) in self._flagged.items():
             if p == pile and side == touch.side and since < touch.t:
+                return True
+        for _, side, p, since, back in self._refused:
+            if p == pile and side == touch.side and since < touch.t <= min(back, since + TAKE_BACK_S):
                 return True
         took = self._took_back.get(pile)
         return took is not None and took[0] == touch.side and took[1] < touch.t <= took[2]
@@ -997,7 +1153,8 @@ class SpitReferee:
         """A hand that lifted a stock card touches a spit pile: the card counts the moment it
         touches, so it is judged at once, before it can be seen (unless the player has two
         cards lifted, already touched a pile with it, another player's card touched the same pile
-        in the same frame, or the card would end the deal)."""
+        in the same frame, another player's hand touched it just before with no card judged, or the
+        card would end the deal)."""
         moved = False
         for touch in touches:
             if not (touch.contact and touch.zone in self.rules.pile_index):
@@ -1006,7 +1163,8 @@ class SpitReferee:
                     if lift.player == touch.side and not lift.attempted and lift.t <= touch.t]
             rivals = [t for t in touches if t.contact and t.zone == touch.zone and t.side != touch.side]
             taking_back = self._taking_back(touch.zone, touch) or (bool(mine) and self.readings.get(touch.zone) == mine[0][0])
-            if len(mine) != 1 or rivals or taking_back or self._touched_since(touch.side, mine[0][1].t, touch.t):
+            if len(mine) != 1 or rivals or taking_back or self._touched_since(touch.side, mine[0][1].t, touch.t) \
+                    or self._rival_touch(touch.zone, touch.side, touch.t):
                 continue  # a hand on a card of its own already seen there, or flagged there, takes it back
             code, lift = mine[0]
             when = (touch.t, touch.frame)
@@ -1019,6 +1177,31 @@ class SpitReferee:
                 continue  # a refusal is called once the card is seen there, or seen back in its place
             moved |= self._attempt(lift.player, card, lift.zone, touch.zone, when, visible=True)
         return moved
+
+    def _rival_touch(self, pile: str, player: str, t: float) -> bool:
+        """Another player's hand was over `pile` less than the race window before `t` (or in the same
+        frame) and laid no card judged yet: touching it while holding no card seen lifted (those are
+        judged in touch order), or over it without a contact seen while holding one (and touching
+        no other spit pile since); no other card than the one there now was read there since (its
+        card was on top, and is gone). Its card may lie under `player`'s, so `player`'s card waits
+        for it (at most `TIE_WAIT_S`)."""
+        now = self.readings.get(pile)
+        reads = self._pile_reads.get(pile, ())
+        window = [touch for touch in self._touches.get(pile, ()) if touch.side != player
+                  and t - self.config.race_window_s < touch.t <= t and (pile, touch.side, touch.t) not in self._used
+                  and not self._taking_back(pile, touch)
+                  and not any(when > touch.t and seen != now for seen, when in reads)]
+        for touch in window:
+            holding = any(lift.player == touch.side and not lift.attempted and lift.t <= touch.t
+                          for lift in self._lifted.values())
+            if touch.contact and not any(lift.player == touch.side and lift.t <= touch.t
+                                         for lift in self._lifted.values()):
+                return True
+            if holding and not any(other.contact and other.side == touch.side for other in window) \
+                    and not any(other.contact and other.side == touch.side and other.t >= touch.t
+                                for name in self._piles if name != pile for other in self._touches.get(name, ())):
+                return True
+        return False
 
     def _tied(self, pile: str, player: str, when: When) -> set[str]:
         """Other players' lifted cards that touched `pile` in the same frame as `card`: which
@@ -1051,11 +1234,10 @@ class SpitReferee:
             first = True
         self._judged.add(key)
         landed = [item for item in self._landed.get(pile, ()) if item[0] < when[0] or (item[0] == when[0] and not first)]
-        if landed and landed[-1][1] != player and when[0] - landed[-1][0] < self.config.race_window_s:
-            t0, first = landed[-1]
-            self._emit("race", when, pile=pile, first=first, second=player,
-                       margin_ms=round((when[0] - t0) * 1000, 3), first_t=t0, second_t=when[0])
+        raced = landed[-1] if landed and landed[-1][1] != player and when[0] - landed[-1][0] < self.config.race_window_s \
+            else None
         if reason is None:
+            self._race(pile, raced, player, when)
             self._settle_lift(card, when)
             kept = self._landed.setdefault(pile, [])
             kept.append((when[0], player))
@@ -1070,6 +1252,8 @@ class SpitReferee:
             if visible and lift is not None:
                 lift.attempted = True  # seen there: no other touch is this card's
             return False  # the position the card is refused on was not read: no call against the player
+        if not legal_counts and self._covered_since(pile, card, player, when[0]):
+            return False  # another card was read there since and the player never reached back: it may lie under it
         lift = self._lifted.get(card.code)
         if lift is not None:
             lift.attempted = True
@@ -1077,9 +1261,22 @@ class SpitReferee:
             if lift is None:
                 self._lifted[card.code] = _Lift(player, zone, when[0], attempted=True)
             self._flagged[pile, card.code] = (player, when[0])
+        if legal_counts:  # not yet back in its place: its player will come for it
+            horizon = self._now[0] - self.config.touch_memory_s
+            self._refused = [item for item in self._refused if item[3] >= horizon]
+            self._refused.append((card.code, player, pile, when[0], math.inf))
         self._used.add((pile, player, when[0]))
+        self._race(pile, raced, player, when)
         self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
         return False
+
+    def _race(self, pile: str, raced: tuple[float, str] | None, player: str, when: When) -> None:
+        """`player`'s card judged at `when` on `pile` came less than the race window after `raced`
+        (time, player), another player's card laid there: a race."""
+        if raced is not None:
+            t0, first = raced
+            self._emit("race", when, pile=pile, first=first, second=player,
+                       margin_ms=round((when[0] - t0) * 1000, 3), first_t=t0, second_t=when[0])
 
     @staticmethod
     def _expected_in(state: SpitState, pile: str) -> str:
@@ -1118,6 +1315,28 @@ class SpitReferee:
             return False
         under = parse_card(seen)  # another card than the engine's: refused only if it would be refused on that too
         return not is_adjacent(card, under) or (self.rules.alternate_colours and card.red == under.red)
+
+    def _covered_since(self, pile: str, card: Card, player: str, t: float) -> bool:
+        """`player`'s `card`, back in its place, was never read on `pile` after their touch there at
+        `t`, another card than the engine's top at `t` was, and their hand did not touch the pile
+        again: a card of theirs taken back unseen cannot be told from one that went under that
+        card (turned and played unseen) and stayed."""
+        top = self._laid_before(pile, t) or self._expected_in(self._state_at(t, before=True), pile)
+        reads = [seen for seen, when in self._pile_reads.get(pile, ()) if when > t]
+        if card.code in reads or all(seen == top for seen in reads):
+            return False
+        return not any(touch.contact and touch.side == player and touch.t > t for touch in self._touches.get(pile, ()))
+
+    def _laid_before(self, pile: str, t: float) -> str | None:
+        """The card of the latest remembered move dated before `t` that laid one on `pile` (moves
+        are applied in the order they are found, not always in their dates' order)."""
+        best: tuple[float, str] | None = None
+        for when, move in self._made:
+            card = move.card if isinstance(move, Play) and move.to == pile else \
+                dict(move.cards).get(pile) if isinstance(move, Spit) else None
+            if card is not None and when < t and (best is None or when >= best[0]):
+                best = (when, card.code)
+        return best[1] if best is not None else None
 
     def _blind(self, since: float, t: float) -> bool:
         """The whole view was blocked at some time between `since` and `t` (something over the
@@ -1161,6 +1380,7 @@ class SpitReferee:
             contact = {pending[pile][2]: pending[pile][1][0] for pile in piles}
             self._pending_spit = {}
             self._apply(move, when, contact=contact)
+            self._solo = {pile: pending[pile] for pile in piles} if len(piles) == 1 else None
             return True
         return False
 
@@ -1202,6 +1422,10 @@ class SpitReferee:
         later = max((when_a, when_b), key=lambda w: w[0])
         before = self.state
         self.state = after = before.apply(move)
+        if extra:
+            loser = b if winner == a else a
+            other = before.apply(Slap(move.touches, underneath=loser))
+            self._other_slap = {p: other.held_count(p) for p in self._players}
         self._emit("slap", later, pile=first_pile, contact={a: when_a[0], b: when_b[0]}, winner=winner,
                    margin_ms=abs(margin) if pile_a == pile_b else None, evidence="",
                    piles={a: pile_a, b: pile_b}, frames={a: when_a[1], b: when_b[1]}, **extra)
@@ -1260,6 +1484,13 @@ class SpitReferee:
             self.state = SpitState.observed(r, stocks, spit_cards)
         except ImpossiblePosition:
             return
+        other, self._other_slap = self._other_slap, None
+        if other is None and self._spit_shift is not None:  # not settled last deal: the cards held still differ so
+            other = {p: held[p] + self._spit_shift[p] for p in self._players}
+        self._spit_shift = None
+        if other is not None and other != held and all(
+                0 <= other[p] <= r.total_cards and self._patterns[other[p]] == filled[p] for p in self._players):
+            self._spit_shift = {p: layout_counts(r.layout, other[p])[1] - spit_cards[p] for p in self._players}
         self._first_layout = False
         self._counts_known = True
         self._end_t = None

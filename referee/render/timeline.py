@@ -451,8 +451,14 @@ class Timeline:
             elif event.type == "illegal_play":
                 start, back = f.get("start", t - 0.35), f.get("back", t + 0.5)
                 src = f.get("from", _stack_name(player))
-                pickup = t + min(0.15, (back - t) / 2)
-                self._move(hand, player, src, f["card"], f["to"], start, t, hold=pickup - t)
+                if "pickup" in f:  # the card is let go, the hand goes back towards its stock, then returns for it
+                    pickup = float(f["pickup"])
+                    self._move(hand, player, src, f["card"], f["to"], start, t)
+                    away = (t + pickup) / 2
+                    self._key(hand, away, table.centre(src), TOUCH, away)
+                else:  # an older log: the card is taken back at once
+                    pickup = t + min(0.15, (back - t) / 2)
+                    self._move(hand, player, src, f["card"], f["to"], start, t, hold=pickup - t)
                 self._move(hand, player, f["to"], f["card"], src, pickup, back)
             elif event.type == "turn_up":  # the hand touches the card at `t` and turns it over in place
                 self._move(hand, player, f["pile"], None, f["pile"], t, t + 2 * _TURN_S, face0=False,

@@ -63,7 +63,8 @@ class OwnDeckOps:
             return True
         if state.started:
             sim.recorder.add(t0, "spit_call")
-        contact = {p: max(t0, sim.free_at(p)) + sim.reaction(p) + sim.travel(p) // 3 for p, _, _ in move.turns}
+        contact = {p: max(t0, sim.free_at(p), sim.pile_free_at(pile)) + sim.reaction(p) + sim.travel(p) // 3
+                   for p, pile, _ in move.turns}
         t = max(contact.values())
         kind, fields = move.event()
         sim.recorder.add(t, kind, **fields, contact={p: seconds(c) for p, c in contact.items()})

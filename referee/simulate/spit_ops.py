@@ -184,7 +184,7 @@ class SpitOps:
         contact = {}
         for pile, _ in move.cards:
             player = solo[0] if len(move.cards) == 1 and len(solo) == 1 else state.players[names.index(pile)]
-            contact[player] = max(t0, sim.free_at(player)) + sim.reaction(player) + sim.travel(player) // 3
+            contact[player] = max(t0, sim.free_at(player), sim.pile_free_at(pile)) + sim.reaction(player) + sim.travel(player) // 3
         t = max(contact.values())
         kind, fields = move.event()
         sim.recorder.add(t, kind, **fields, contact={p: seconds(c) for p, c in contact.items()})

@@ -26,6 +26,9 @@ HAND_NAMES = ("right", "left")
 """A two-handed player's hands, the first one the hand used alone."""
 QUICK_KINDS = frozenset({"turn_up", "draw"})
 """Moves made where the card lies (turning it, taking a deck's top card): no travel after the reach."""
+NOTICE_MAX_MS = 1500
+"""A misplayed card is picked up again at most this long after it was laid down: its player (or
+the opponent, or the referee) notices it within a reaction time, then reaches back for it."""
 
 
 class StuckGame(RefereeError):
@@ -126,6 +129,9 @@ class TableSim:
     _seq: int = 0
     _hands: list[_Hand] = field(default_factory=list)
     _last_touch: dict[str, _Touch] = field(default_factory=dict)
+    _refused: dict[str, int] = field(default_factory=dict)
+    """Centre piles a misplayed card was laid on this deal, and when it is (or was) back in its
+    place: nobody plays or spits onto them until then."""
     _two_hands: bool = False
 
     def run(self) -> GameState:
@@ -157,6 +163,7 @@ class TableSim:
                     self._touch(hand, motion)
             elif kind == _BACK:
                 self._schedule_decision(payload, t + self.timings[payload.player].reaction(self.rng) // 2)
+                self.wake_all(t)
             else:
                 self._premature(payload)
         return self.state
@@ -172,6 +179,15 @@ class TableSim:
     def free_at(self, player: str) -> int:
         """When all of `player`'s hands are free (a misplayed card back in its place)."""
         return max(h.busy_until for h in self._hands if h.player == player)
+
+    def pile_free_at(self, pile: str) -> int:
+        """When a misplayed card laid on centre pile `pile` is back in its place (0: none was laid
+        this deal): a card turned onto the pile at a stalemate comes after that."""
+        return self._refused.get(pile, 0)
+
+    def _refused_now(self) -> set[str]:
+        """Centre piles a misplayed card lies on now."""
+        return {pile for pile, back in self._refused.items() if back > self.now}
 
     def changed(self, t: int, state: GameState) -> None:
         """The table changed at `t` (ms) to `state`."""
@@ -196,6 +212,7 @@ class TableSim:
             hand.token += 1
         self._queue.clear()
         self._last_touch.clear()
+        self._refused.clear()
 
     # --- the hands ------------------------------------------------------------------------------
 
@@ -225,7 +242,8 @@ class TableSim:
 
     def _decide(self, hand: _Hand) -> None:
         player, state = hand.player, self.state
-        busy = self._busy_piles(hand) if self._two_hands else None
+        busy = self._busy_piles(hand) if self._two_hands else set()
+        busy.update(self._refused_now())
         moves = self.ops.moves(state, player)
         if busy:
             moves = [m for m in moves if not _uses(m, busy)]
@@ -240,7 +258,7 @@ class TableSim:
         if move is None:
             move = self.ops.choose(state, player, moves, self.rng)
         if move is None:
-            if self.rng.random() < self.mistakes.premature:
+            if not self._refused_now() and self.rng.random() < self.mistakes.premature:
                 self._push(self.now + self.reaction(player), _PREMATURE, player)
             return
         kind, fields = move.event()
@@ -278,12 +296,15 @@ class TableSim:
             else:
                 self.wake_all(t)
             return
-        back = t + self.travel(player)
+        pickup = t + min(self.reaction(player) + self.travel(player), NOTICE_MAX_MS)
+        back = pickup + self.travel(player)
+        if shared:
+            self._refused[pile] = back
         if "card" in motion.fields:  # else a spit pile chosen a moment after another player took it
             where = {"from": motion.source} if motion.source else {}  # a drawn card comes from the hand
             self.recorder.add(
                 t, "illegal_play", player=player, card=motion.fields["card"], to=pile, reason=reason,
-                start=seconds(motion.start), back=seconds(back), **where, **self._which(hand),
+                start=seconds(motion.start), pickup=seconds(pickup), back=seconds(back), **where, **self._which(hand),
             )
         hand.busy_until = back
         self._push(back, _BACK, hand)

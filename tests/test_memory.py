@@ -199,3 +199,18 @@ def test_a_new_game_lets_the_old_judge_go_at_once(no_automatic_collection: None)
     old = weakref.ref(pipeline.judge)
     pipeline.new_game()
     assert old() is None
+
+
+def test_an_illegal_move_leaves_no_reference_cycle(no_automatic_collection: None) -> None:
+    import random
+
+    from referee.rules.spit import Play, SpitRules, SpitState
+    from referee.rules.spit_state import IllegalMove
+
+    state = SpitState.new_game(SpitRules(), random.Random(1))  # before the opening spit: no play is legal
+    top = state.top("A1")
+    assert top is not None
+    for _ in range(10):
+        with pytest.raises(IllegalMove):
+            state.apply(Play("A", top, "A1", "L"))
+    assert gc.collect() == 0  # the engine raises and the referee rejects moves all game long

@@ -948,7 +948,7 @@ class SpitReferee:
                 return False  # it may be the card turned before it was laid, not a spit card
             if not self._sure_of(exc.move, when[0], (pile, card, side)):
                 self._unsure.add((pile, seen))
-                self._doubted[pile, seen] = (side, when, exc)
+                self._doubted[pile, seen] = (side, when, exc.with_traceback(None))  # not the frames it was raised through
                 self._deferred = True  # what the move needs may have changed unseen: wait for the table
                 return False
             self._unsure.discard((pile, seen))

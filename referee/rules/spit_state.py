@@ -891,7 +891,10 @@ class SpitState:
         else:
             result = self._try(move)
         if isinstance(result, IllegalMove):
-            raise result
+            try:
+                raise result
+            finally:
+                del result  # else the exception's traceback holds this frame, whose local holds it: a cycle
         return result
 
     def check(self, move: SpitMove) -> str | None:

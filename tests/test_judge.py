@@ -618,25 +618,36 @@ def test_slaps_on_different_piles_each_take_their_own() -> None:
     assert referee.state.held_count("A") == 2 + 2  # A's spit cards and L (6D, 7C)
 
 
-def test_a_slap_too_close_to_call_is_settled_by_the_spit_cards_laid_after_it() -> None:
+def _slapped_too_close(spit_a: int, spit_b: int, under_r: int) -> tuple[Film, SpitState]:
+    """A deal ended by A's 7C onto L (4 cards under its 6D; R's KH has `under_r` under it), both
+    players slapping L in one frame (A, out first, takes it), and the next layout dealt and
+    read; A and B held `spit_a` and `spit_b` spit cards."""
     rules = SpitRules()
     deck = [c for c in (f"{r}{s}" for s in "CDHS" for r in ("A", *map(str, range(2, 11)), "J", "Q", "K"))
             if c not in ("7C", "QS", "6D", "KH")]
+    b, piles = 1 + spit_a, 1 + spit_a + spit_b
     state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", f"{deck[0]} |"]},
-                               spit={"A": " ".join(deck[1:28]), "B": " ".join(deck[28:35])},
-                               piles={"L": " ".join(deck[35:39] + ["6D"]), "R": " ".join(deck[39:48] + ["KH"])})
+                               spit={"A": " ".join(deck[1:b]), "B": " ".join(deck[b:piles])},
+                               piles={"L": " ".join(deck[piles:piles + 4] + ["6D"]),
+                                      "R": " ".join(deck[piles + 4:piles + 4 + under_r] + ["KH"])})
     zones = {z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D", "R": "KH"}
     film = Film(zones)
     film.still(4)
-    film.play("A", "A1", "empty", "L")  # A is out: L holds 6 cards, R 10
-    film.touch_both(("B", "L"), ("A", "L"), lag=0)  # both on L in one frame: A, out first, takes it
+    film.play("A", "A1", "empty", "L")
+    film.touch_both(("B", "L"), ("A", "L"), lag=0)
     film.zones.update(L="empty", R="empty")
     film.still(10)
     film.zones.update({z: c for z, c in zip(rules.place_names, ["2C", "3C", "4C", "5C", "6C", "2D", "3D", "4D", "5D", "7D"])})
-    film.still(60)  # A would have 33 cards (18 spit cards), B 19 (4); the other way A 37 (22), B 15 (none)
+    film.still(60)
+    return film, state
+
+
+def test_a_slap_too_close_to_call_is_settled_by_the_spit_cards_laid_after_it() -> None:
+    film, state = _slapped_too_close(27, 7, 9)  # L 6 cards, R 10: A would have 33 cards (18 spit cards),
+    # B 19 (4); the other way A 37 (22), B 15 (none)
     film.touch("A", "L", 3, then="9S")
     film.still(90)  # B lays no spit card: B has none, the slap went the other way
-    events = _run(film, SpitReferee(rules, state=state))
+    events = _run(film, SpitReferee(SpitRules(), state=state))
     assert _of(events, "slap")[0]["verdict"] == TOO_CLOSE
     assert [e["cards"] for e in _of(events, "spit")] == [{"L": "9S"}]
     assert [e["spit_cards"] for e in _of(events, "resync")] == [{"A": 22, "B": 0}]
@@ -644,26 +655,13 @@ def test_a_slap_too_close_to_call_is_settled_by_the_spit_cards_laid_after_it() -
 
 
 def test_a_spit_alone_after_a_slap_too_close_to_call_is_joined_by_the_other_s_spit_card() -> None:
-    rules = SpitRules()
-    deck = [c for c in (f"{r}{s}" for s in "CDHS" for r in ("A", *map(str, range(2, 11)), "J", "Q", "K"))
-            if c not in ("7C", "QS", "6D", "KH")]
-    state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", f"{deck[0]} |"]},
-                               spit={"A": " ".join(deck[1:32]), "B": " ".join(deck[32:43])},
-                               piles={"L": " ".join(deck[43:47] + ["6D"]), "R": " ".join(deck[47:48] + ["KH"])})
-    zones = {z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D", "R": "KH"}
-    film = Film(zones)
-    film.still(4)
-    film.play("A", "A1", "empty", "L")  # A is out: L holds 6 cards, R 2
-    film.touch_both(("B", "L"), ("A", "L"), lag=0)  # both on L in one frame: A, out first, takes it
-    film.zones.update(L="empty", R="empty")
-    film.still(10)
-    film.zones.update({z: c for z, c in zip(rules.place_names, ["2C", "3C", "4C", "5C", "6C", "2D", "3D", "4D", "5D", "7D"])})
-    film.still(60)  # A would have 37 cards (22 spit cards), B 15 (none); the other way A 33 (18), B 19 (4)
+    film, state = _slapped_too_close(31, 11, 1)  # L 6 cards, R 2: A would have 37 cards (22 spit cards),
+    # B 15 (none); the other way A 33 (18), B 19 (4)
     film.touch("A", "L", 3, then="9S")  # A spits alone
     film.still(3)
     film.touch("B", "R", 3, then="8H")  # and B too: the slap went the other way
     film.still(20)
-    referee = SpitReferee(rules, state=state)
+    referee = SpitReferee(SpitRules(), state=state)
     events = _run(film, referee)
     assert [e["cards"] for e in _of(events, "spit")][-1] == {"L": "9S", "R": "8H"}
     assert {p: referee.state.spit_count(p) for p in "AB"} == {"A": 17, "B": 3}

@@ -83,7 +83,8 @@ def test_a_card_read_unsure_is_read_again_at_more_sizes(table) -> None:
 
         reader._read_indices = counting  # type: ignore[method-assign]
         _check_table(reader.detect(image), truth)
-    assert crops_read[1.0] == len(READ_SCALES) * crops_read[0.0]
+    extra = crops_read[1.0] - crops_read[0.0]  # each card read unsure: its crops again at each other size
+    assert extra > 0 and extra % (2 * (len(READ_SCALES) - 1)) == 0
 
 
 def test_a_quad_is_scaled_about_its_centre() -> None:

@@ -1,10 +1,11 @@
-"""Memory over long runs: the malloc settings (the options given to glibc, a no-op without it, large blocks still mapped after a larger one was freed, free memory given back, malloc's account read), and what the pipeline lets go of without waiting for Python's cyclic collector (a frame, an old game's judge)."""
+"""Memory over long runs: the malloc settings (the options given to glibc, a no-op without it, large blocks still mapped after a larger one was freed, free memory given back, malloc's account read), and what the pipeline and the rules engine let go of without waiting for Python's cyclic collector (a frame, an old game's judge, a refused move)."""
 
 from __future__ import annotations
 
 import ctypes
 import gc
 import platform
+import random
 import subprocess
 import sys
 import weakref
@@ -17,6 +18,8 @@ import pytest
 
 from referee.observations import Observation
 from referee.pipeline import CapturedFrame, Pipeline, PipelineConfig, memory
+from referee.rules.spit import Play, SpitRules, SpitState
+from referee.rules.spit_state import IllegalMove
 
 ON_GLIBC = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
 
@@ -202,11 +205,6 @@ def test_a_new_game_lets_the_old_judge_go_at_once(no_automatic_collection: None)
 
 
 def test_an_illegal_move_leaves_no_reference_cycle(no_automatic_collection: None) -> None:
-    import random
-
-    from referee.rules.spit import Play, SpitRules, SpitState
-    from referee.rules.spit_state import IllegalMove
-
     state = SpitState.new_game(SpitRules(), random.Random(1))  # before the opening spit: no play is legal
     top = state.top("A1")
     assert top is not None

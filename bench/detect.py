@@ -1,6 +1,7 @@
 """Benchmark of `referee.vision`: ms per 1280x720 frame on 2 CPU threads, peak memory, real-photo accuracy.
 
-    python bench/detect.py [--real ../shared/data/real-pinochle/train] [--synth data/synth] [--frames 60] [--json]
+    python bench/detect.py [--real ../shared/data/real-pinochle/train] [--synth data/synth] [--frames 60]
+                           [--models DIR] [--sure-reading P] [--json]
 
 Frames are real photos stretched to 1280x720 and, with --synth, the 1280x720 synthetic tables of
 its val split (decoded beforehand: a camera hands over decoded frames); the time is the whole
@@ -35,11 +36,13 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=60, help="timed frames (after 5 warm-up calls)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--models", type=Path, help="folder of the two ONNX models (default: the package's)")
+    parser.add_argument("--sure-reading", type=float, default=DetectorSettings().sure_reading,
+                        help="cards read below it are read again at more sizes (0: never; default: the detector's)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--misses", action="store_true", help="list the cards missed or misread on the held-out split")
     args = parser.parse_args()
 
-    detector = CardDetector(*([args.models] if args.models else []), settings=DetectorSettings(threads=args.threads))
+    detector = CardDetector(*([args.models] if args.models else []), settings=DetectorSettings(threads=args.threads, sure_reading=args.sure_reading))
     photos = load_photos(args.real)
     frame_sets = {"real_photos_stretched": [cv2.resize(read_image(p.path), (1280, 720)) for p in photos[:: len(photos) // 10][:10]]}
     if args.synth:

@@ -91,8 +91,8 @@ class Pipeline:
     def new_game(self) -> None:
         """Referee a new game from the next frame on: a fresh judge, the deal's layout fitted again;
         the calibration, the view and the evidence go on. The old judge is let go at once (a full
-        collection: it lies in reference cycles, through the exceptions it keeps with their
-        tracebacks, which Python's collector would otherwise reach only now and then)."""
+        collection: any reference cycle it lies in would otherwise wait for Python's collector,
+        which a loop that frees what it allocates runs only now and then)."""
         self.judge = self._new_judge()
         self._fit_wanted, self._fit_tries, self._fit_next = True, 0, 0
         gc.collect()
@@ -186,10 +186,9 @@ class Pipeline:
         self._recent.append((frame.index, frame.t, observer.view_image))
         if self.on_observation is not None:
             self.on_observation(obs)
-        # The judge's rule checks raise exceptions that end in reference cycles with their
-        # tracebacks, and so with this call's frame and its locals: freed only when Python next
-        # collects cycles, which a loop that frees what it allocates triggers seldom (tens of
-        # seconds). The camera frame (2.7 MB at 720p) is not to be among what they keep.
+        # An exception kept with its traceback (the judge's rule checks raise many) holds this
+        # call's frame and its locals until Python next collects cycles, tens of seconds in a
+        # loop that frees what it allocates: the camera frame (2.7 MB at 720p) is not among them.
         del frame
         calls = []
         for event in self.judge.feed(obs):

@@ -14,8 +14,9 @@ INDEX_REGION: Final = (0.27, 0.33)
 CROP_SIZE: Final = (32, 56)
 """Width and height of an index crop, as the classifier takes it."""
 READ_SCALES: Final = (1.0, 0.93, 0.97, 1.03, 1.07)
-"""Sizes, about its centre, at which a card's quad is read (`scaled_quad`): a box or outline a few
-percent off cuts the index a little off, so each size gives its two crops and all are averaged."""
+"""Sizes, about its centre, at which a card's quad is read (`scaled_quad`): the first is the first
+reading; a card read unsure is read again at the others (a box or outline a few percent off cuts
+the index a little off), each size giving its two crops, all merged."""
 _WORK_SIZE: Final = 120
 _ASPECT_RANGE: Final = (1.15, 1.8)
 _AREA_RANGE: Final = (0.4, 1.15)

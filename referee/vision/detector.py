@@ -193,9 +193,9 @@ class CardDetector:
                     read: dict[int, tuple[np.ndarray, np.ndarray]], codes: dict[int, tuple[str, float]]) -> None:
         """Cards read below `sure_reading` are read again from their quads shrunk and grown
         (`READ_SCALES`): a box a few percent off cuts the index off-centre. All crops are merged."""
-        scales = READ_SCALES[1:]
         if not unsure:
             return
+        scales = READ_SCALES[1:]
         crops = np.concatenate([index_crops(image, scaled_quad(q, f)) for _, group in unsure for q in group for f in scales])
         rank, suit = self._read_indices(crops)
         start = 0

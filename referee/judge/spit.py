@@ -995,15 +995,11 @@ class SpitReferee:
         if shift is None:
             return
         s = self.state
-        stocks = {p: [(len(s.pile(zone)), self._code(s.top(zone))) for zone in names]
+        stocks = {p: [(len(s.pile(zone)), getattr(s.top(zone), "code", None)) for zone in names]
                   for p, names in zip(self._players, self.rules.stock_names)}
         piles = {pile: (len(s.pile(pile)), self._expected_in(s, pile)) for pile in self._piles if s.pile(pile)}
         spit = {p: s.spit_count(p) + shift[p] for p in self._players}
         self._set_position(stocks, piles, spit, [], reason=OTHER_SLAP)
-
-    @staticmethod
-    def _code(card: Card | None) -> str | None:
-        return None if card is None else card.code
 
     def _relaid(self, pile: str, card: Card) -> bool:
         """A spit card called premature, or refused, still read on `pile` once nobody can move:

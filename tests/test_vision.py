@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import doctest
+
 import numpy as np
 import pytest
 
-from referee.vision.corners import CROP_SIZE, box_quad, index_crops, order_quad
+from referee.vision import corners
+from referee.vision.corners import CARD_ASPECT, CROP_SIZE, box_quad, card_quads_at_corners, index_crops, order_quad
 from referee.vision.detections import BadDetection, DetectedCard, Detections
 from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES, merge_corners, probiou, rotated_nms
 from referee.vision.evaluate import iou, match
@@ -70,6 +73,28 @@ def test_index_crops_turn_the_opposite_corner_upright() -> None:
     assert crops.shape == (2, CROP_SIZE[1], CROP_SIZE[0], 3)
     assert np.abs(crops[0].astype(int) - crops[1].astype(int)).mean() < 8
     assert crops[0][CROP_SIZE[1] // 3, CROP_SIZE[0] // 2, 2] == 255 and crops[0][CROP_SIZE[1] // 3, CROP_SIZE[0] // 2, 0] < 60
+
+
+def test_a_card_shaped_quad_is_its_own_card_at_each_corner() -> None:
+    card = order_quad(np.array([[10, 20], [110, 20], [110, 20 + 100 * CARD_ASPECT], [10, 20 + 100 * CARD_ASPECT]], np.float32))
+    whole = card_quads_at_corners(card)
+    assert np.allclose(whole[0], card, atol=1e-3)
+    assert np.allclose(whole[2], np.roll(card, -2, axis=0), atol=1e-3)  # the opposite corner, turned by 180°
+
+
+def test_a_strip_of_a_partly_hidden_card_is_read_at_a_whole_cards_index_size() -> None:
+    image = np.full((200, 140, 3), 255, np.uint8)
+    image[10:40, 10:30] = (0, 0, 255)  # the index in the top-left corner of a 140 x 200 card
+    strip = order_quad(np.array([[0, 0], [40, 0], [40, 200], [0, 200]], np.float32))  # all that shows of it
+    squeezed = index_crops(image, strip)[0]
+    whole = index_crops(image, card_quads_at_corners(strip)[0])[0]
+    expected = index_crops(image, order_quad(np.array([[0, 0], [140, 0], [140, 200], [0, 200]], np.float32)))[0]
+    assert np.abs(whole.astype(int) - expected.astype(int)).mean() < 8
+    assert np.abs(squeezed.astype(int) - expected.astype(int)).mean() > 30
+
+
+def test_the_corner_geometry_examples_run() -> None:
+    assert doctest.testmod(corners).failed == 0
 
 
 def test_two_corners_merge_into_one_code() -> None:

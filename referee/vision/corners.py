@@ -16,7 +16,8 @@ CROP_SIZE: Final = (32, 56)
 READ_SCALES: Final = (1.0, 0.93, 0.97, 1.03, 1.07)
 """Sizes, about its centre, at which a card's quad is read (`scaled_quad`): the first is the first
 reading; a card read unsure is read again at the others (a box or outline a few percent off cuts
-the index a little off), each size giving its two crops, all merged."""
+the index a little off), each size giving its two crops, and at each of its corners as a whole
+card's (`card_quads_at_corners`), all merged."""
 _WORK_SIZE: Final = 120
 _ASPECT_RANGE: Final = (1.15, 1.8)
 _AREA_RANGE: Final = (0.4, 1.15)
@@ -112,6 +113,33 @@ def scaled_quad(quad: np.ndarray, factor: float) -> np.ndarray:
     quad = np.asarray(quad, dtype=np.float32).reshape(4, 2)
     centre = quad.mean(axis=0)
     return (centre + (quad - centre) * np.float32(factor)).astype(np.float32)
+
+
+def card_quads_at_corners(quad: np.ndarray) -> list[np.ndarray]:
+    """A whole card's quad anchored at each corner of a quad, for a card partly hidden or cut by the image's edge.
+
+    The box of such a card covers only the part that shows, so its index crops come out
+    squeezed or at the wrong corners. Each corner is read here as a card's printed top-left:
+    the card's width runs along the corner's next edge (clockwise), its height along the
+    previous one, and the shorter of the two is grown to a card's proportions (`CARD_ASPECT`).
+    The first corner of each returned quad is the anchor, so `index_crops(image, q)[0]` reads it.
+
+    >>> strip = np.array([[0, 0], [30, 0], [30, 140], [0, 140]], dtype=np.float32)  # a card's left strip
+    >>> card_quads_at_corners(strip)[0].round(1).tolist()
+    [[0.0, 0.0], [100.0, 0.0], [100.0, 140.0], [0.0, 140.0]]
+    """
+    quad = np.asarray(quad, dtype=np.float32).reshape(4, 2)
+    quads = []
+    for k in range(4):
+        corner = quad[k]
+        across, down = quad[(k + 1) % 4] - corner, quad[(k - 1) % 4] - corner
+        width_seen, height_seen = float(np.linalg.norm(across)), float(np.linalg.norm(down))
+        if width_seen < 1.0 or height_seen < 1.0:
+            continue
+        width = max(width_seen, height_seen / CARD_ASPECT)
+        across, down = across * (width / width_seen), down * (width * CARD_ASPECT / height_seen)
+        quads.append(np.array([corner, corner + across, corner + across + down, corner + down], dtype=np.float32))
+    return quads
 
 
 def index_crops(image: np.ndarray, quad: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 
 from referee.cards import FACE_DOWN, RANKS, SUITS
 from referee.errors import RefereeError
-from referee.vision.corners import READ_SCALES, index_crops, order_quad, outline_in_box, scaled_quad
+from referee.vision.corners import READ_SCALES, card_quads_at_corners, index_crops, order_quad, outline_in_box, scaled_quad
 from referee.vision.detections import DetectedCard, Detections
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def read_image(path: str | Path) -> np.ndarray:
 class DetectorSettings:
     """Thresholds of `CardDetector`: boxes kept above `min_box_score`, rotated NMS at `nms_iou`;
     a card whose index reading (P(rank) x P(suit) x visibility) is below `sure_reading` is read again
-    at more sizes (`READ_SCALES`); `threads` for onnxruntime."""
+    at more sizes and as a partly hidden card (`READ_SCALES`); `threads` for onnxruntime."""
 
     min_box_score: float = 0.35
     nms_iou: float = 0.6
@@ -192,15 +192,20 @@ class CardDetector:
     def _read_again(self, image: np.ndarray, unsure: list[tuple[int, list[np.ndarray]]],
                     read: dict[int, tuple[np.ndarray, np.ndarray]], codes: dict[int, tuple[str, float]]) -> None:
         """Cards read below `sure_reading` are read again from their quads shrunk and grown
-        (`READ_SCALES`): a box a few percent off cuts the index off-centre. All crops are merged."""
+        (`READ_SCALES`: a box a few percent off cuts the index off-centre) and from a whole card's
+        quad at each corner (`card_quads_at_corners`: the box of a card partly hidden covers only
+        what shows). All crops are merged."""
         if not unsure:
             return
-        scales = READ_SCALES[1:]
-        crops = np.concatenate([index_crops(image, scaled_quad(q, f)) for _, group in unsure for q in group for f in scales])
-        rank, suit = self._read_indices(crops)
+        groups = []
+        for _, group in unsure:
+            crops = [index_crops(image, scaled_quad(q, f)) for q in group for f in READ_SCALES[1:]]
+            crops += [index_crops(image, card)[:1] for q in group for card in card_quads_at_corners(q)]
+            groups.append(np.concatenate(crops))
+        rank, suit = self._read_indices(np.concatenate(groups))
         start = 0
-        for i, group in unsure:
-            end = start + 2 * len(scales) * len(group)
+        for (i, _), crops in zip(unsure, groups):
+            end = start + len(crops)
             codes[i] = merge_corners(np.concatenate([read[i][0], rank[start:end]]), np.concatenate([read[i][1], suit[start:end]]))
             start = end
 

@@ -13,7 +13,7 @@ INDEX_REGION: Final = (0.27, 0.33)
 """Fraction of the card's width and height, from a corner, that holds the rank and suit index."""
 CROP_SIZE: Final = (32, 56)
 """Width and height of an index crop, as the classifier takes it."""
-READ_SCALES: Final = (1.0, 0.93, 0.97, 1.03, 1.07)
+READ_SCALES: Final = (1.0, 0.93, 1.07)
 """Sizes, about its centre, at which a card's quad is read (`scaled_quad`): the first is the first
 reading; a card read unsure is read again at the others (a box or outline a few percent off cuts
 the index a little off), each size giving its two crops, and at each of its corners as a whole

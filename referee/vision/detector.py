@@ -57,7 +57,7 @@ class DetectorSettings:
     a card whose index reading (P(rank) x P(suit) x visibility) is below `sure_reading` is read again
     at more sizes and as a partly hidden card (`READ_SCALES`); `threads` for onnxruntime."""
 
-    min_box_score: float = 0.35
+    min_box_score: float = 0.3
     nms_iou: float = 0.6
     sure_reading: float = 0.5
     threads: int = 2

@@ -97,6 +97,24 @@ def test_a_read_the_zone_s_look_contradicts_is_unsure() -> None:
     assert obs.zones["A1"] == ZoneReading("empty")
 
 
+def test_a_cream_card_on_an_unevenly_lit_light_table_is_seen_as_a_card() -> None:
+    calibration, _, reader, observer = _setup()
+    width, height = SIZE
+    shade = np.linspace(205, 150, height).astype(np.uint8)  # light far away, darker near player A
+    table = np.repeat(np.repeat(shade[:, None, None], width, axis=1), 3, axis=2)
+    x, y = calibration.to_image(np.array(calibration.layout.zone("A3").centre))
+    near = int(table[int(y), int(x), 0])
+    with_card = table.copy()  # a cream card only a little lighter than the table around it
+    cv2.rectangle(with_card, (int(x) - 15, int(y) - 22), (int(x) + 15, int(y) + 22), (near + 28,) * 3, -1)
+    cv2.putText(with_card, "7C", (int(x) - 12, int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1)
+    assert abs(near + 28 - int(np.median(table))) * 3 < 80  # the whole table's colour would not tell it from table
+    reader.shows["A3"] = ZoneReading("7C", 0.9)
+    for i in range(3):
+        obs = observer.observe(with_card, i / 30, i)
+    assert obs.zones["A3"] == ZoneReading("7C", 0.9)
+    assert obs.zones["B3"] == ZoneReading("empty")  # bare table, darker or lighter, is still table
+
+
 def test_an_unsure_reading_is_read_again() -> None:
     calibration, table, reader, observer = _setup()
     reader.shows["R"] = ZoneReading("9H", 0.3)

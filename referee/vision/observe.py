@@ -58,9 +58,12 @@ class ObserveConfig:
     and `still_fraction` likewise between consecutive frames for a zone to be still;
     `settle_frames`: still frames before a changed zone is read; a zone is read until `agree`
     reads in a row with at least `min_confidence` say the same, at most `retries` reads; a read of
-    `empty` where over `occupied_fraction` of the zone differs from the bare table's colour by
-    more than `table_threshold` (summed over the channels), or of a card where it does not, is
-    unsure (confidence 0);
+    `empty` where over `occupied_fraction` of the zone differs from the bare table around it, or
+    of a card where it does not, is unsure (confidence 0): the bare table is the median colour of
+    a ring `ring_cm` wide around the zone in the first view (tables are lit unevenly, and a cream
+    card on a light table differs from the table's colour by less than a spot in a gradient does),
+    and a pixel differs when it is further from it than `table_threshold` (summed over the
+    channels) or than 1.5 times what the ring itself varies (its 90th percentile: a grained table);
     `blocked_fraction`: the share of the top-down view that, differing from the still table,
     makes the view blocked (far more than two arms cover: something over most of the table, the
     light changed); a change that a gain and an offset per colour channel explain (a correlation
@@ -76,8 +79,9 @@ class ObserveConfig:
     agree: int = 2
     min_confidence: float = 0.3
     retries: int = 5
-    table_threshold: int = 80
+    table_threshold: int = 45
     occupied_fraction: float = 0.2
+    ring_cm: float = 1.5
     blocked_fraction: float = 0.4
     relight_correlation: float = 0.8
     relight_residual: float = 0.25
@@ -90,6 +94,8 @@ class ObserveConfig:
             raise BadObserveConfig("fractions must lie in (0, 1)")
         if self.settle_frames < 1 or not 1 <= self.agree <= self.retries or not 0 <= self.min_confidence <= 1:
             raise BadObserveConfig("settle_frames >= 1, 1 <= agree <= retries, min_confidence in 0..1")
+        if not (0 < self.table_threshold < 766 and 0 < self.occupied_fraction < 1 and self.ring_cm > 0):
+            raise BadObserveConfig("table_threshold lies in 1..765, occupied_fraction in (0, 1), ring_cm > 0")
         if not (0 < self.blocked_fraction <= 1 and 0 < self.relight_correlation <= 1 and 0 <= self.relight_residual < 1):
             raise BadObserveConfig("blocked_fraction and relight_correlation lie in (0, 1], relight_residual in [0, 1)")
 
@@ -155,15 +161,33 @@ class Observer:
         self._blocked_frames = 0
         self._zones = {name: _ZoneState() for name in self.view.zones}
         self._pixels = {name: int(mask.sum()) for name, mask in self.view.zones.items()}
-        self._table_colour: np.ndarray | None = None
+        self._bare: dict[str, tuple[np.ndarray, float]] | None = None
+
+    def _bare_table(self, image: np.ndarray) -> dict[str, tuple[np.ndarray, float]]:
+        """Each zone's bare-table colour and how far the table itself strays from it: the median
+        and the 90th percentile of the difference over a ring `ring_cm` wide around the zone's box
+        (table, and little of any neighbour's card, which lies inside its own zone)."""
+        height, width = image.shape[:2]
+        ring = max(1, round(self.config.ring_cm * self.view.px_per_cm))
+        bare = {}
+        for name, (x, y, w, h) in self.view.boxes.items():
+            x0, y0, x1, y1 = max(0, x - ring), max(0, y - ring), min(width, x + w + ring), min(height, y + h + ring)
+            outside = np.ones((y1 - y0, x1 - x0), bool)
+            outside[y - y0 : y - y0 + h, x - x0 : x - x0 + w] = False
+            pixels = image[y0:y1, x0:x1][outside].astype(np.int16)
+            colour = np.median(pixels, axis=0)
+            spread = float(np.percentile(np.abs(pixels - colour).sum(axis=1), 90))
+            bare[name] = colour.astype(np.uint8), spread
+        return bare
 
     def _looks_occupied(self, patch: np.ndarray, zone: str) -> bool:
-        """Whether a zone's patch holds something other than bare table (the median colour of the
-        first view: cards cover little of a table)."""
-        assert self._table_colour is not None
+        """Whether a zone's patch holds something other than the bare table around it."""
+        assert self._bare is not None
+        colour, spread = self._bare[zone]
         bare = np.empty_like(patch)
-        bare[:] = self._table_colour
-        other = cv2.compare(summed_difference(patch, bare), self.config.table_threshold, cv2.CMP_GT)
+        bare[:] = colour
+        threshold = min(max(float(self.config.table_threshold), 1.5 * spread), 200.0)  # the sum saturates at 255
+        other = summed_difference(patch, bare) > threshold
         return np.count_nonzero(other[self.view.zones[zone]]) >= self.config.occupied_fraction * self._pixels[zone]
 
     def fit_layout(self, frame: np.ndarray, stock_places: int) -> bool:
@@ -186,8 +210,8 @@ class Observer:
         began = time.perf_counter()
         image = self.view.warp(frame)
         self.view_image = image
-        if self._table_colour is None:
-            self._table_colour = np.median(image.reshape(-1, 3), axis=0).astype(np.uint8)
+        if self._bare is None:
+            self._bare = self._bare_table(image)
         self.blocked = self._blocked(image)
         if self.blocked:
             for state in self._zones.values():
@@ -290,14 +314,15 @@ class Observer:
         return gain, offset
 
     def _relight(self, gain: np.ndarray, offset: np.ndarray) -> None:
-        """Carry what was seen over to the new light: the still table, the zones' patches, the bare table's colour."""
+        """Carry what was seen over to the new light: the still table, the zones' patches, the bare table's colours."""
 
         def lit(image: np.ndarray) -> np.ndarray:
             return np.clip(image.astype(np.float32) * gain + offset, 0, 255).astype(np.uint8)
 
-        assert self.hands.reference is not None and self._table_colour is not None
+        assert self.hands.reference is not None and self._bare is not None
         self.hands.reference = lit(self.hands.reference)
-        self._table_colour = lit(self._table_colour[None])[0]
+        self._bare = {name: (lit(colour[None])[0], spread * float(np.mean(gain)))
+                      for name, (colour, spread) in self._bare.items()}
         for state in self._zones.values():
             if state.read_patch is not None:
                 state.read_patch = lit(state.read_patch)

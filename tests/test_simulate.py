@@ -16,6 +16,7 @@ from referee.events import Event, read_events
 from referee.rules import get_rules, rule_set_names
 from referee.simulate import GameResult, Mistakes, SimConfig, TimingProfile, simulate_game, simulate_games
 from referee.simulate.replay import replay
+from referee.simulate.spit_table import NOTICE_MAX_MS
 
 RULE_SETS = rule_set_names()
 CARELESS = SimConfig(timing=TimingProfile(speed=1.5), mistakes=Mistakes(rate=0.15))
@@ -96,14 +97,14 @@ def test_illegal_plays_are_taken_back() -> None:
 
 @pytest.mark.parametrize("name", ["classic", "full-deck"])
 def test_no_spit_card_lands_on_a_misplayed_card_before_it_is_back(name: str) -> None:
-    """A misplayed card lies on its pile until its player has taken it back: no spit card is turned
-    onto that pile meanwhile (the card was refused on the top it lay on, not on a spit card laid
-    under it)."""
+    """A misplayed card (or a spit card turned too early) lies on its pile until its player has
+    taken it back: no spit card is turned onto that pile meanwhile (the card was refused on the top
+    it lay on, not on a spit card laid under it)."""
     checked = 0
     for seed in range(4):
         events = game(name, seed, careless=True).events
         landed = [(at, pile) for e in events if e.type == "spit" for pile, at in _spit_contacts(name, e).items()]
-        for bad in (e for e in events if e.type == "illegal_play" and "pickup" in e.fields):
+        for bad in (e for e in events if e.type in ("illegal_play", "premature_spit") and "pickup" in e.fields):
             checked += 1
             assert not [(t, pile) for t, pile in landed if pile == bad["to"] and bad.t <= t <= bad["back"]], bad
     assert checked
@@ -127,6 +128,24 @@ def test_a_premature_spit_names_a_move_that_existed() -> None:
         state = replay(rules, events[:i])
         named = events[i]["move"]
         assert named in {m.describe() for p in state.players for m in state.legal_moves(p)}
+
+
+@pytest.mark.parametrize("name", ["classic", "two-hands"])
+def test_a_hand_that_spits_too_early_does_nothing_else_until_its_spit_card_is_back(name: str) -> None:
+    """One hand, one card at a time: a spit card turned too early lies on the spit pile until its
+    player picks it up (noticed within NOTICE_MAX_MS) and carries it back, and the hand that turned
+    it moves no other card from reaching for it until it is back."""
+    checked = 0
+    for seed in range(4):
+        events = game(name, seed, careless=True).events
+        for early in (e for e in events if e.type == "premature_spit"):
+            checked += 1
+            assert early["start"] < early.t < early["pickup"] < early["back"]
+            assert early["pickup"] - early.t <= NOTICE_MAX_MS / 1000
+            same_hand = [e for e in events if e is not early and "start" in e.fields
+                         and e["player"] == early["player"] and e.get("hand") == early.get("hand")]
+            assert not [e for e in same_hand if e["start"] < early["back"] and early["start"] < e.get("back", e.t)]
+    assert checked
 
 
 def test_slaps_the_earlier_contact_wins_a_shared_pile() -> None:

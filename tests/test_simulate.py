@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import statistics
 import subprocess
 import sys
 from collections import Counter
@@ -17,6 +18,7 @@ from referee.rules import get_rules, rule_set_names
 from referee.simulate import GameResult, Mistakes, SimConfig, TimingProfile, simulate_game, simulate_games
 from referee.simulate.replay import replay
 from referee.simulate.spit_table import NOTICE_MAX_MS
+from referee.simulate.timing import PAUSE_FLOOR
 
 RULE_SETS = rule_set_names()
 CARELESS = SimConfig(timing=TimingProfile(speed=1.5), mistakes=Mistakes(rate=0.15))
@@ -171,6 +173,22 @@ def test_deal_end_comes_before_its_slap_and_the_next_layout() -> None:
     for i, kind in enumerate(kinds):
         if kind == "slap":
             assert "deal_end" in kinds[i - 1 : i] and kinds[i + 1] == "layout"
+
+
+@pytest.mark.parametrize("name", ["classic", "five-card-hand", "full-deck"])
+def test_every_deal_lies_still_for_a_pause_before_its_opening_spit(name: str) -> None:
+    """Each layout (the first deal and every later one) lies still, every hand off the table, for
+    the players' pause (about a second, never under PAUSE_FLOOR of it) and their reach before the
+    first spit card lands."""
+    waits = []
+    for seed in range(3):
+        events = game(name, seed).events
+        for layout, after in zip(events, events[1:]):
+            if layout.type == "layout":
+                assert after.type == "spit"
+                waits.append(min(after["contact"].values()) - layout.t)
+    assert min(waits) > PAUSE_FLOOR * TimingProfile().pause_ms / 1000
+    assert 1.0 < statistics.median(waits) < 2.5
 
 
 def test_two_hands_move_at_once() -> None:

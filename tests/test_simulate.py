@@ -150,6 +150,20 @@ def test_a_hand_that_spits_too_early_does_nothing_else_until_its_spit_card_is_ba
     assert checked
 
 
+@pytest.mark.parametrize("name", ["classic", "two-hands"])
+def test_no_card_is_laid_on_a_spit_card_turned_too_early_before_it_is_back(name: str) -> None:
+    """A player turns a spit card too early only onto a spit pile no card is on its way to, and
+    nobody sends a card there until it is back: the refused spit card lies uncovered."""
+    checked = 0
+    for seed in range(4):
+        events = game(name, seed, careless=True).events
+        for early in (e for e in events if e.type == "premature_spit"):
+            checked += 1
+            assert not [e for e in events if e is not early and e.get("to") == early["to"]
+                        and early.t <= e.t <= early["back"]], early
+    assert checked
+
+
 def test_slaps_the_earlier_contact_wins_a_shared_pile() -> None:
     seen_shared = 0
     for seed in range(6):

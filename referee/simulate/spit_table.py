@@ -130,8 +130,8 @@ class TableSim:
     _hands: list[_Hand] = field(default_factory=list)
     _last_touch: dict[str, _Touch] = field(default_factory=dict)
     _refused: dict[str, int] = field(default_factory=dict)
-    """Centre piles a misplayed card (or a spit card turned too early) was laid on this deal, and
-    when it is (or was) back in its place: nobody plays or spits onto them until then."""
+    """Centre piles a misplayed card (or a spit card turned too early) was or is being laid on this
+    deal, and when it is (or was) back in its place: nobody plays or spits onto them until then."""
     _two_hands: bool = False
 
     def run(self) -> GameState:
@@ -324,14 +324,19 @@ class TableSim:
 
     def _reach_spit(self, hand: _Hand) -> None:
         """An impatient player who saw no move of their own turns a spit card with `hand`, unless
-        the hand has moved on to something else meanwhile or a misplayed card lies on a centre pile."""
+        the hand has moved on to something else meanwhile, a misplayed card lies on a centre pile,
+        or a card is on its way to that spit pile (something is happening after all)."""
         if hand.motion is not None or hand.busy_until > self.now or self._refused_now():
             return
         attempt = self.ops.spit_attempt(self.state, hand.player)
         if attempt is None:
             return
         kind, fields = attempt.event()
+        pile = next(iter(fields["cards"]))
+        if any(h.motion is not None and h.motion.target == pile for h in self._hands):
+            return
         touch = self.now + self.travel(hand.player) // 3
+        self._refused[pile] = touch  # nobody sends a card to the pile the spit card is turned onto
         motion = Motion(hand.player, hand.index, attempt, kind, fields, self.now, touch)
         hand.motion = motion
         hand.token += 1  # the hand no longer looks for a move (it looks again once the card is back)

@@ -154,6 +154,26 @@ def test_an_illegal_card_lies_uncovered_until_it_is_picked_up_again(events: tupl
     assert max(away) > 10.0
 
 
+def test_a_spit_card_turned_too_early_lies_on_its_pile_until_its_player_takes_it_back(
+        events: tuple[Event, ...]) -> None:
+    """A premature spit card is let go face up on the spit pile, its hand leaving it, until `pickup`;
+    by `back` it is off the pile again, which shows what it covered."""
+    geometry = geometry_for(events)
+    timeline = Timeline(events, geometry, SEED)
+    early = next(e for e in events if e.type == "premature_spit")
+    under = [c.code for c in timeline.at(early["start"]).still if c.zone == early["to"]][-1]
+    x, y = geometry.pile(early["to"])
+    away = []
+    for k in range(1, 10):
+        frame = timeline.at(early.t + (early["pickup"] - early.t) * k / 10)
+        assert [c.code for c in frame.still if c.zone == early["to"]][-1] == early["card"]
+        pose = next(h for h in frame.hands if h.side == early["player"])
+        a = math.radians(pose.angle)
+        away.append(math.hypot(pose.x + 11.5 * math.sin(a) - x, pose.y + 11.5 * math.cos(a) - y))
+    assert max(away) > 10.0
+    assert [c.code for c in timeline.at(early["back"]).still if c.zone == early["to"]][-1] == under
+
+
 def test_an_illegal_card_goes_back_to_its_place(events: tuple[Event, ...]) -> None:
     timeline = Timeline(events, geometry_for(events), SEED)
     bad = next(e for e in events if e.type == "illegal_play")

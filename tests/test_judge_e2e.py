@@ -15,12 +15,9 @@ from referee.judge.judge import judge
 from referee.judge.score import score
 from referee.simulate import GameResult, simulate_game
 
-SEEDS = (16, 31, 25)
-"""Short games (3-3.5 min of play); the benchmark's seeds start at 1001. Seed 31's log has a
-simulator quirk (a solo spit logged at 111.175 s but applied after a card judged at 111.656 s),
-so it is not used where the log must be reproduced exactly. Seed 4 (used before) now holds a
-slap with the hands 7 ms apart: no camera orders them, so the referee's verdict and the cards
-held after it can differ from the log until the spit cards laid settle it."""
+SEEDS = (8, 9, 1)
+"""Short games (2.4-3 min of play) that the referee follows to the end (chosen again when the
+simulator's games changed: sim-timing); the benchmark's seeds start at 1001."""
 
 
 @lru_cache(maxsize=None)
@@ -28,7 +25,7 @@ def _game(seed: int) -> GameResult:
     return simulate_game("classic", random.Random(seed))
 
 
-@pytest.mark.parametrize("seed", (16, 25))
+@pytest.mark.parametrize("seed", SEEDS)
 def test_perfect_camera_reproduces_the_log(seed: int) -> None:
     game = _game(seed)
     calls = judge(observe_log(game.events, "classic"), "classic", fps=30.0)
@@ -36,7 +33,7 @@ def test_perfect_camera_reproduces_the_log(seed: int) -> None:
     for kind in ("play", "illegal_play", "turn_up", "move_to_space", "deal_end", "layout", "game_end"):
         assert result.recall(kind) == 1.0, kind
         assert result.precision(kind) == 1.0, kind
-    # seed 16 has a solo spit covered by the next one 278 ms later, before any camera could read it
+    # a solo spit covered by the next one before any camera could read it goes uncalled
     assert result.truth["spit"] - result.matched["spit"] <= 1 and result.precision("spit") == 1.0
     assert result.unmatched("spit_call") == 0
     assert result.slaps_right == result.slaps_decidable
@@ -62,8 +59,8 @@ def test_harsh_faults_do_not_derail_the_game() -> None:
     camera = CameraConfig(faults=Faults.harsh(), seed=7)
     calls = judge(observe_log(game.events, "classic", camera), "classic", fps=30.0)
     result = score(game.events, calls)
-    # two spits half a second apart: the first pair is covered before it can be read, so the
-    # counts drift by a card each, but play goes on being refereed
+    # a spit pair covered before it can be read makes the counts drift by a card each, but play
+    # goes on being refereed
     assert result.recall("play") >= 0.95 and result.recall("game_end") == 1.0
 
 

@@ -19,8 +19,9 @@ from referee.vision.zones import default_layout
 
 SEED = 7
 OPTIONS = RenderOptions(width=640, height=360, max_seconds=5.6)
-"""Seed 7's first 5.6 s: the deal, a spit, plays by A and B, turn-ups, "Spit!", a second spit and a
-race whose loser lies on the winner's card, hiding it, until taken back at 5.1 s."""
+"""Seed 7's first 5.6 s: the deal lying still for the players' pause, the opening spit, plays by A
+and B, turn-ups, "Spit!", a second spit and a race for L (B's 7D, then A's 6S 0.48 s later, which
+fits it)."""
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -25,7 +25,7 @@ from referee.synth import Annotation, render_scene
 from referee.vision.calibrate import calibrate_markers
 
 SEED = 1
-SECONDS = 2.1
+SECONDS = 2.4
 SMALL = RenderOptions(width=640, height=360, max_seconds=SECONDS)
 
 
@@ -154,6 +154,26 @@ def test_an_illegal_card_lies_uncovered_until_it_is_picked_up_again(events: tupl
     assert max(away) > 10.0
 
 
+def test_a_spit_card_turned_too_early_lies_on_its_pile_until_its_player_takes_it_back(
+        events: tuple[Event, ...]) -> None:
+    """A premature spit card is let go face up on the spit pile, its hand leaving it, until `pickup`;
+    by `back` it is off the pile again, which shows what it covered."""
+    geometry = geometry_for(events)
+    timeline = Timeline(events, geometry, SEED)
+    early = next(e for e in events if e.type == "premature_spit")
+    under = [c.code for c in timeline.at(early["start"]).still if c.zone == early["to"]][-1]
+    x, y = geometry.pile(early["to"])
+    away = []
+    for k in range(1, 10):
+        frame = timeline.at(early.t + (early["pickup"] - early.t) * k / 10)
+        assert [c.code for c in frame.still if c.zone == early["to"]][-1] == early["card"]
+        pose = next(h for h in frame.hands if h.side == early["player"])
+        a = math.radians(pose.angle)
+        away.append(math.hypot(pose.x + 11.5 * math.sin(a) - x, pose.y + 11.5 * math.cos(a) - y))
+    assert max(away) > 10.0
+    assert [c.code for c in timeline.at(early["back"]).still if c.zone == early["to"]][-1] == under
+
+
 def test_an_illegal_card_goes_back_to_its_place(events: tuple[Event, ...]) -> None:
     timeline = Timeline(events, geometry_for(events), SEED)
     bad = next(e for e in events if e.type == "illegal_play")
@@ -161,6 +181,25 @@ def test_an_illegal_card_goes_back_to_its_place(events: tuple[Event, ...]) -> No
     mid = timeline.at((bad["pickup"] + bad["back"]) / 2)
     assert [c.code for c in mid.moving] == [bad["card"]]
     assert [c.code for c in timeline.at(bad["back"]).still if c.zone == bad["from"]][-1] == bad["card"]
+
+
+def test_the_dealt_layout_lies_still_with_both_hands_away_before_the_opening_spit(events: tuple[Event, ...]) -> None:
+    """After a deal's last card the hands leave the table and the layout lies still for the camera,
+    most of the players' pause, until they reach for their spit cards (every deal of the game)."""
+    geometry = geometry_for(events)
+    timeline = Timeline(events, geometry, SEED)
+    deals = [(layout, spit) for layout, spit in zip(events, events[1:]) if layout.type == "layout"]
+    assert len(deals) > 1
+    for layout, spit in deals:
+        begin, end = layout.t + 0.3, min(spit["contact"].values()) - 0.45  # hands withdrawn; not yet reaching
+        assert end - begin > 0.5
+        for t in np.arange(begin, end, 1 / 30):
+            frame = timeline.at(float(t))
+            assert not frame.moving
+            for pose in frame.hands:
+                rx, ry = geometry.seat(pose.side, "right" if pose.right else "left").rest
+                a = math.radians(pose.angle)
+                assert math.hypot(pose.x + 11.5 * math.sin(a) - rx, pose.y + 11.5 * math.cos(a) - ry) < 0.5
 
 
 def test_slaps_put_both_hands_down_the_first_underneath() -> None:
@@ -185,7 +224,7 @@ def test_the_fast_frames_draw_what_render_scene_draws(events: tuple[Event, ...])
     clean = Webcam(sharpen=0.0, noise=0.0)
     renderer = FrameRenderer(camera, table, lighting, geometry.markers(), deck, clean, SEED)
     timeline = Timeline(events, geometry, SEED)
-    for t in (0.2, 1.2):
+    for t in (1.2, 2.0):  # the spit cards in the air, then a play
         for _ in range(3):  # a hand held still is drawn from its cache from the third frame
             fast = renderer.render(timeline.at(t), 0)[..., ::-1].astype(np.float32)
         exact = render_scene(scene_at(timeline, t, table, lighting), camera, deck).image * 255

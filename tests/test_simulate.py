@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import statistics
 import subprocess
 import sys
 from collections import Counter
@@ -16,6 +17,8 @@ from referee.events import Event, read_events
 from referee.rules import get_rules, rule_set_names
 from referee.simulate import GameResult, Mistakes, SimConfig, TimingProfile, simulate_game, simulate_games
 from referee.simulate.replay import replay
+from referee.simulate.spit_table import NOTICE_MAX_MS
+from referee.simulate.timing import PAUSE_FLOOR
 
 RULE_SETS = rule_set_names()
 CARELESS = SimConfig(timing=TimingProfile(speed=1.5), mistakes=Mistakes(rate=0.15))
@@ -96,14 +99,14 @@ def test_illegal_plays_are_taken_back() -> None:
 
 @pytest.mark.parametrize("name", ["classic", "full-deck"])
 def test_no_spit_card_lands_on_a_misplayed_card_before_it_is_back(name: str) -> None:
-    """A misplayed card lies on its pile until its player has taken it back: no spit card is turned
-    onto that pile meanwhile (the card was refused on the top it lay on, not on a spit card laid
-    under it)."""
+    """A misplayed card (or a spit card turned too early) lies on its pile until its player has
+    taken it back: no spit card is turned onto that pile meanwhile (the card was refused on the top
+    it lay on, not on a spit card laid under it)."""
     checked = 0
     for seed in range(4):
         events = game(name, seed, careless=True).events
         landed = [(at, pile) for e in events if e.type == "spit" for pile, at in _spit_contacts(name, e).items()]
-        for bad in (e for e in events if e.type == "illegal_play" and "pickup" in e.fields):
+        for bad in (e for e in events if e.type in ("illegal_play", "premature_spit") and "pickup" in e.fields):
             checked += 1
             assert not [(t, pile) for t, pile in landed if pile == bad["to"] and bad.t <= t <= bad["back"]], bad
     assert checked
@@ -129,6 +132,38 @@ def test_a_premature_spit_names_a_move_that_existed() -> None:
         assert named in {m.describe() for p in state.players for m in state.legal_moves(p)}
 
 
+@pytest.mark.parametrize("name", ["classic", "two-hands"])
+def test_a_hand_that_spits_too_early_does_nothing_else_until_its_spit_card_is_back(name: str) -> None:
+    """One hand, one card at a time: a spit card turned too early lies on the spit pile until its
+    player picks it up (noticed within NOTICE_MAX_MS) and carries it back, and the hand that turned
+    it moves no other card from reaching for it until it is back."""
+    checked = 0
+    for seed in range(4):
+        events = game(name, seed, careless=True).events
+        for early in (e for e in events if e.type == "premature_spit"):
+            checked += 1
+            assert early["start"] < early.t < early["pickup"] < early["back"]
+            assert early["pickup"] - early.t <= NOTICE_MAX_MS / 1000
+            same_hand = [e for e in events if e is not early and "start" in e.fields
+                         and e["player"] == early["player"] and e.get("hand") == early.get("hand")]
+            assert not [e for e in same_hand if e["start"] < early["back"] and early["start"] < e.get("back", e.t)]
+    assert checked
+
+
+@pytest.mark.parametrize("name", ["classic", "two-hands"])
+def test_no_card_is_laid_on_a_spit_card_turned_too_early_before_it_is_back(name: str) -> None:
+    """A player turns a spit card too early only onto a spit pile no card is on its way to, and
+    nobody sends a card there until it is back: the refused spit card lies uncovered."""
+    checked = 0
+    for seed in range(4):
+        events = game(name, seed, careless=True).events
+        for early in (e for e in events if e.type == "premature_spit"):
+            checked += 1
+            assert not [e for e in events if e is not early and e.get("to") == early["to"]
+                        and early.t <= e.t <= early["back"]], early
+    assert checked
+
+
 def test_slaps_the_earlier_contact_wins_a_shared_pile() -> None:
     seen_shared = 0
     for seed in range(6):
@@ -152,6 +187,22 @@ def test_deal_end_comes_before_its_slap_and_the_next_layout() -> None:
     for i, kind in enumerate(kinds):
         if kind == "slap":
             assert "deal_end" in kinds[i - 1 : i] and kinds[i + 1] == "layout"
+
+
+@pytest.mark.parametrize("name", ["classic", "five-card-hand", "full-deck"])
+def test_every_deal_lies_still_for_a_pause_before_its_opening_spit(name: str) -> None:
+    """Each layout (the first deal and every later one) lies still, every hand off the table, for
+    the players' pause (about a second, never under PAUSE_FLOOR of it) and their reach before the
+    first spit card lands."""
+    waits = []
+    for seed in range(3):
+        events = game(name, seed).events
+        for layout, after in zip(events, events[1:]):
+            if layout.type == "layout":
+                assert after.type == "spit"
+                waits.append(min(after["contact"].values()) - layout.t)
+    assert min(waits) > PAUSE_FLOOR * TimingProfile().pause_ms / 1000
+    assert 1.0 < statistics.median(waits) < 2.5
 
 
 def test_two_hands_move_at_once() -> None:

@@ -248,14 +248,16 @@ def _render(rules: SpitRules, events: Sequence[Event], table: _Table) -> tuple[d
         elif kind == "premature_spit":
             who = f["player"]
             if spit.get(who):
-                pile = own_pile[who]
-                code = spit[who][0]
-                # taken back in time for the player's next real spit (the simulator's attempt takes no time)
-                later = [e["contact"].get(who, e.t) for e in events if e.type == "spit" and e.t > t]
-                back = min([t + 0.55] + [c - 0.15 for c in later[:1]])
+                pile = f.get("to", own_pile[who])
+                code = f.get("card", spit[who][0])
+                if "back" in f:  # the card lies on the pile until its player picks it up
+                    start, pickup, back = f["start"], f["pickup"], f["back"]
+                else:  # an older log: taken back in time for the player's next real spit
+                    later = [e["contact"].get(who, e.t) for e in events if e.type == "spit" and e.t > t]
+                    start, pickup, back = t, None, min([t + 0.55] + [c - 0.15 for c in later[:1]])
                 op(t, pile, "push", code)
-                off = table.lay(who, None, t, pile, t, leave=False)
-                lift = table.take_back(who, pile, off, max(back, off + 0.05), None)
+                off = table.lay(who, None, start, pile, t, leave=False)
+                lift = table.take_back(who, pile, off, max(back, off + 0.05), None, pickup)
                 op(lift, pile, "remove", code)
         elif kind in ("slap", "choose_pile"):
             touches = f["contact"].items() if kind == "slap" else [(f["player"], t)]

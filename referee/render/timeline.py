@@ -474,9 +474,16 @@ class Timeline:
                     self._move((who, "right"), who, _stack_name(who), None, pile, touch - _SPIT_REACH_S, touch,
                                face0=False, shown=code)
             elif event.type == "premature_spit":
-                pile = "L" if player == "A" else "R"
-                self._move(hand, player, _stack_name(player), None, pile, t - 0.35, t, face0=False, hold=0.15)
-                self._move(hand, player, pile, None, _stack_name(player), t + 0.15, t + 0.55, face1=False)
+                pile, stack, code = f.get("to", "L" if player == "A" else "R"), _stack_name(player), f.get("card")
+                if "pickup" in f:  # as an illegal play: the card is let go, the hand goes back, then returns for it
+                    pickup, back = float(f["pickup"]), float(f["back"])
+                    self._move(hand, player, stack, code, pile, float(f["start"]), t, face0=False)
+                    away = (t + pickup) / 2
+                    self._key(hand, away, table.centre(stack), TOUCH, away)
+                else:  # an older log: the card is taken back at once
+                    pickup, back = t + 0.15, t + 0.55
+                    self._move(hand, player, stack, code, pile, t - 0.35, t, face0=False, hold=0.15)
+                self._move(hand, player, pile, code, stack, pickup, back, face1=False)
             elif event.type == "slap":
                 contact: Mapping[str, float] = f["contact"]
                 piles = f.get("piles") or {p: f["pile"] for p in contact}

@@ -55,7 +55,7 @@ class OwnDeckOps:
         if not moves:
             return False
         move = sim.rng.choice(moves)
-        t0 = sim.last_change
+        t0 = sim.last_change if state.started else sim.last_change + sim.pause()
         if not isinstance(move, Spit):  # the count: nobody can move or spit
             kind, fields = move.event()
             sim.recorder.add(sim.now, kind, **fields)

@@ -150,7 +150,8 @@ class SpitOps:
             self._end_logged = True
             return True
         if phase == "start":
-            self._spit(sim, [m for m in state.legal_moves() if isinstance(m, Spit)], sim.last_change, call=False)
+            opening = [m for m in state.legal_moves() if isinstance(m, Spit)]
+            self._spit(sim, opening, sim.last_change + sim.pause(), call=False)
         elif phase == "play":
             if not state.is_stalemate():
                 return False
@@ -173,8 +174,9 @@ class SpitOps:
         return True
 
     def _spit(self, sim: TableSim, options: Sequence[Spit], t0: int, *, call: bool) -> None:
-        """Both say "Spit!" (the referee's call at `t0`, when the stalemate began) and each spitter
-        turns a card after their reaction; the spit event comes when the last card lies."""
+        """Both say "Spit!" (the referee's call at `t0`, when the stalemate began; a deal's opening
+        spit: when the dealt layout has lain still for the players' pause) and each spitter turns a
+        card after their reaction; the spit event comes when the last card lies."""
         state: SpitState = sim.state  # type: ignore[assignment]
         if call:
             sim.recorder.add(t0, "spit_call")

@@ -15,7 +15,7 @@ from referee.simulate.bots import PLAY_KINDS
 from referee.simulate.record import Recorder, seconds
 from referee.simulate.timing import Mistakes, PlayerTiming
 
-_DECIDE, _TOUCH, _BACK, _PREMATURE = range(4)
+_DECIDE, _TOUCH, _BACK, _REACH_SPIT, _PREMATURE = range(5)
 RACE_WINDOW_MS = 500
 """Two players' cards touching one centre pile less than this apart make a `race` (the window of
 `referee.rules.spit_timing.resolve_simultaneous`); the second is judged against the new top."""
@@ -130,8 +130,8 @@ class TableSim:
     _hands: list[_Hand] = field(default_factory=list)
     _last_touch: dict[str, _Touch] = field(default_factory=dict)
     _refused: dict[str, int] = field(default_factory=dict)
-    """Centre piles a misplayed card was laid on this deal, and when it is (or was) back in its
-    place: nobody plays or spits onto them until then."""
+    """Centre piles a misplayed card (or a spit card turned too early) was or is being laid on this
+    deal, and when it is (or was) back in its place: nobody plays or spits onto them until then."""
     _two_hands: bool = False
 
     def run(self) -> GameState:
@@ -164,8 +164,12 @@ class TableSim:
             elif kind == _BACK:
                 self._schedule_decision(payload, t + self.timings[payload.player].reaction(self.rng) // 2)
                 self.wake_all(t)
+            elif kind == _REACH_SPIT:
+                self._reach_spit(payload)
             else:
-                self._premature(payload)
+                hand, motion = payload
+                if hand.motion is motion:
+                    self._premature(hand, motion)
         return self.state
 
     # --- helpers the table ops use -------------------------------------------------------------
@@ -175,6 +179,11 @@ class TableSim:
 
     def travel(self, player: str) -> int:
         return self.timings[player].travel(self.rng)
+
+    def pause(self) -> int:
+        """How long a freshly dealt layout lies still, every hand off the table, before the
+        opening spit: until the slower player is ready."""
+        return max(self.timings[p].pause(self.rng) for p in self.state.players)
 
     def free_at(self, player: str) -> int:
         """When all of `player`'s hands are free (a misplayed card back in its place)."""
@@ -259,7 +268,7 @@ class TableSim:
             move = self.ops.choose(state, player, moves, self.rng)
         if move is None:
             if not self._refused_now() and self.rng.random() < self.mistakes.premature:
-                self._push(self.now + self.reaction(player), _PREMATURE, player)
+                self._push(self.now + self.reaction(player), _REACH_SPIT, hand)
             return
         kind, fields = move.event()
         timing = self.timings[player]
@@ -313,16 +322,49 @@ class TableSim:
         """The `hand` field of a two-handed player's card motion."""
         return {"hand": HAND_NAMES[hand.index]} if self._two_hands else {}
 
-    def _premature(self, player: str) -> None:
-        existing = next((m for p in self.state.players for m in self.ops.moves(self.state, p) if m.player is not None), None)
-        attempt = self.ops.spit_attempt(self.state, player) if existing is not None else None
+    def _reach_spit(self, hand: _Hand) -> None:
+        """An impatient player who saw no move of their own turns a spit card with `hand`, unless
+        the hand has moved on to something else meanwhile, a misplayed card lies on a centre pile,
+        or a card is on its way to that spit pile (something is happening after all)."""
+        if hand.motion is not None or hand.busy_until > self.now or self._refused_now():
+            return
+        attempt = self.ops.spit_attempt(self.state, hand.player)
         if attempt is None:
-            return  # by now nobody can move (the table's spit follows), or the player cannot spit
+            return
+        kind, fields = attempt.event()
+        pile = next(iter(fields["cards"]))
+        if any(h.motion is not None and h.motion.target == pile for h in self._hands):
+            return
+        touch = self.now + self.travel(hand.player) // 3
+        self._refused[pile] = touch  # nobody sends a card to the pile the spit card is turned onto
+        motion = Motion(hand.player, hand.index, attempt, kind, fields, self.now, touch)
+        hand.motion = motion
+        hand.token += 1  # the hand no longer looks for a move (it looks again once the card is back)
+        hand.wake = None
+        self._push(touch, _PREMATURE, (hand, motion))
+
+    def _premature(self, hand: _Hand, motion: Motion) -> None:
+        """The spit card touches its spit pile: refused while a move exists (the card lies there
+        until its player takes it back, as a misplayed card), else let go (the table's spit follows)."""
+        hand.motion = None
+        t, player = motion.touch, motion.player
+        existing = next((m for p in self.state.players for m in self.ops.moves(self.state, p) if m.player is not None), None)
+        if existing is None:
+            return  # by now nobody can move: the table's spit follows
         try:
-            self.state.apply(attempt)
+            self.state.apply(motion.move)
         except IllegalMove as exc:
-            existing = getattr(exc, "move", None) or existing  # the engine may name the move it saw
-            self.recorder.add(self.now, "premature_spit", player=player, move=existing.describe(), reason=str(exc))
+            named = getattr(exc, "move", None) or existing  # the engine may name the move it saw
+            pickup = t + min(self.reaction(player) + self.travel(player), NOTICE_MAX_MS)
+            back = pickup + self.travel(player)
+            pile, card = next(iter(motion.fields["cards"].items()))
+            self._refused[pile] = back
+            self.recorder.add(
+                t, "premature_spit", player=player, move=named.describe(), reason=str(exc), card=card, to=pile,
+                start=seconds(motion.start), pickup=seconds(pickup), back=seconds(back), **self._which(hand),
+            )
+            hand.busy_until = back
+            self._push(back, _BACK, hand)
 
 
 def _uses(move: Move, piles: set[str]) -> bool:

@@ -13,7 +13,9 @@ class TimingProfile:
 
     With the defaults a reaction lies mostly within 250-600 ms and a hand's travel from a stock
     pile to a spit pile within 200-500 ms; gathering, shuffling and dealing a new layout takes
-    about `layout_ms`. `speed` divides every time (2.0 plays twice as fast).
+    about `layout_ms`, and the dealt layout then lies still, every hand off the table, for about
+    `pause_ms` (at least `PAUSE_FLOOR` of it) before the opening spit. `speed` divides every time
+    (2.0 plays twice as fast).
     `player_spread` is how much one player's own medians differ from the table's (lognormal sigma).
     """
 
@@ -25,6 +27,8 @@ class TimingProfile:
     player_spread: float = 0.12
     layout_ms: float = 12000.0
     layout_sigma: float = 0.2
+    pause_ms: float = 1000.0
+    pause_sigma: float = 0.2
 
     def __post_init__(self) -> None:
         if not (self.speed > 0 and self.reaction_ms > 0 and self.travel_ms > 0):
@@ -39,6 +43,8 @@ class TimingProfile:
             travel_sigma=self.travel_sigma,
             layout_ms=self.layout_ms / self.speed,
             layout_sigma=self.layout_sigma,
+            pause_ms=self.pause_ms / self.speed,
+            pause_sigma=self.pause_sigma,
         )
 
 
@@ -52,6 +58,8 @@ class PlayerTiming:
     travel_sigma: float
     layout_ms: float
     layout_sigma: float
+    pause_ms: float
+    pause_sigma: float
 
     def reaction(self, rng: random.Random) -> int:
         """Time from seeing something to starting to act on it."""
@@ -64,6 +72,14 @@ class PlayerTiming:
     def layout(self, rng: random.Random) -> int:
         """Time to gather, shuffle and lay out a new deal."""
         return _draw(rng, self.layout_ms, self.layout_sigma)
+
+    def pause(self, rng: random.Random) -> int:
+        """Time the dealt layout lies still, hands off the table, before this player is ready to spit."""
+        return max(round(PAUSE_FLOOR * self.pause_ms), _draw(rng, self.pause_ms, self.pause_sigma))
+
+
+PAUSE_FLOOR = 0.6
+"""The shortest pause before an opening spit, as a share of its median: players look at the layout first."""
 
 
 def _draw(rng: random.Random, median: float, sigma: float) -> int:

@@ -749,3 +749,20 @@ def test_referee_rereads_the_table_when_nothing_explains_it() -> None:
     plays = _of(events, "play")
     assert [(e["card"], e["to"], e.t) for e in plays] == [("QS", "R", t)]
     assert not _of(events, "illegal_play")
+
+
+def test_a_layout_place_the_reader_cannot_make_out_is_dealt_with_its_top_unread() -> None:
+    film = Film({z: v for z, v in dict(LAYOUT, L="empty", R="empty").items() if z != "B3"})  # B3 never read
+    film.still(30)
+    film.touch("A", "L", 3, then="8D")
+    film.touch("B", "R", 3, then="3C")
+    film.still(6)
+    film.zones["B3"] = "8S"  # read at last, its player's hand never there
+    film.still(6)
+    film.play("B", "B3", "back", "R")  # 8S is not next to 3C: refused, so it was known
+    events = film.judge()
+    layout = _of(events, "layout")[0]
+    assert layout["counts"] == {"A": 26, "B": 26} and "B3" not in layout["tops"]
+    assert _of(events, "spit")[0]["cards"] == {"L": "8D", "R": "3C"}
+    assert _of(events, "turn_up") == []
+    assert [(e["player"], e["card"], e["reason"]) for e in _of(events, "illegal_play")] == [("B", "8S", "8♠ is not next to 3♣")]

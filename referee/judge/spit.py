@@ -96,6 +96,10 @@ TOUCH_REACH_S: Final = 1.5
 LAYOUT_STILL_S: Final = 1.5
 """A layout that does not fit the counts the engine expects is read once no stock place has
 changed for this long."""
+UNREAD_LAYOUT_S: Final = 0.5
+"""A stock place never read while the rest of a new layout has lain still this long, where a card
+there is what the deal needs, is taken as dealt with its top not read (a card the reader cannot
+make out must not hold up the whole game); its card counts once it is read, without a turn-up."""
 RESYNC_S: Final = 2.0
 """The table showing, with every zone settled, what no move explains for this long makes the
 referee read its position again from the table."""
@@ -277,6 +281,8 @@ class SpitReferee:
         self._deferred = False
         self._unsettled: frozenset[str] = frozenset()
         self._layout_due = math.inf
+        self._unread_tops: set[str] = set()
+        """Stock places of the last layout dealt with their tops not read yet (`UNREAD_LAYOUT_S`)."""
         self._odd_since = math.inf
         self._odd: set[str] = set()
         self._call: When | None = None
@@ -717,6 +723,7 @@ class SpitReferee:
         except ImpossiblePosition:
             return False
         self.state = state
+        self._unread_tops.clear()
         self.resyncs += 1
         self._history.clear()  # the positions before it are of another reading of the table
         self._emit("resync", self._now,
@@ -740,6 +747,12 @@ class SpitReferee:
             return False
         card = parse_card(seen)
         expected = self._expected(zone)
+        if expected == FACE_DOWN and zone in self._unread_tops:
+            self._unread_tops.discard(zone)
+            since = self._moved.get(zone, 0.0)
+            if not any(t.contact and t.side == owner and t.t > since for t in self._touches.get(zone, ())):
+                self.state = s.apply(TurnUp(owner, zone, card))  # dealt face up, read only now: no one turned it
+                return True
         if expected == FACE_DOWN:
             return self._turned(owner, zone, card, when)
         source = self._stock_top_of(card)
@@ -1447,6 +1460,7 @@ class SpitReferee:
         `LAYOUT_STILL_S`, the nearest counts that fit are taken."""
         r = self.rules
         filled: dict[str, tuple[bool, ...]] = {}
+        unread: set[str] = set()
         for i, player in enumerate(self._players):
             pattern = []
             for zone in r.stock_names[i]:
@@ -1457,9 +1471,15 @@ class SpitReferee:
                     pattern.append(True)
                 elif seen in (None, EMPTY):
                     pattern.append(False)
+                    if seen is None:
+                        unread.add(zone)
                 else:
                     return
             filled[player] = tuple(pattern)
+        unread &= self._dealt_unread(filled, unread)
+        if unread:
+            filled = {p: tuple(f or z in unread for f, z in zip(filled[p], r.stock_names[i]))
+                      for i, p in enumerate(self._players)}
         held = self._layout_holdings(filled)
         if held is None:
             return
@@ -1488,6 +1508,7 @@ class SpitReferee:
                 0 <= other[p] <= r.total_cards and self._patterns[other[p]] == filled[p] for p in self._players):
             self._spit_shift = {p: layout_counts(r.layout, other[p])[1] - spit_cards[p] for p in self._players}
         self._first_layout = False
+        self._unread_tops = unread
         self._counts_known = True
         self._end_t = None
         self._last_move_t = latest[0]
@@ -1495,6 +1516,20 @@ class SpitReferee:
         self._landed.clear()
         self._history.clear()
         self._emit("layout", latest, counts=self.state.counts(), tops=tops)
+
+    def _dealt_unread(self, filled: dict[str, tuple[bool, ...]], unread: set[str]) -> set[str]:
+        """The places never read that the deal fills: none unless every player's places, with
+        them, show the pattern of the cards the engine has them holding, and the rest of the
+        layout has lain still for `UNREAD_LAYOUT_S` (the reader had its tries)."""
+        still_since = self._layout_due - LAYOUT_STILL_S
+        if not unread or self._now[0] - still_since < UNREAD_LAYOUT_S:
+            return set()
+        r = self.rules
+        for i, player in enumerate(self._players):
+            pattern = tuple(f or z in unread for f, z in zip(filled[player], r.stock_names[i]))
+            if self._patterns[self.state.held_count(player)] != pattern:
+                return set()
+        return unread
 
     def _layout_holdings(self, filled: dict[str, tuple[bool, ...]]) -> dict[str, int] | None:
         """How many cards each player dealt, given which places show a card."""

@@ -282,11 +282,12 @@ def wait_until(process: subprocess.Popen[bytes], url: str, ok: Callable[[Any], b
         time.sleep(0.1)
 
 
-CRASH_AFTER = 7
-"""The demo's calls up to its first "Spit!" (called 2.1 s in; the next call comes 1.5 s later): a
-server killed there goes on with no move under way, so its calls are those of a run that never
-stopped. (Killed after its 5th call, at 1.63 s, A's hand was already over A5 to turn its card: the
-run that never stopped dates that turn-up from 1.43 s, which a resumed referee cannot see.)"""
+CRASH_AFTER = 1
+"""The demo's first call, its layout (called 0.07 s in; the opening spit lands 1.8 s in, the next call
+comes at 2.2 s): a server killed there goes on with no move under way, the dealt layout lying
+still for the players' pause, so its calls are those of a run that never stopped. (Killed after
+its "Spit!", the 7th call, B was still taking back the card refused in the race for L, and the
+resumed referee dated A's next play two frames earlier than the run that never stopped.)"""
 
 
 def test_serve_killed_mid_game_goes_on_from_its_log(pytestconfig: pytest.Config, tmp_path: Path) -> None:

@@ -414,6 +414,52 @@ def test_a_card_laid_while_another_hand_holding_a_card_was_over_the_pile_waits_f
         [("B", "7S", tb, "7♠ is not next to 9♥")]
 
 
+def test_cards_touching_a_pile_within_a_frame_of_each_other_wait_for_the_one_taken_back() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: 9♥ and 7♠ each fit it, not each other
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.touch("B", "B1", 2, then="empty")  # B lifts 7♠
+    film.still(4)
+    film.frame((HandSeen("A", ("L",), {}),))  # A's hand comes over L
+    tb = film.t
+    film.frame((HandSeen("A", ("L",), {}), HandSeen("B", ("L",), {"L": tb})))  # 7♠ seen touching first
+    ta = film.t
+    for _ in range(3):  # 9♥ seen a frame later: the camera cannot tell which came first
+        film.frame((HandSeen("A", ("L",), {"L": ta}), HandSeen("B", ("L",), {"L": tb})))
+    film.zones["L"] = "7S"
+    film.still(20)
+    taken = film.touch("B", "L", 3, then="9H")  # B takes the 7♠ back: it was refused, so it came second
+    film.touch("B", "B1", 2, then="7S")
+    film.still(6)
+    events = film.judge()
+    plays = _of(events, "play")
+    assert [(e["card"], e.t) for e in plays] == [("9H", ta)]
+    assert plays[0]["called_at"] >= taken  # not called before the evidence
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("B", "7S", tb, "7♠ is not next to 9♥")]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("A", "B")]
+
+
+def test_a_card_laid_while_another_hand_that_turned_a_card_unseen_was_over_the_pile_waits_for_that_card() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 shows its face-down card
+    film.touch("B", "B2", 4, then="empty")  # B turns it and takes it, unseen: 7♠
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    tb = film.t
+    for _ in range(3):  # B's hand over L, its contact not seen: 7♠ onto 8♦
+        film.frame((HandSeen("B", ("L",), {}),))
+    ta = film.touch("A", "L", 3, then="9H")  # 9♥ lands on the 7♠
+    film.still(10)
+    film.touch("A", "L", 3, then="7S")  # A takes the 9♥ back: it was refused
+    film.touch("A", "A2", 2, then="9H")
+    film.still(6)
+    events = film.judge()
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("B2", "7S")]
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("4D", events[2].t), ("7S", tb)]
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("A", "9H", ta, "9♥ is not next to 7♠")]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
+
+
 def test_a_hand_passing_over_a_pile_on_its_way_to_the_other_makes_no_card_wait() -> None:
     film = _opened()  # L shows 8♦, R 3♣
     film.touch("A", "A3", 2, then="back")  # A lifts K♦

@@ -24,8 +24,11 @@ sees and what the engine expects by a move:
 - a card refused on a spit pile is expected back: its player's touches there until it is seen
   back in its place take it back, even from under a card laid on it since;
 - a card seen on a pile that another player's hand was over just before, laying no card judged
-  (touching it and holding no card seen lifted, or holding one and no contact seen), waits
-  (`TIE_WAIT_S`) for that card to be found under it;
+  (touching it and holding no card seen lifted, or holding one, or one it may have turned and
+  taken unseen, and no contact seen), waits (`TIE_WAIT_S`) for that card to be found under it;
+- two players' cards touching one pile within a frame of each other (contacts are dated to about
+  a frame) wait as long for the evidence: the card its player takes back off the pile was refused,
+  so it came second (judged when it is back in its place); both staying, the one on top;
 - an unknown card laid, not at a stalemate, by a player whose hand was not seen on a face-down
   stock top but who has just one, that fits there: that card turned up and played;
 - two players' cards on one pile less than `race_window_s` apart: `race`, the second judged
@@ -131,9 +134,9 @@ is taking it back, even when it lies under a card laid on it since, or was never
 OTHER_SLAP: Final = "the spit cards laid show that a slap too close to call went the other way"
 """The reason of a `resync` that counts the spit cards as the other verdict of such a slap left them."""
 TIE_WAIT_S: Final = 1.0
-"""Two cards touching one pile in the same frame: if neither is taken back within this time,
-the one seen on top went second. A card seen on a pile another player's hand touched just before
-with no card judged waits as long for that card to be found (its place read without it)."""
+"""Two cards touching one pile within a frame of each other: if neither is taken back within this
+time, the one seen on top went second. A card seen on a pile another player's hand touched just
+before with no card judged waits as long for that card to be found (its place read without it)."""
 When = tuple[float, int]
 
 
@@ -399,6 +402,8 @@ class SpitReferee:
 
     def _changed(self, change: ZoneChange) -> None:
         zone = change.zone
+        if zone in self._piles:
+            self._lifted_off(zone, change.seen_t)
         self.readings[zone] = change.after
         self._seen[zone] = (change.seen_t, change.seen_frame)
         if self._end_t is not None:
@@ -431,6 +436,20 @@ class SpitReferee:
                 self._came_back(change.after, lift)
         self._refused = [(*item[:4], change.seen_t) if item[0] == change.after and item[4] == math.inf else item
                          for item in self._refused]
+
+    def _lifted_off(self, pile: str, gone: float) -> None:
+        """The card read on `pile` is gone from it at `gone`: if it is a stock card not judged yet
+        (waiting for a rival's card) and its player's hand touched the pile after it was read there,
+        its player took it back, so it was refused (`_took_back`: the touch that laid it and those
+        that took it back lay no card, and it is judged when it is seen back in its place)."""
+        lift = self._lifted.get(self.readings.get(pile, EMPTY))
+        seen = self._seen.get(pile)
+        if lift is None or lift.attempted or seen is None:
+            return
+        laid = self._when(pile, lift.player, seen)
+        if laid != seen and any(touch.contact and touch.side == lift.player and seen[0] <= touch.t <= gone
+                                for touch in self._touches.get(pile, ())):
+            self._took_back[pile] = (lift.player, laid[0], gone)
 
     # ------------------------------------------------------------------------------ helpers
 
@@ -931,7 +950,10 @@ class SpitReferee:
             for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
                 if last is not None and player != last[0] and not self._hand_seen(pile, player, first_seen[0]):
                     continue  # another player's hand was seen there last, and this one's not at all
-                laid = last[1] if last is not None and player == last[0] else first_seen
+                # dated by this player's hand on the pile (over it, if no contact was seen) before it was seen
+                laid = last[1] if last is not None and player == last[0] else self._when(pile, player, first_seen)
+                if (pile, player, laid[0]) in self._used:
+                    laid = first_seen  # that touch laid a card judged already
                 turned = self._turned_unseen(player, laid[0])
                 if self._deferred:
                     return False
@@ -1118,18 +1140,22 @@ class SpitReferee:
 
     def _earlier(self, pile: str, card: Card, when: When, *, tied: bool = False) -> bool:
         """Lifted cards (other than `card`) whose player's hand touched `pile` after lifting them
-        and before `when` (with `tied`, in the same frame too): they touched the pile before
-        `card` (and went under it, or were taken back), so they are judged first, in touch
-        order. True when one was applied."""
+        and more than a frame before `when` (`_close`; with `tied`, within a frame either way
+        too): they touched the pile before `card` (and went under it, or were taken back), so
+        they are judged first, in touch order; not a card seen there and taken back by its player
+        (`_lifted_off`). True when one was applied."""
         found = []
+        took = self._took_back.get(pile)
         for code, lift in self._lifted.items():
             if code == card.code or lift.attempted:
                 continue
             for touch in self._touches.get(pile, ()):
                 if self._free(pile, touch, lift.player) and lift.t <= touch.t \
-                        and not self._taking_back(pile, touch) and (
-                        touch.t < when[0] or (tied and touch.t == when[0])):
-                    found.append(((touch.t, touch.frame), code, lift))
+                        and not self._taking_back(pile, touch) \
+                        and (tied or not self._close(touch.t, when[0])) \
+                        and (touch.t < when[0] or self._close(touch.t, when[0])):
+                    if took is None or (touch.side, touch.t) != took[:2]:
+                        found.append(((touch.t, touch.frame), code, lift))
                     break
         applied = False
         for touched, code, lift in sorted(found, key=lambda item: item[0]):
@@ -1162,8 +1188,8 @@ class SpitReferee:
         """A hand that lifted a stock card touches a spit pile: the card counts the moment it
         touches, so it is judged at once, before it can be seen (unless the player has two
         cards lifted, already touched a pile with it, another player's card touched the same pile
-        in the same frame, another player's hand touched it just before with no card judged, or the
-        card would end the deal)."""
+        within a frame of it (`_tied`), another player's hand touched it just before with no card
+        judged, or the card would end the deal)."""
         moved = False
         for touch in touches:
             if not (touch.contact and touch.zone in self.rules.pile_index):
@@ -1172,11 +1198,11 @@ class SpitReferee:
                     if lift.player == touch.side and not lift.attempted and lift.t <= touch.t]
             rivals = [t for t in touches if t.contact and t.zone == touch.zone and t.side != touch.side]
             taking_back = self._taking_back(touch.zone, touch) or (bool(mine) and self.readings.get(touch.zone) == mine[0][0])
+            when = (touch.t, touch.frame)
             if len(mine) != 1 or rivals or taking_back or self._touched_since(touch.side, mine[0][1].t, touch.t) \
-                    or self._rival_touch(touch.zone, touch.side, touch.t):
+                    or self._rival_touch(touch.zone, touch.side, touch.t) or self._tied(touch.zone, touch.side, when):
                 continue  # a hand on a card of its own already seen there, or flagged there, takes it back
             code, lift = mine[0]
-            when = (touch.t, touch.frame)
             card = parse_card(code)
             if len([z for z in self.rules.stock_names[self.rules.player_index[lift.player]] if self.state.pile(z)]) == 1 \
                     and len(self.state.pile(lift.zone)) == 1:
@@ -1190,10 +1216,10 @@ class SpitReferee:
     def _rival_touch(self, pile: str, player: str, t: float) -> bool:
         """Another player's hand was over `pile` less than the race window before `t` (or in the same
         frame) and laid no card judged yet: touching it while holding no card seen lifted (those are
-        judged in touch order), or over it without a contact seen while holding one (and touching
-        no other spit pile since); no other card than the one there now was read there since (its
-        card was on top, and is gone). Its card may lie under `player`'s, so `player`'s card waits
-        for it (at most `TIE_WAIT_S`)."""
+        judged in touch order), or over it without a contact seen while holding one, or a card
+        turned and taken unseen (`_turned_away`), and touching no other spit pile since; no other
+        card than the one there now was read there since (its card was on top, and is gone). Its
+        card may lie under `player`'s, so `player`'s card waits for it (at most `TIE_WAIT_S`)."""
         now = self.readings.get(pile)
         reads = self._pile_reads.get(pile, ())
         window = [touch for touch in self._touches.get(pile, ()) if touch.side != player
@@ -1202,7 +1228,7 @@ class SpitReferee:
                   and not any(when > touch.t and seen != now for seen, when in reads)]
         for touch in window:
             holding = any(lift.player == touch.side and not lift.attempted and lift.t <= touch.t
-                          for lift in self._lifted.values())
+                          for lift in self._lifted.values()) or self._turned_away(touch.side, touch.t)
             if touch.contact and not any(lift.player == touch.side and lift.t <= touch.t
                                          for lift in self._lifted.values()):
                 return True
@@ -1212,17 +1238,44 @@ class SpitReferee:
                 return True
         return False
 
+    def _turned_away(self, player: str, t: float) -> bool:
+        """`player`'s hand may hold at `t` a stock card turned up and taken before it could be read:
+        their hand touched a face-down top of theirs since the last move there and before `t`, and
+        the place has not been read showing a face-down top since (it shows another card, or none,
+        or is still under a hand)."""
+        s = self.state
+        for zone in self.rules.stock_names[self.rules.player_index[player]]:
+            if not s.pile(zone) or s.face_up(zone) or (self.readings.get(zone) == FACE_DOWN and self._clear(zone)):
+                continue
+            since = self._moved.get(zone, 0.0)
+            if any(touch.contact and touch.side == player and since < touch.t < t
+                   for touch in self._touches.get(zone, ())):
+                return True
+        return False
+
     def _tied(self, pile: str, player: str, when: When) -> set[str]:
-        """Other players' lifted cards that touched `pile` in the same frame as `card`: which
-        came first shows only later (a card seen on top and taken back was second; both staying:
-        the one on top)."""
+        """Other players' lifted cards, not judged yet, that touched `pile` at `when` to within a
+        frame (`_close`): which came first shows only later (a card seen on top and taken back was
+        second; both staying: the one on top)."""
         tied = set()
         for code, lift in self._lifted.items():
             if lift.player != player and not lift.attempted:
                 for touch in self._touches.get(pile, ()):
-                    if touch.contact and touch.side == lift.player and touch.t == when[0] >= lift.t:
+                    if touch.contact and touch.side == lift.player and lift.t <= touch.t \
+                            and self._close(touch.t, when[0]):
                         tied.add(code)
         return tied
+
+    @property
+    def _tie_s(self) -> float:
+        """Contacts less than this apart are within a frame of each other (one frame interval,
+        rounded to whole frames): a contact is dated to about a frame either way, so their order
+        is not seen."""
+        return 1.5 * self.frame_interval
+
+    def _close(self, t0: float, t1: float) -> bool:
+        """Two contacts within a frame of each other (`_tie_s`)."""
+        return abs(t1 - t0) < self._tie_s
 
     def _attempt(self, player: str, card: Card, zone: str, pile: str, when: When, *, visible: bool,
                  legal_counts: bool = True) -> bool:
@@ -1232,17 +1285,18 @@ class SpitReferee:
         if key in self._judged:
             return False
         move = Play(player, card, zone, pile)
-        reason = (self.state if legal_counts else self._state_at(when[0])).check(move)
+        # taken back, so it was refused: on a card that touched within a frame of it and stayed
+        # (it came second), else on the top before it (it came first)
+        reason = (self.state if legal_counts else self._state_at(when[0] + self._tie_s)).check(move)
         first = False
         if reason is None and not legal_counts:
-            # taken back, so it was refused: a card that touched in the same frame as one that
-            # stayed came first
             reason = self._state_at(when[0], before=True).check(move)
             if reason is None:
                 return False
             first = True
         self._judged.add(key)
-        landed = [item for item in self._landed.get(pile, ()) if item[0] < when[0] or (item[0] == when[0] and not first)]
+        landed = [item for item in self._landed.get(pile, ()) if item[0] < when[0] or not first and (
+            item[0] == when[0] or (not legal_counts and self._close(item[0], when[0])))]
         raced = landed[-1] if landed and landed[-1][1] != player and when[0] - landed[-1][0] < self.config.race_window_s \
             else None
         if reason is None:
@@ -1281,11 +1335,12 @@ class SpitReferee:
 
     def _race(self, pile: str, raced: tuple[float, str] | None, player: str, when: When) -> None:
         """`player`'s card judged at `when` on `pile` came less than the race window after `raced`
-        (time, player), another player's card laid there: a race."""
+        (time, player), another player's card laid there, or touched within a frame of it (`_close`)
+        and was found first: a race (its margin the contacts' difference either way)."""
         if raced is not None:
             t0, first = raced
             self._emit("race", when, pile=pile, first=first, second=player,
-                       margin_ms=round((when[0] - t0) * 1000, 3), first_t=t0, second_t=when[0])
+                       margin_ms=round(abs(when[0] - t0) * 1000, 3), first_t=t0, second_t=when[0])
 
     @staticmethod
     def _expected_in(state: SpitState, pile: str) -> str:

@@ -97,6 +97,17 @@ def test_the_corner_geometry_examples_run() -> None:
     assert doctest.testmod(corners).failed == 0
 
 
+def test_a_corner_that_shows_its_index_outweighs_several_that_mostly_do_not() -> None:
+    clear_rank, clear_suit = _probs("J", "S", 0.95)
+    crops = [(clear_rank, clear_suit)]
+    for _ in range(4):  # corners cut where no index is: mostly `none`, the rest a 3
+        rank = np.full(len(RANK_CLASSES), 0.01, np.float32)
+        rank[RANK_CLASSES.index(NO_INDEX)], rank[RANK_CLASSES.index("3")] = 0.6, 0.4 - 0.01 * (len(RANK_CLASSES) - 2)
+        crops.append((rank, _probs("3", "S")[1]))
+    code, _ = merge_corners(np.stack([r for r, _ in crops]), np.stack([s for _, s in crops]))
+    assert code == "JS"
+
+
 def test_two_corners_merge_into_one_code() -> None:
     a_rank, a_suit = _probs("Q", "S")
     b_rank, b_suit = _probs("Q", "S", 0.7)

@@ -255,11 +255,13 @@ def merge_corners(rank: np.ndarray, suit: np.ndarray) -> tuple[str, float]:
     """One card code and its probability from index-corner crops' rank (N, 14) and suit (N, 4) probabilities.
 
     The crops are a card's two index corners, cut from its oriented box and, where found, from
-    its outline too. Each crop counts as much as it believes it shows an index at all, so a
-    corner hidden under another card or a thumb does not outvote one that can be read.
+    its outline too (and, read again, at more sizes and corners). Each crop counts by the square
+    of how much it believes it shows an index at all, so corners hidden under another card or a
+    thumb, or cut where no index is, weigh little against one that can be read, even several.
     """
     none = RANK_CLASSES.index(NO_INDEX)
-    weight = 1.0 - rank[:, none]
+    visible = 1.0 - rank[:, none]
+    weight = visible**2
     if weight.sum() < 1e-6:
         weight = np.ones_like(weight)
     ranks = np.delete(rank, none, axis=1)
@@ -267,8 +269,7 @@ def merge_corners(rank: np.ndarray, suit: np.ndarray) -> tuple[str, float]:
     merged_rank = (weight[:, None] * ranks).sum(axis=0) / weight.sum()
     merged_suit = (weight[:, None] * suit).sum(axis=0) / weight.sum()
     r, s = int(merged_rank.argmax()), int(merged_suit.argmax())
-    visible = float(weight.max())
-    return RANKS[r] + SUIT_CLASSES[s], float(merged_rank[r] * merged_suit[s] * visible)
+    return RANKS[r] + SUIT_CLASSES[s], float(merged_rank[r] * merged_suit[s] * visible.max())
 
 
 def default_threads() -> int:

@@ -1,12 +1,13 @@
 """Benchmark of `referee.vision`: ms per 1280x720 frame on 2 CPU threads, peak memory, real-photo accuracy.
 
     python bench/detect.py [--real ../shared/data/real-pinochle/train] [--synth data/synth] [--frames 60]
-                           [--models DIR] [--sure-reading P] [--json]
+                           [--models DIR] [--sure-reading P] [--min-box-score S] [--json]
 
 Frames are real photos stretched to 1280x720 and, with --synth, the 1280x720 synthetic tables of
 its val split (decoded beforehand: a camera hands over decoded frames); the time is the whole
 `detect()` call, pre- and post-processing included.
-Accuracy is measured on the photos' held-out split (never trained on) and on all of them.
+Accuracy is measured on the photos' held-out split (never trained on), on their training split (what
+settings are chosen on) and on all of them.
 """
 
 from __future__ import annotations
@@ -38,11 +39,14 @@ def main() -> int:
     parser.add_argument("--models", type=Path, help="folder of the two ONNX models (default: the package's)")
     parser.add_argument("--sure-reading", type=float, default=DetectorSettings().sure_reading,
                         help="cards read below it are read again at more sizes (0: never; default: the detector's)")
+    parser.add_argument("--min-box-score", type=float, default=DetectorSettings().min_box_score,
+                        help="oriented boxes kept from this score (default: the detector's)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--misses", action="store_true", help="list the cards missed or misread on the held-out split")
     args = parser.parse_args()
 
-    detector = CardDetector(*([args.models] if args.models else []), settings=DetectorSettings(threads=args.threads, sure_reading=args.sure_reading))
+    detector = CardDetector(*([args.models] if args.models else []), settings=DetectorSettings(
+        threads=args.threads, sure_reading=args.sure_reading, min_box_score=args.min_box_score))
     photos = load_photos(args.real)
     frame_sets = {"real_photos_stretched": [cv2.resize(read_image(p.path), (1280, 720)) for p in photos[:: len(photos) // 10][:10]]}
     if args.synth:
@@ -68,6 +72,7 @@ def main() -> int:
             "p90_ms": round(sorted(times)[int(0.9 * (len(times) - 1))], 1),
         }
     holdout = score_photos(detector, load_photos(args.real, "holdout"))
+    trained = score_photos(detector, load_photos(args.real, "train"))
     everything = score_photos(detector, photos)
     synth = score_synth(detector, args.synth) if args.synth else None
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # holds its 20 frames too (~55 MB)
@@ -77,6 +82,7 @@ def main() -> int:
         "timing": timing,
         "peak_rss_mb": round(peak_mb, 1),
         "real_holdout": holdout.summary(),
+        "real_train": trained.summary(),
         "real_all": everything.summary(),
     }
     if synth is not None:
@@ -87,7 +93,7 @@ def main() -> int:
         for name, t in timing.items():
             print(f"1280x720 frames ({name}, {t['frames']} distinct), {args.threads} threads: median {t['median_ms']} ms, p90 {t['p90_ms']} ms")
         print(f"peak memory (max RSS of this process): {result['peak_rss_mb']} MB")
-        for name in ("real_holdout", "real_all"):
+        for name in ("real_holdout", "real_train", "real_all"):
             s = result[name]
             print(
                 f"{name}: {s['photos']} photos, {s['cards']} cards, recall@IoU0.5 {s['recall_iou50']:.4f}, "

@@ -1268,9 +1268,9 @@ class SpitReferee:
 
     @property
     def _tie_s(self) -> float:
-        """Contacts less than this apart are within a frame of each other (one frame interval,
-        rounded to whole frames): a contact is dated to about a frame either way, so their order
-        is not seen."""
+        """Contacts less than this apart (1.5 frame intervals: dated one frame apart, not two) are
+        within a frame of each other: a contact is dated to about a frame either way, so their
+        order is not seen."""
         return 1.5 * self.frame_interval
 
     def _close(self, t0: float, t1: float) -> bool:
@@ -1531,10 +1531,11 @@ class SpitReferee:
                 else:
                     return
             filled[player] = tuple(pattern)
-        unread &= self._dealt_unread(filled, unread)
-        if unread:
-            filled = {p: tuple(f or z in unread for f, z in zip(filled[p], r.stock_names[i]))
-                      for i, p in enumerate(self._players)}
+        dealt = self._dealt_unread(filled, unread)
+        if dealt is None:
+            unread = set()
+        else:
+            filled = dealt
         held = self._layout_holdings(filled)
         if held is None:
             return
@@ -1572,19 +1573,17 @@ class SpitReferee:
         self._history.clear()
         self._emit("layout", latest, counts=self.state.counts(), tops=tops)
 
-    def _dealt_unread(self, filled: dict[str, tuple[bool, ...]], unread: set[str]) -> set[str]:
-        """The places never read that the deal fills: none unless every player's places, with
-        them, show the pattern of the cards the engine has them holding, and the rest of the
-        layout has lain still for `UNREAD_LAYOUT_S` (the reader had its tries)."""
-        still_since = self._layout_due - LAYOUT_STILL_S
-        if not unread or self._now[0] - still_since < UNREAD_LAYOUT_S:
-            return set()
-        r = self.rules
-        for i, player in enumerate(self._players):
-            pattern = tuple(f or z in unread for f, z in zip(filled[player], r.stock_names[i]))
-            if self._patterns[self.state.held_count(player)] != pattern:
-                return set()
-        return unread
+    def _dealt_unread(self, filled: dict[str, tuple[bool, ...]], unread: set[str]) -> dict[str, tuple[bool, ...]] | None:
+        """The places filled with those never read taken as dealt, if that gives every player the
+        pattern of the cards the engine has them holding and the rest of the layout has lain still
+        for `UNREAD_LAYOUT_S` (the reader had its tries); else None."""
+        if not unread or self._now[0] - (self._layout_due - LAYOUT_STILL_S) < UNREAD_LAYOUT_S:
+            return None
+        names = self.rules.stock_names
+        dealt = {p: tuple(f or z in unread for f, z in zip(filled[p], names[i])) for i, p in enumerate(self._players)}
+        if any(self._patterns[self.state.held_count(p)] != dealt[p] for p in self._players):
+            return None
+        return dealt
 
     def _layout_holdings(self, filled: dict[str, tuple[bool, ...]]) -> dict[str, int] | None:
         """How many cards each player dealt, given which places show a card."""

@@ -19,6 +19,7 @@ from referee.render import (
 )
 from referee.render.cache import cached_game, renderer_version
 from referee.render.compose import FrameRenderer, Webcam
+from referee.render.timeline import Frame
 from referee.render.video import frame_times, geometry_for, stage
 from referee.simulate import simulate_games
 from referee.synth import Annotation, render_scene
@@ -128,49 +129,47 @@ def test_a_turn_up_begins_with_the_hand_on_the_card(events: tuple[Event, ...]) -
     timeline = Timeline(events, geometry, SEED)
     turn = next(e for e in events if e.type == "turn_up")
     x, y = geometry.pile(turn["pile"])
-    grips = {}
-    for t in (turn.t - 0.1, turn.t):
-        pose = next(h for h in timeline.at(t).hands if h.side == turn["player"])
-        a = math.radians(pose.angle)
-        grips[t] = math.hypot(pose.x + 11.5 * math.sin(a) - x, pose.y + 11.5 * math.cos(a) - y)
+    grips = {t: _grip_distance(timeline.at(t), turn["player"], x, y) for t in (turn.t - 0.1, turn.t)}
     assert grips[turn.t] < 0.5 < grips[turn.t - 0.1]
+
+
+def _grip_distance(frame: Frame, player: str, x: float, y: float) -> float:
+    """How far (cm) `player`'s grip (11.5 cm along the hand from its pose) is from (x, y) in a timeline frame."""
+    pose = next(h for h in frame.hands if h.side == player)
+    a = math.radians(pose.angle)
+    return math.hypot(pose.x + 11.5 * math.sin(a) - x, pose.y + 11.5 * math.cos(a) - y)
+
+
+def _lies_uncovered_until_picked_up(events: tuple[Event, ...], refused: Event) -> None:
+    """A refused card (an illegal play or a spit card turned too early) lies on top of its pile
+    from its touch to its `pickup`, and its player's hand goes well away from it meanwhile."""
+    geometry = geometry_for(events)
+    timeline = Timeline(events, geometry, SEED)
+    x, y = geometry.pile(refused["to"])
+    away = []
+    for k in range(1, 10):
+        frame = timeline.at(refused.t + (refused["pickup"] - refused.t) * k / 10)
+        assert [c.code for c in frame.still if c.zone == refused["to"]][-1] == refused["card"]
+        away.append(_grip_distance(frame, refused["player"], x, y))
+    assert max(away) > 10.0
 
 
 def test_an_illegal_card_lies_uncovered_until_it_is_picked_up_again(events: tuple[Event, ...]) -> None:
     """A misplayed card is let go like any card: the hand leaves the pile, so the camera sees it,
     and comes back for it at `pickup`."""
-    geometry = geometry_for(events)
-    timeline = Timeline(events, geometry, SEED)
     bad = next(e for e in events if e.type == "illegal_play")
     assert bad.t < bad["pickup"] < bad["back"]
-    x, y = geometry.pile(bad["to"])
-    away = []
-    for k in range(1, 10):
-        frame = timeline.at(bad.t + (bad["pickup"] - bad.t) * k / 10)
-        assert [c.code for c in frame.still if c.zone == bad["to"]][-1] == bad["card"]
-        pose = next(h for h in frame.hands if h.side == bad["player"])
-        a = math.radians(pose.angle)
-        away.append(math.hypot(pose.x + 11.5 * math.sin(a) - x, pose.y + 11.5 * math.cos(a) - y))
-    assert max(away) > 10.0
+    _lies_uncovered_until_picked_up(events, bad)
 
 
 def test_a_spit_card_turned_too_early_lies_on_its_pile_until_its_player_takes_it_back(
         events: tuple[Event, ...]) -> None:
     """A premature spit card is let go face up on the spit pile, its hand leaving it, until `pickup`;
     by `back` it is off the pile again, which shows what it covered."""
-    geometry = geometry_for(events)
-    timeline = Timeline(events, geometry, SEED)
+    timeline = Timeline(events, geometry_for(events), SEED)
     early = next(e for e in events if e.type == "premature_spit")
     under = [c.code for c in timeline.at(early["start"]).still if c.zone == early["to"]][-1]
-    x, y = geometry.pile(early["to"])
-    away = []
-    for k in range(1, 10):
-        frame = timeline.at(early.t + (early["pickup"] - early.t) * k / 10)
-        assert [c.code for c in frame.still if c.zone == early["to"]][-1] == early["card"]
-        pose = next(h for h in frame.hands if h.side == early["player"])
-        a = math.radians(pose.angle)
-        away.append(math.hypot(pose.x + 11.5 * math.sin(a) - x, pose.y + 11.5 * math.cos(a) - y))
-    assert max(away) > 10.0
+    _lies_uncovered_until_picked_up(events, early)
     assert [c.code for c in timeline.at(early["back"]).still if c.zone == early["to"]][-1] == under
 
 

@@ -88,6 +88,25 @@ def test_a_card_read_unsure_is_read_again_at_more_sizes_and_as_a_partly_hidden_c
     assert extra > 0 and extra % (2 * (len(READ_SCALES) - 1) + 4) == 0
 
 
+def test_a_wide_frame_is_read_through_a_wide_input_with_a_grey_border(table) -> None:
+    image, truth = table
+    reader = CardDetector()
+    assert reader.rectangular  # the committed detector takes any multiple of 32 for height and width
+    shapes: list[tuple[int, ...]] = []
+    run = reader._boxes.run
+
+    def recording(names, feed):  # type: ignore[no-untyped-def]
+        shapes.extend(v.shape for v in feed.values())
+        return run(names, feed)
+
+    reader._boxes.run = recording  # type: ignore[method-assign]
+    _check_table(reader.detect(image), truth)
+    # 1280x720 shrinks to 320x180: a stride of grey above and below makes 244 rows, rounded up to 256, not 320
+    assert shapes == [(1, 3, 256, 320)]
+    reader.detect(np.ascontiguousarray(image[:, :720]))  # a square view stays a square input
+    assert shapes[-1] == (1, 3, 320, 320)
+
+
 def test_a_quad_is_scaled_about_its_centre() -> None:
     quad = np.array([[0, 0], [4, 0], [4, 6], [0, 6]], dtype=np.float32)
     grown = scaled_quad(quad, 1.5)

@@ -205,12 +205,14 @@ def train_detector(config: DetectorConfig) -> Path:
 
 
 def export_detector(checkpoint: Path, out_path: Path, imgsz: int) -> Path:
-    """Export a checkpoint to ONNX (fixed input imgsz x imgsz, opset 17, no NMS in the graph)."""
+    """Export a checkpoint to ONNX (opset 17, no NMS in the graph) taking any input height and
+    width that are multiples of 32, up to the trained `imgsz` (written into the file): a wide view
+    is read as a wide input, not padded to a square."""
     from ultralytics import YOLO
 
     if not checkpoint.exists():
         raise BadTrainingSetup(f"no checkpoint at {checkpoint}")
-    exported = Path(YOLO(str(checkpoint)).export(format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=False))
+    exported = Path(YOLO(str(checkpoint)).export(format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=True))
     out_path.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(exported, out_path)
     return out_path

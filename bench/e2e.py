@@ -49,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-seconds", type=float, help="only the first S seconds of each game")
     parser.add_argument("--settle-s", type=float, default=1.0, help="truth in the last S s of a stretch is not scored")
     parser.add_argument("--reader", choices=("detector", "truth"), default="detector")
+    parser.add_argument("--models", type=Path, help="folder of the two ONNX models for the detector reader (default: the package's)")
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=720)
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "spit-referee" / "e2e")
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         from referee.vision.detector import CardDetector, DetectorSettings
         from referee.vision.observe import DetectorReader
 
-        detector = DetectorReader(CardDetector(settings=DetectorSettings(threads=2)))
+        detector = DetectorReader(CardDetector(*([args.models] if args.models else []), settings=DetectorSettings(threads=2)))
     total = Score()
     wall: list[float] = []
     cpu: list[float] = []

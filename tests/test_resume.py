@@ -20,7 +20,7 @@ from referee.errors import BadEvent
 from referee.events import Event, read_events
 from referee.judge.camera import observe_log
 from referee.judge.judge import Judge
-from referee.judge.resume import BadLog, load_log, reopen, replay
+from referee.judge.resume import BadLog, load_log, reopen, replay, same_calls
 from referee.observations import Observation
 from referee.pipeline import Pipeline, PipelineConfig
 from referee.pipeline.sources import VideoFile
@@ -124,6 +124,19 @@ def judged() -> tuple[list[Observation], list[tuple[int, int]], list[Event], lis
     frames, cuts, events, states, judge = judge_game("classic", 1)
     assert judge.referee.resyncs == 0
     return frames, cuts, events, states
+
+
+def test_a_resumed_game_is_judged_again_from_its_last_deals_layout(tmp_path: Path) -> None:
+    log = tmp_path / "events.jsonl"
+    layout = {"counts": {"A": 20, "B": 20}}
+    written = [Event.make("layout", 0.1, **layout), Event.make("play", 2.0, called_at=2.3, player="A", card="5H",
+                                                                   **{"from": "A1", "to": "L"}),
+               Event.make("layout", 30.0, called_at=30.1, **layout), Event.make("spit_call", 33.0, called_at=33.2)]
+    write_log(log, written)
+    game = load_log(log)
+    assert game.deal_t() == 30.0 and game.last_t == 33.2
+    assert game.called_before(30.1) == written[:2] and game.called_since(30.1) == written[2:]
+    assert same_calls(written[2:], game.called_since(30.1)) and not same_calls(written[3:], game.called_since(30.1))
 
 
 def test_replaying_the_log_rebuilds_the_referees_position(judged: Any) -> None:
@@ -282,12 +295,12 @@ def wait_until(process: subprocess.Popen[bytes], url: str, ok: Callable[[Any], b
         time.sleep(0.1)
 
 
-CRASH_AFTER = 1
-"""The demo's first call, its layout (called 0.07 s in; the opening spit lands 1.8 s in, the next call
-comes at 2.2 s): a server killed there goes on with no move under way, the dealt layout lying
-still for the players' pause, so its calls are those of a run that never stopped. (Killed after
-its "Spit!", the 7th call, B was still taking back the card refused in the race for L, and the
-resumed referee dated A's next play two frames earlier than the run that never stopped.)"""
+CRASH_AFTER = 8
+"""Killed after the demo's 8th call (a play at 5.43 s, during the race for R that follows its
+"Spit!"): a fresh judge going on from the logged position there, not knowing the rival card on
+its way, dated the race's cards differently from the run that never stopped. The resumed server
+judges the deal again from its layout, unshown, and goes on with that judge once its calls are
+the log's."""
 
 
 def test_serve_killed_mid_game_goes_on_from_its_log(pytestconfig: pytest.Config, tmp_path: Path) -> None:
@@ -327,6 +340,7 @@ def test_serve_killed_mid_game_goes_on_from_its_log(pytestconfig: pytest.Config,
     assert [e.as_dict() for e in read_events(log)][:len(events)] == events  # new calls appended to the same file
     output = (tmp_path / "second.log").read_text()
     assert "last line was cut short" in output and f"going on with {log}" in output and "Traceback" not in output
+    assert "going on from the position the log replays to" not in output  # the deal judged again made the log's calls
     # the calls after the resume are those of a run that never stopped (the demo, judged offline)
     reader = TruthReader(demo.truth, demo.seed)
     video = VideoFile(demo.video)

@@ -52,7 +52,33 @@ class LoggedGame:
     @property
     def last_t(self) -> float:
         """The capture time of the last frame at which a call was made (0 for an empty log)."""
-        return max((max(e.t, float(e.get("called_at", 0.0))) for e in self.events), default=0.0)
+        return max((called_at(e) for e in self.events), default=0.0)
+
+    def deal_t(self) -> float:
+        """When the last deal's layout was called (0 before the first): no move is under way then."""
+        return max((e.t for e in self.events if e.type == "layout"), default=0.0)
+
+    def called_since(self, t: float) -> list[Event]:
+        """The logged calls made at capture time `t` or later, in order."""
+        return [e for e in self.events if called_at(e) >= t - TIME_EPS]
+
+    def called_before(self, t: float) -> list[Event]:
+        """The logged calls made before capture time `t`, in order."""
+        return [e for e in self.events if called_at(e) < t - TIME_EPS]
+
+
+TIME_EPS: Final = 1e-4
+"""Logged times are rounded to microseconds; frames are far more than this apart."""
+
+
+def called_at(event: Event) -> float:
+    """The capture time of the frame at which a logged call was made (its `called_at`, else its time)."""
+    return max(event.t, float(event.get("called_at", 0.0)))
+
+
+def same_calls(made: Iterable[Event], logged: Iterable[Event]) -> bool:
+    """Whether calls made again are the logged ones, field for field, in order."""
+    return [e.as_dict() for e in made] == [e.as_dict() for e in logged]
 
 
 @dataclass(frozen=True)
@@ -189,4 +215,5 @@ def _move(event: Event) -> SpitMove:
     return Slap(tuple((p, piles[p], contact[p]) for p in sorted(contact)))
 
 
-__all__ = ["BadLog", "LoggedGame", "Replay", "STATE_EVENTS", "load_log", "reopen", "replay"]
+__all__ = ["BadLog", "LoggedGame", "Replay", "STATE_EVENTS", "TIME_EPS", "called_at", "load_log", "reopen", "replay",
+           "same_calls"]

@@ -18,7 +18,7 @@ import numpy as np
 
 from referee.errors import RefereeError
 from referee.events import Event, EventLog
-from referee.judge.resume import LoggedGame, reopen, replay
+from referee.judge.resume import TIME_EPS, LoggedGame, reopen, replay, same_calls
 from referee.judge.spit import SpitReferee, spit_rules
 from referee.observations import Observation
 from referee.pipeline import Pipeline, PipelineConfig
@@ -58,9 +58,15 @@ CAMERA_LOST: Final = "Camera lost — reconnecting…"
 NO_MARKERS: Final = ("No table markers found (calibrating from them needs three of the markers 0-3). Click the play "
                      "area's four corners to calibrate by hand.")
 WARM_UP_S: Final = 3.0
-"""A resumed video starts this long before its last call: the vision learns the still table (a
-hand over it in the first frame is forgotten after 90 still frames), the calls it would make
-there (made before the crash) dropped."""
+"""A resumed video starts at least this long before the calls it judges again: the vision learns
+the still table (a hand over it in the first frame is forgotten after 90 still frames)."""
+REJUDGE_S: Final = 120.0
+"""A resumed video whose last deal was laid out at most this long before its last call is judged
+again, unshown, from `WARM_UP_S` before that layout (from the start for the first deal), where no
+move is under way: when its calls there are the log's, the judge that made them goes on, as if
+the referee had never stopped. Otherwise (a longer deal, or other calls) the video starts
+`WARM_UP_S` before the last call, whose calls are dropped, and a fresh judge goes on from the
+position replayed from the log."""
 
 
 class BadSource(RefereeError, ValueError):
@@ -437,8 +443,8 @@ class Session:
         return DetectorReader(CardDetector(MODELS_DIR, DetectorSettings(threads=1)))
 
     def _source(self) -> LiveCamera | VideoFile:
-        """The game's frames: a resumed game's video from `WARM_UP_S` before its last call, its
-        camera's clock going on from that call."""
+        """The game's frames: a resumed game's video from where it is judged again
+        (`REJUDGE_S`), its camera's clock going on from its last call."""
         spec = self.settings.source
         t0 = self._resumed.last_t if self._resumed is not None else 0.0
         if spec.kind == "camera":
@@ -446,7 +452,14 @@ class Session:
                               reconnect=self.settings.reconnect, on_lost=self._camera_lost)
         path = self._demo.video if spec.kind == "demo" and self._demo is not None else spec.path
         assert path is not None
-        return VideoFile(path, start_s=max(0.0, t0 - WARM_UP_S))
+        return VideoFile(path, start_s=self._rejudged_from())
+
+    def _rejudged_from(self) -> float:
+        """Where a resumed game's video starts (`REJUDGE_S`); 0 for a game not resumed."""
+        if self._resumed is None:
+            return 0.0
+        deal, last = self._resumed.deal_t(), self._resumed.last_t
+        return max(0.0, (deal if last - deal <= REJUDGE_S else last) - WARM_UP_S)
 
     def _camera_lost(self, lost: bool) -> None:
         """The camera stopped giving frames (`lost`) or gives them again: the status says so
@@ -470,19 +483,43 @@ class Session:
                 elif self.status == "camera_lost":
                     self._changed(status, message)
 
-    def _warm_up(self, pipeline: Pipeline | None, reader: ZoneReader, frame: CapturedFrame) -> Pipeline | None:
-        """A frame of a resumed video before its last call: the vision sees it (and learns the
-        table), its calls are dropped (they were made before the crash); not paced, not shown."""
+    def _warm_up(self, pipeline: Pipeline | None, reader: ZoneReader,
+                 frame: CapturedFrame) -> tuple[Pipeline | None, list[Event]]:
+        """A frame of a resumed video up to its last call: the vision sees it (and learns the
+        table) and the judge judges it again; its calls, made before the crash, are not logged
+        or shown (they are returned). Not paced."""
         if pipeline is None:
-            return None
+            return None, []
         if isinstance(reader, TruthReader):
             reader.at(frame.t)
         try:
-            pipeline.feed(frame)
+            return pipeline, pipeline.feed(frame)
         except MarkersNotFound:
             self._changed("calibrate", NO_MARKERS)
-            return None
-        return pipeline
+            return None, []
+
+    def _judge_again(self, pipeline: Pipeline, t: float) -> None:
+        """The judge of a resumed video's first frame (at `t`) starts from the position of the
+        calls logged before it (a fresh game's judge at the video's start)."""
+        assert self._resumed is not None
+        before = self._resumed.called_before(t)
+        referee = pipeline.judge.referee
+        if before and isinstance(referee, SpitReferee):
+            rebuilt = replay(before, self.rules)
+            referee.resume(rebuilt.state, t, counts_known=rebuilt.counts_known)
+
+    def _go_on_with(self, pipeline: Pipeline, rejudged: list[Event], since: float) -> None:
+        """At a resumed game's first frame after its last call: the judge that judged the video
+        again goes on if its calls since `since` are the log's; else `_go_on`."""
+        assert self._resumed is not None
+        logged = self._resumed.called_since(since)
+        if same_calls(rejudged, logged):
+            log.info("%s: judged again from %.3f s, the same %d calls: going on with that judge",
+                     self._resumed.path, since, len(logged))
+            return
+        log.warning("%s: judged again from %.3f s, %d calls where the log has %d (or they differ): going on "
+                    "from the position the log replays to", self._resumed.path, since, len(rejudged), len(logged))
+        self._go_on(pipeline)
 
     def _go_on(self, pipeline: Pipeline) -> None:
         """From a resumed game's last call on: a new judge (its tracker reading the table afresh,
@@ -518,6 +555,8 @@ class Session:
             reader, PipelineConfig(rules=rules), self.calibration, fps=fps,
             evidence_dir=self._game_dir / "evidence", on_observation=observed)
         resume_at = self._resumed.last_t if self._resumed is not None else None
+        rejudged: list[Event] = []
+        since: float | None = None
         self._changed("looking" if self.calibration is None else "running",
                       "Looking for the four table markers…" if self.calibration is None else "")
         start = time.monotonic()
@@ -533,12 +572,17 @@ class Session:
                     if self._restart or self._stopping:
                         return
                 if resume_at is not None:
-                    if frame.t < resume_at:
-                        pipeline = self._warm_up(pipeline, reader, frame)
+                    if since is None:
+                        since = frame.t
+                        if pipeline is not None:
+                            self._judge_again(pipeline, since)
+                    if frame.t <= resume_at + TIME_EPS:
+                        pipeline, made = self._warm_up(pipeline, reader, frame)
+                        rejudged.extend(made)
                         continue
                     resume_at = None
                     if pipeline is not None:
-                        self._go_on(pipeline)
+                        self._go_on_with(pipeline, rejudged, since)
                 if isinstance(source, VideoFile):
                     # A file plays in real time, every frame refereed: when the referee falls behind,
                     # the video slows down; a frame is captured when it is taken from the file.

@@ -11,8 +11,9 @@ own timeline instead of the card detector: it measures everything but the detect
 change detection, timing, the referee on real occlusion). Reports plays recall and precision,
 illegal-play recall, false flags per 10 games, "Spit!" latency and calls made while a move
 existed, slap verdicts on true margins of at least one frame, event time errors in frames, the
-real-time factor and ms per frame (wall and CPU, decoding included), latency from a card landing
-to its call, and peak memory.
+real-time factor and ms per frame (wall and CPU, decoding included), the hands' first contacts
+against the true touches (`referee.judge.contacts`: cards landing, cards turned in place, slaps),
+latency from a card landing to its call, and peak memory.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from pathlib import Path
 import cv2
 
 from referee.events import Event, read_events
+from referee.judge.contacts import ContactScore, score_contacts
 from referee.judge.score import Score, score
+from referee.observations import Observation
 from referee.pipeline import Pipeline, PipelineConfig, VideoFile
 from referee.render import RenderOptions
 from referee.render.cache import cached_game
@@ -68,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
 
         detector = DetectorReader(CardDetector(*([args.models] if args.models else []), settings=DetectorSettings(threads=2)))
     total = Score()
+    hands = ContactScore()
     wall: list[float] = []
     cpu: list[float] = []
     video_s = 0.0
@@ -79,9 +83,16 @@ def main(argv: list[str] | None = None) -> int:
         oracle = TruthReader(truth_all, seed) if detector is None else None
         kept = (video.with_suffix(f".{args.reader}.obs.jsonl").open("w", encoding="utf-8")
                 if args.observations else None)
+        touching: list[Observation] = []
+
+        def observed(obs: Observation, kept=kept, touching=touching) -> None:
+            if any(hand.contact for hand in obs.hands):
+                touching.append(obs)
+            if kept is not None:
+                kept.write(obs.to_json() + "\n")
+
         pipeline = Pipeline(oracle if oracle is not None else detector, PipelineConfig(), fps=30.0,
-                            evidence_dir=args.cache / f"evidence-{seed}",
-                            on_observation=(lambda obs: kept.write(obs.to_json() + "\n")) if kept else None)
+                            evidence_dir=args.cache / f"evidence-{seed}", on_observation=observed)
         calls: list[Event] = []
         source = iter(VideoFile(video))
         last_t = 0.0
@@ -110,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         judged = [e for e in calls if e.t <= end + 0.25]
         result = score(truth, judged)
         total.add(result)
+        hands.add(score_contacts(truth, touching))
         landing.extend(result.latencies.get("play", []) + result.latencies.get("illegal_play", []))
         print(f"seed {seed}: {last_t:.1f} s, plays {result.matched.get('play', 0)}/{result.truth.get('play', 0)} "
               f"(+{result.unmatched('play')}), illegal {result.matched.get('illegal_play', 0)}/"
@@ -156,6 +168,12 @@ def main(argv: list[str] | None = None) -> int:
           f"{statistics.median(wall) * 1000:.1f} p95 {_pct(wall, 0.95) * 1000:.1f}; CPU median "
           f"{statistics.median(cpu) * 1000:.1f} p95 {_pct(cpu, 0.95) * 1000:.1f} (2 threads, decoding included"
           f"{'' if detector else ', no detector'})")
+    for kind, what in (("landing", "cards landing"), ("turn_up", "cards turned"), ("slap", "slaps")):
+        if hands.touches.get(kind):
+            errs = hands.errors.get(kind, [])
+            print(f"hand contacts    {what}: {hands.found.get(kind, 0)}/{hands.touches[kind]} found on their zone "
+                  f"within 0.25 s; time error median {statistics.median(errs) * 1000 if errs else float('nan'):+.0f} ms, "
+                  f"within one frame {sum(abs(e) <= frame + 1e-6 for e in errs) / max(1, len(errs)):.0%} of those found")
     if landing:
         print(f"landing -> call  median {statistics.median(landing) * 1000:.0f} ms, p95 {_pct(landing, 0.95) * 1000:.0f} ms"
               " (capture time of the calling frame)")

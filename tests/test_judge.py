@@ -628,6 +628,31 @@ def test_a_spit_card_waits_for_the_other_while_its_player_takes_back_a_refused_c
     assert not _of(events, "resync") and not _of(events, "premature_spit")
 
 
+def test_a_spit_card_laid_while_a_tie_on_the_other_pile_waits_is_no_premature_spit() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["5C", "3H"], "B": ["5S"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "JD", "R": "4D"})  # after A's 3♥ onto 4♦ nobody can move
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "5C", "A2": "3H", "B1": "5S", "L": "JD", "R": "4D"})
+    film.still(4)
+    film.touch("A", "A2", 2, then="empty")  # A lifts 3♥
+    film.touch("B", "B1", 2, then="empty")  # B lifts 5♠
+    film.still(4)
+    ta, _ = film.touch_both(("A", "R"), ("B", "R"), lag=0)  # in one frame: the order shows later
+    film.zones["R"] = "5S"
+    film.still(4)
+    film.touch("A", "L", 3, then="2C")  # A spits: after 3♥ nobody could move
+    film.still(10)
+    film.touch("B", "R", 3, then="3H")  # B takes 5♠ back: it was refused, so 3♥ came first
+    film.touch("B", "B1", 2, then="5S")
+    film.still(6)
+    film.touch("B", "R", 3, then="8H")  # B's spit card
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("3H", ta)]
+    assert not _of(events, "premature_spit")
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "2C", "R": "8H"}]
+
+
 def test_deal_end_counts_the_cards() -> None:
     film, referee = _settling()
     ends = _of(_run(film, referee), "deal_end")

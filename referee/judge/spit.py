@@ -657,7 +657,7 @@ class SpitReferee:
                         break
             if progress:
                 continue
-            for pile in self._piles:
+            for pile in sorted(self._piles, key=self._shows_spit_card):  # stock cards first: a spit card is judged after them
                 seen = self.readings.get(pile)
                 if seen is not None and seen != self._expected(pile) and seen != EMPTY:
                     progress = self._pile(pile, seen)
@@ -668,6 +668,11 @@ class SpitReferee:
             self._odd_since = min(self._odd_since, self._now[0])
         else:
             self._odd_since = math.inf
+
+    def _shows_spit_card(self, pile: str) -> bool:
+        """Spit pile `pile` shows a card that is no stock top (a spit card, or a card not read yet)."""
+        seen = self.readings.get(pile)
+        return seen not in CARD_CODES or self._stock_top_of(parse_card(seen)) is None
 
     def _unexplained(self) -> set[str]:
         """The settled zones that show what no move explains: not the engine's card, nor a stock
@@ -962,6 +967,9 @@ class SpitReferee:
                 if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
                     self._attempt(player, card, turned[0], pile, laid, visible=True)
                     return True
+        if self._ties or self._returns:
+            self._deferred = True
+            return False  # a card that touched a pile is not judged yet: the engine's position is not the table's
         if stalemate:
             last = self._last_touch(pile, first_seen, {p for p in self._players if self.state.spit_count(p)})
         recent = last is not None and last[1][0] >= first_seen[0] - TOUCH_REACH_S

@@ -7,7 +7,17 @@ import pytest
 from referee.events import Event
 from referee.judge.judge import Judge
 from referee.judge.speahx import SpeahxReferee
-from referee.judge.spit import OTHER_SLAP, SLAP_FALLBACK, TOO_CLOSE, SpitReferee, UnsupportedRules, layout_counts
+from referee.judge.spit import (
+    ALONE,
+    OTHER_SLAP,
+    RECOUNT,
+    SLAP_FALLBACK,
+    SPIT_LAID,
+    TOO_CLOSE,
+    SpitReferee,
+    UnsupportedRules,
+    layout_counts,
+)
 from referee.observations import HandSeen, Observation, ZoneReading
 from referee.rules import get_rules
 from referee.rules.spit import SpitRules, SpitState
@@ -737,6 +747,96 @@ def test_a_spit_alone_after_a_slap_too_close_to_call_is_joined_by_the_other_s_sp
     assert [e["cards"] for e in _of(events, "spit")][-1] == {"L": "9S", "R": "8H"}
     assert {p: referee.state.spit_count(p) for p in "AB"} == {"A": 17, "B": 3}
     assert [e["reason"] for e in _of(events, "resync")] == [OTHER_SLAP] and not _of(events, "premature_spit")
+
+
+def _guessed(stocks: dict[str, list[str]], spit: dict[str, str], piles: dict[str, str]) -> tuple[Film, SpitReferee]:
+    """A referee going on from a position whose counts a re-read of the table guessed, filmed as
+    written; the rest of the deck lies under spit pile L's top."""
+    rules = SpitRules()
+    written = SpitState.position(rules, stocks, spit=spit, piles=piles)
+    under = " ".join(["back"] * (rules.total_cards - written.card_count()))
+    state = SpitState.position(rules, stocks, spit=spit, piles=dict(piles, L=f"{under} {piles['L']}"))
+    zones: dict[str, str] = {z: "empty" for z in rules.place_names} | piles
+    for i, player in enumerate(rules.player_names):
+        for zone, text in zip(rules.stock_names[i], stocks.get(player, ())):
+            top = state.top(zone)
+            zones[zone] = "empty" if not text else top.code if top is not None else "back"
+    referee = SpitReferee(rules)
+    referee.resume(state, 0.0, counts_known=False)
+    film = Film(zones)
+    film.still(4)
+    return film, referee
+
+
+def test_a_stock_place_seen_empty_under_its_last_card_on_guessed_counts_ends_the_deal() -> None:
+    film, referee = _guessed({"A": ["back 7C"], "B": ["QS", "back |"]}, {"A": "back", "B": "back back"},
+                             {"L": "6D", "R": "KH"})  # A1 counted with a card under 7♣: it has none
+    t = film.play("A", "A1", "empty", "L")
+    tb, ta = film.touch_both(("B", "R"), ("A", "R"), lag=2)
+    film.still(10)
+    events = _run(film, referee)
+    ends = _of(events, "deal_end")
+    assert [(e["player"], e.t) for e in ends] == [("A", t)] and ends[0]["called_at"] < t + 0.5
+    assert [(e["pile"], e["winner"]) for e in _of(events, "slap")] == [("R", "B")]
+    assert [e["reason"] for e in _of(events, "resync")] == [RECOUNT]
+
+
+def test_a_re_read_table_on_which_a_player_s_stock_is_empty_is_a_deal_they_ended() -> None:
+    film, referee = _guessed({"A": ["7C"], "B": ["QS", "back |"]}, {"A": "back", "B": "back back"},
+                             {"L": "6D", "R": "KH"})
+    film.touch("A", "A1", 2, then="empty")  # A lifts 7♣, its last stock card
+    film.still(4)
+    film.zones["L"] = "8H"  # and L shows a card no move explains (its hand never seen there)
+    film.still(150)
+    film.touch_both(("B", "R"), ("A", "R"), lag=2)
+    film.still(6)
+    events = _run(film, referee)
+    resync = _of(events, "resync")[-1]
+    assert resync["ended_by"] == "A" and resync["piles"]["L"][1] == "8H"
+    assert [e["player"] for e in _of(events, "deal_end")] == ["A"]
+    assert [(e["pile"], e["winner"]) for e in _of(events, "slap")] == [("R", "B")]
+
+
+def test_a_table_whose_spit_piles_were_gathered_unseen_is_read_as_between_deals() -> None:
+    film = _opened()
+    film.zones.update({z: "empty" for z in film.zones})  # the deal ended and the table was cleared, unseen
+    film.still(90)
+    film.zones.update(STUCK)  # the next layout
+    film.still(60)
+    film.touch("A", "L", 3, then="6H")
+    film.touch("B", "R", 3, then="6S")
+    film.still(6)
+    events = film.judge()
+    resync = _of(events, "resync")[-1]
+    assert resync["held"] == {"A": 26, "B": 26}
+    layouts = _of(events, "layout")
+    assert len(layouts) == 2 and layouts[-1]["counts"] == {"A": 26, "B": 26} and layouts[-1].t > resync.t
+    assert _of(events, "spit")[-1]["cards"] == {"L": "6H", "R": "6S"}
+
+
+def test_a_spit_card_laid_by_a_player_counted_out_of_them_joins_the_spit() -> None:
+    film, referee = _guessed({"A": ["2S"], "B": ["9H"]}, {"A": "back back", "B": ""},
+                             {"L": "6D", "R": "6C"})  # nobody can move; B counted with no spit card
+    film.touch("A", "L", 3, then="JH")
+    film.still(3)
+    film.touch("B", "R", 3, then="QC")  # B has one after all: A's spit alone is taken back, both spat
+    film.still(10)
+    events = _run(film, referee)
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "JH"}, {"L": "JH", "R": "QC"}]
+    assert [e["reason"] for e in _of(events, "resync")] == [SPIT_LAID] and not _of(events, "premature_spit")
+
+
+def test_a_stock_card_laid_on_a_lone_spit_card_shows_the_other_player_had_none() -> None:
+    film, referee = _guessed({"A": ["2S", "QH"], "B": ["9H"]}, {"A": "back back", "B": "back"},
+                             {"L": "6D", "R": "6C"})  # nobody can move; B counted with a spit card it does not have
+    film.touch("A", "L", 3, then="JH")  # A spits alone
+    film.still(10)
+    t = film.play("A", "A2", "empty", "L")  # Q♥ onto J♥
+    events = _run(film, referee)
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "JH"}]
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("QH", t)]
+    assert [e["reason"] for e in _of(events, "resync")] == [ALONE]
+    assert not _of(events, "illegal_play") and not _of(events, "premature_spit")
 
 
 def test_stacking_without_the_option_is_an_illegal_play() -> None:

@@ -150,14 +150,19 @@ def _layout(rules: SpitRules, event: Event) -> SpitState:
 
 
 def _resync(rules: SpitRules, event: Event) -> SpitState:
-    """The position the referee read from the table, as its `resync` call logged it."""
+    """The position the referee read from the table, as its `resync` call logged it (between
+    deals: the cards each player holds; a deal ended: the player whose stock is empty)."""
+    held = event.get("held")
+    if held is not None:
+        return SpitState.position(rules, {}, phase="layout",
+                                  held={player: " ".join([FACE_DOWN] * int(n)) for player, n in held.items()})
     places = event["stocks"]
     stocks = {player: [(int(places[zone][0]), places[zone][1]) if zone in places else (0, None)
                        for zone in rules.stock_names[i]]
               for i, player in enumerate(rules.player_names)}
     piles = {pile: (int(count), top) for pile, (count, top) in event["piles"].items()}
     spit_cards = {player: int(n) for player, n in event["spit_cards"].items()}
-    return SpitState.observed(rules, stocks, spit_cards, piles)
+    return SpitState.observed(rules, stocks, spit_cards, piles, ended_by=event.get("ended_by"))
 
 
 def _card(code: str) -> Card | None:

@@ -133,6 +133,12 @@ within a reaction, at most 1.5 s, and reach back for it); meanwhile their hand t
 is taking it back, even when it lies under a card laid on it since, or was never seen there."""
 OTHER_SLAP: Final = "the spit cards laid show that a slap too close to call went the other way"
 """The reason of a `resync` that counts the spit cards as the other verdict of such a slap left them."""
+SPIT_LAID: Final = "a player out of spit cards as counted laid one at a stalemate"
+"""The reason of a `resync` that gives that player a spit card of the other's (`SpitReferee._spit_card_of`)."""
+ALONE: Final = "a stock card was laid on a spit card waiting for the other player's: they hold none"
+"""The reason of a `resync` that counts the other player out of spit cards (`SpitReferee._spat_alone`)."""
+RECOUNT: Final = "a stock place shows how many cards it holds where the counts were guessed by a re-read"
+"""The reason of a `resync` that corrects one stock place's count (`SpitReferee._recounted`)."""
 TIE_WAIT_S: Final = 1.0
 """Two cards touching one pile within a frame of each other: if neither is taken back within this
 time, the one seen on top went second. A card seen on a pile another player's hand touched just
@@ -708,6 +714,9 @@ class SpitReferee:
         the table agrees, visible tops as seen, the spit cards making up the deck)."""
         s = self.state
         r = self.rules
+        if not any(self.readings.get(pile) in CARD_CODES for pile in self._piles):
+            self._between_deals(sorted(self._odd))  # the spit piles gathered: the deal ended unseen
+            return
         stocks: dict[str, list[tuple[int, str | None]]] = {}
         on_table = 0
         for i, player in enumerate(self._players):
@@ -728,8 +737,12 @@ class SpitReferee:
         spare = r.total_cards - on_table - sum(spit.values())
         richest = max(self._players, key=lambda p: spit[p])
         spit[richest] = max(0, spit[richest] + spare)
-        if not self._set_position(stocks, piles, spit, sorted(self._odd)):
+        emptied = [p for p in self._players if not any(count for count, _ in stocks[p])]
+        ender = emptied[0] if len(emptied) == 1 and not r.refilled_singles else None
+        if not self._set_position(stocks, piles, spit, sorted(self._odd), ended_by=ender):
             return
+        if ender is not None:
+            self._deal_ended(self.state, self._emptied_at(ender))
         self._odd_since = math.inf
         self._lifted.clear()
         self._flagged.clear()
@@ -737,15 +750,60 @@ class SpitReferee:
         self._unsure.clear()
         self._moved = dict.fromkeys(self._owner, self._now[0])
 
+    def _emptied_at(self, player: str) -> When:
+        """When `player`'s stock was emptied: their first contact with a spit pile after the last of
+        their places was seen empty (the hand laying the last card), else when that place was."""
+        gone = max((self._seen.get(zone, self._now) for zone in self.rules.stock_names[self.rules.player_index[player]]),
+                   key=lambda when: when[0])
+        laid = [touch for pile in self._piles for touch in self._touches.get(pile, ())
+                if touch.contact and touch.side == player and touch.t >= gone[0]]
+        first = min(laid, key=lambda touch: touch.t, default=None)
+        return gone if first is None else (first.t, first.frame)
+
+    def _between_deals(self, odd: list[str]) -> None:
+        """The spit piles show no card while the engine has the deal in play: it ended unseen and the
+        piles were gathered. The engine waits for the next layout, each player holding what it
+        counts in their stock and spit cards and half the spit piles' cards (which player took
+        which pile is not known: the layout's places and the spit cards laid later tell more).
+        A layout already dealt (every stock place showing a face-up card) is read at once."""
+        s = self.state
+        held = {p: s.held_count(p) for p in self._players}
+        gathered = self.rules.total_cards - sum(held.values())
+        for k, p in enumerate(sorted(self._players, key=lambda p: held[p])):
+            held[p] += gathered // len(self._players) + (k < gathered % len(self._players))
+        try:
+            self.state = SpitState.position(self.rules, {}, phase="layout",
+                                            held={p: " ".join([FACE_DOWN] * n) for p, n in held.items()})
+        except ImpossiblePosition:
+            return
+        self.resyncs += 1
+        self._history.clear()
+        self._emit("resync", self._now, stocks={}, piles={}, spit_cards={}, held=held, unexplained=odd)
+        self._other_slap = self._spit_shift = None  # a slap too close to call before is of no help now
+        self._end_t = self._now[0]
+        fresh = all(self.readings.get(zone) in CARD_CODES for zone in self._owner)
+        self._changed_since_end = set(self._owner) if fresh else set()
+        self._slaps = {}
+        self._lifted.clear()
+        self._flagged.clear()
+        self._refused.clear()
+        self._pending_spit.clear()
+        self._unsure.clear()
+        self._odd_since = math.inf
+        self._layout_due = self._now[0]
+
     def _set_position(self, stocks: dict[str, list[tuple[int, str | None]]], piles: dict[str, tuple[int, str]],
-                      spit: dict[str, int], odd: list[str], **extra: str) -> bool:
-        """The engine's position set anew (camera-state constructor), logged as a `resync` for a
-        resume to replay; False (nothing changed) if it is not a position of the game."""
+                      spit: dict[str, int], odd: list[str], *, ended_by: str | None = None, **extra: str) -> bool:
+        """The engine's position set anew (camera-state constructor; `ended_by`: the player whose
+        stock is empty, ending the deal), logged as a `resync` for a resume to replay; False
+        (nothing changed) if it is not a position of the game."""
         r = self.rules
         try:
-            state = SpitState.observed(r, stocks, spit, piles)  # type: ignore[arg-type]
+            state = SpitState.observed(r, stocks, spit, piles, ended_by=ended_by)  # type: ignore[arg-type]
         except ImpossiblePosition:
             return False
+        if ended_by is not None:
+            extra["ended_by"] = ended_by
         self.state = state
         self._unread_tops.clear()
         self.resyncs += 1
@@ -767,6 +825,8 @@ class SpitReferee:
             if top.code not in self._lifted:
                 self._lifted[top.code] = _Lift(owner, zone, when[0])
             return False
+        if not self._counts_known and seen in (EMPTY, FACE_DOWN) and self._recounted(zone, seen):
+            return True
         if seen not in CARD_CODES:
             return False
         card = parse_card(seen)
@@ -809,6 +869,46 @@ class SpitReferee:
             if expected == EMPTY and self.rules.refilled_singles:
                 return self._try(Refill(owner, zone, card), when)
         return False
+
+    def _recounted(self, zone: str, seen: str) -> bool:
+        """On counts guessed by a re-read, a stock place showing nothing under its top (lifted, or
+        played from it just now) where the engine has face-down cards, or a face-down card where
+        the engine has none after a card was played from it, had as many cards as the table shows:
+        the cards counted there, or missing, are its player's spit cards (the other's when they have
+        none). A stock so emptied ends the deal, dated by the move that took its last card."""
+        s = self.state
+        owner = self._owner[zone]
+        count = len(s.pile(zone))
+        last = next(((when, move) for when, move in reversed(self._made)
+                     if zone in (getattr(move, "source", None), getattr(move, "to", None), getattr(move, "pile", None))), None)
+        took = last is not None and getattr(last[1], "source", None) == zone
+        if seen == EMPTY and s.top(zone) is not None and count > 1 and s.face_up(zone) == 1:
+            count = 1  # its top is in a hand, nothing under it
+        elif seen == EMPTY and s.top(zone) is None and count and took:
+            count = 0
+        elif seen == FACE_DOWN and not count and took:
+            count = 1
+        else:
+            return False
+        spit = {p: s.spit_count(p) for p in self._players}
+        giver = owner if spit[owner] or count < len(s.pile(zone)) else max(self._players, key=lambda p: spit[p])
+        spit[giver] += len(s.pile(zone)) - count
+        if spit[giver] < 0:
+            return False
+        stocks = {p: [(count if name == zone else len(s.pile(name)),
+                       getattr(s.top(name), "code", None) if count or name != zone else None) for name in names]
+                  for p, names in zip(self._players, self.rules.stock_names)}
+        piles = {pile: (len(s.pile(pile)), self._expected_in(s, pile)) for pile in self._piles if s.pile(pile)}
+        ender = owner if not any(n for n, _ in stocks[owner]) and not self.rules.refilled_singles else None
+        if not self._set_position(stocks, piles, spit, [zone], ended_by=ender, reason=RECOUNT):
+            return False
+        if ender is not None and last is not None:
+            self._deal_ended(self.state, (last[0], self._frame_at(last[0])))
+        return True
+
+    def _frame_at(self, t: float) -> int:
+        """The index of the frame of capture time `t`, from a touch remembered then (else the current one)."""
+        return next((touch.frame for touches in self._touches.values() for touch in touches if touch.t == t), self._now[1])
 
     def _turned(self, player: str, zone: str, card: Card, when: When) -> bool:
         """A face-down top seen face up: turned at the player's first touch since the last move
@@ -924,6 +1024,8 @@ class SpitReferee:
         first_seen = self._seen[pile]
         if source is not None:
             player, zone = source
+            if pile in self._pending_spit and self._spat_alone():
+                return True
             when = self._when(pile, player, first_seen)
             applied = self._earlier(pile, card, when)
             partners = self._tied(pile, player, when) - {self._shown.get(pile)}
@@ -951,6 +1053,9 @@ class SpitReferee:
             stalemate = self._unspit_alone(first_seen[0]) or stalemate
             if stalemate:
                 self._slap_went_the_other_way()
+        elif last is not None and not self.state.spit_count(last[0]) and last[1][0] >= first_seen[0] - TOUCH_REACH_S \
+                and not self._rival_touch(pile, last[0], last[1][0]):
+            stalemate = self._spit_card_of(last[0], last[1]) or stalemate
         if not stalemate:  # a stock card turned up and laid unseen: the last hand there's, else anyone's
             for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
                 if last is not None and player != last[0] and not self._hand_seen(pile, player, first_seen[0]):
@@ -1037,12 +1142,48 @@ class SpitReferee:
         shift, self._spit_shift = self._spit_shift, None
         if shift is None:
             return
+        self._respit({p: self.state.spit_count(p) + shift[p] for p in self._players}, OTHER_SLAP)
+
+    def _respit(self, spit: dict[str, int], reason: str) -> bool:
+        """The engine's position with each player holding `spit` spit cards, logged as a `resync`
+        with `reason`; False if that is no position of the game."""
         s = self.state
         stocks = {p: [(len(s.pile(zone)), getattr(s.top(zone), "code", None)) for zone in names]
                   for p, names in zip(self._players, self.rules.stock_names)}
         piles = {pile: (len(s.pile(pile)), self._expected_in(s, pile)) for pile in self._piles if s.pile(pile)}
-        spit = {p: s.spit_count(p) + shift[p] for p in self._players}
-        self._set_position(stocks, piles, spit, [], reason=OTHER_SLAP)
+        return self._set_position(stocks, piles, spit, [], reason=reason)
+
+    def _spit_card_of(self, player: str, laid: When) -> bool:
+        """`player`, out of spit cards as the engine counts them, laid one at `laid` (their hand the
+        only one on the pile then): they hold at least one, counted from the other player's (a solo
+        spit of the other less than `SPIT_ROUND_S` before is taken back: both spit). True when the
+        engine's position now has the stalemate at which they spit."""
+        if not self.state.is_active(player) or self._spit_shift is not None:
+            return False
+        if self._solo is not None and next(iter(self._solo.values()))[2] != player:
+            self._unspit_alone(laid[0])
+        s = self.state
+        others = [p for p in self._players if p != player and s.spit_count(p)]
+        if not others or not s.is_stalemate():
+            return False
+        giver = max(others, key=s.spit_count)
+        spit = {p: s.spit_count(p) for p in self._players}
+        spit[giver] -= 1
+        spit[player] += 1
+        return self._respit(spit, SPIT_LAID)
+
+    def _spat_alone(self) -> bool:
+        """The spit cards of only one player lie waiting on a stalemate and a stock card has been laid
+        since (play goes on): the other players hold no spit cards, theirs as counted are the
+        spitter's, and the spit is applied. True when it was."""
+        laid = {side for _, _, side in self._pending_spit.values()}
+        s = self.state
+        if len(laid) != 1 or not s.is_stalemate() or self._spit_shift is not None:
+            return False
+        (spitter,) = laid
+        spit = {p: 0 if p != spitter else s.spit_count(p) for p in self._players}
+        spit[spitter] += sum(s.spit_count(p) for p in self._players) - spit[spitter]
+        return spit != {p: s.spit_count(p) for p in self._players} and self._respit(spit, ALONE) and self._spit()
 
     def _relaid(self, pile: str, card: Card) -> bool:
         """A spit card called premature, or refused, still read on `pile` once nobody can move:
@@ -1568,8 +1709,9 @@ class SpitReferee:
         if other is None and self._spit_shift is not None:  # not settled last deal: the cards held still differ so
             other = {p: held[p] + self._spit_shift[p] for p in self._players}
         self._spit_shift = None
-        if other is not None and other != held and all(
-                0 <= other[p] <= r.total_cards and self._patterns[other[p]] == filled[p] for p in self._players):
+        if other is not None and other != held and all(  # the same piles dealt either way: only the spit cards differ
+                0 <= other[p] <= r.total_cards and layout_counts(r.layout, other[p])[0] == layout_counts(r.layout, held[p])[0]
+                for p in self._players):
             self._spit_shift = {p: layout_counts(r.layout, other[p])[1] - spit_cards[p] for p in self._players}
         self._first_layout = False
         self._unread_tops = unread

@@ -781,6 +781,20 @@ def test_a_stock_place_seen_empty_under_its_last_card_on_guessed_counts_ends_the
     assert [e["reason"] for e in _of(events, "resync")] == [RECOUNT]
 
 
+def test_a_card_turned_and_taken_unseen_from_a_place_counted_by_a_re_read_is_no_recount() -> None:
+    film, referee = _guessed({"A": ["back 7C", "2S"], "B": ["QS", "back |"]}, {"A": "back", "B": "back back"},
+                             {"L": "6D", "R": "KH"})
+    film.play("A", "A1", "back", "L")  # 7♣ onto 6♦, A1 seen face down
+    film.touch("A", "A1", 4, then="empty")  # the card under it turned and taken, never seen face up
+    film.still(2)
+    t = film.touch("A", "R", 3, then="QH")  # onto K♥
+    film.still(10)
+    events = _run(film, referee)
+    assert [(e["card"], e["to"]) for e in _of(events, "play")] == [("7C", "L"), ("QH", "R")]
+    assert _of(events, "play")[-1].t == t
+    assert not _of(events, "resync") and not _of(events, "deal_end") and not _of(events, "premature_spit")
+
+
 def test_a_re_read_table_on_which_a_player_s_stock_is_empty_is_a_deal_they_ended() -> None:
     film, referee = _guessed({"A": ["7C"], "B": ["QS", "back |"]}, {"A": "back", "B": "back back"},
                              {"L": "6D", "R": "KH"})

@@ -60,8 +60,8 @@ class Replay:
     """The referee's position after the logged moves: `state`, `deals` (layouts read so far: the
     deal number), `moves` replayed, the logged moves the engine refused (`refused`, each
     described with the reason: a log from before re-reads were logged, or of another rule set),
-    `resyncs` (re-reads of the table replayed) and `counts_known` (False when the position's
-    face-down counts were guessed by a re-read since the last layout)."""
+    `resyncs` (re-reads of the table replayed) and `counts_known` (False once a re-read has
+    guessed face-down counts: later layouts are counted from the cards so guessed)."""
 
     state: SpitState
     deals: int
@@ -123,7 +123,6 @@ def replay(events: Iterable[Event], rules: str | SpitRules = "classic") -> Repla
             if event.type == "layout":
                 state = _layout(r, event)
                 deals += 1
-                counts_known = True
                 continue
             if event.type == "resync":
                 state = _resync(r, event)

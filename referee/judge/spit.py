@@ -268,6 +268,8 @@ class SpitReferee:
         self._ties: dict[str, float] = {}
         self._shown: dict[str, str] = {}
         self._moved: dict[str, float] = {}
+        self._face_down_seen: dict[str, float] = {}
+        """Per stock place, when it was last seen showing a face-down top."""
         self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))
         self._covered: dict[str, float] = {}
         self._pile_reads: dict[str, list[tuple[str, float]]] = {}
@@ -276,7 +278,8 @@ class SpitReferee:
         self._blocked_runs: list[list[float]] = []
         """Times every zone was unsettled at once (the view blocked: no hands can cover them all)."""
         self._counts_known = True
-        """The face-down cards under each stock top are as dealt and moved (not guessed by a re-read)."""
+        """The face-down cards under each stock top are as dealt and moved: no re-read has guessed
+        counts (nor the cards each player held at a later deal, whose layouts are counted from them)."""
         self._spits: list[tuple[float, frozenset[str]]] = []
         """The last spits applied: their time and the players whose cards they were."""
         self._made: list[tuple[float, SpitMove]] = []
@@ -304,7 +307,7 @@ class SpitReferee:
         """Go on from `state`, the position rebuilt from a game's log whose last call was made at
         capture time `t` (`referee.judge.resume`); the table is then read afresh (between deals,
         every place read counts as changed since the deal ended). `counts_known`: False when the
-        log's last re-read of the table (`resync`) came after its last layout (the replay's). A hand
+        log has a re-read of the table (`resync`; the replay's). A hand
         already touching a place then (its contact begun before `t`) is dated from the frame it is
         first seen in: nothing from before `t` dates or makes a call."""
         if state.rules != self.rules:
@@ -432,6 +435,8 @@ class SpitReferee:
                     else:
                         self._lifted[key[1]] = _Lift(lift.player, lift.zone, change.seen_t)
             return
+        if change.after == FACE_DOWN:
+            self._face_down_seen[zone] = change.seen_t
         if self._flagged and change.after in CARD_CODES:  # a flagged card back in a stock place
             for key in [key for key in self._flagged if key[1] == change.after]:
                 del self._flagged[key]
@@ -872,20 +877,22 @@ class SpitReferee:
 
     def _recounted(self, zone: str, seen: str) -> bool:
         """On counts guessed by a re-read, a stock place showing nothing under its top (lifted, or
-        played from it just now) where the engine has face-down cards, or a face-down card where
+        played from it, and not seen face down since) where the engine has face-down cards, or a face-down card where
         the engine has none after a card was played from it, had as many cards as the table shows:
         the cards counted there, or missing, are its player's spit cards (the other's when they have
         none). A stock so emptied ends the deal, dated by the move that took its last card."""
         s = self.state
         owner = self._owner[zone]
         count = len(s.pile(zone))
-        last = next(((when, move) for when, move in reversed(self._made)
-                     if zone in (getattr(move, "source", None), getattr(move, "to", None), getattr(move, "pile", None))), None)
+        here = [(when, move) for when, move in self._made
+                if zone in (getattr(move, "source", None), getattr(move, "to", None), getattr(move, "pile", None))]
+        last = here[-1] if here else None
         took = last is not None and getattr(last[1], "source", None) == zone
+        shown = here[-2][0] if len(here) > 1 else -math.inf  # since the card taken was put face up there
         if seen == EMPTY and s.top(zone) is not None and count > 1 and s.face_up(zone) == 1:
             count = 1  # its top is in a hand, nothing under it
-        elif seen == EMPTY and s.top(zone) is None and count and took:
-            count = 0
+        elif seen == EMPTY and s.top(zone) is None and count and took and self._face_down_seen.get(zone, -1.0) < shown:
+            count = 0  # never seen face down since: not a card turned and taken unseen
         elif seen == FACE_DOWN and not count and took:
             count = 1
         else:
@@ -1158,7 +1165,7 @@ class SpitReferee:
         only one on the pile then): they hold at least one, counted from the other player's (a solo
         spit of the other less than `SPIT_ROUND_S` before is taken back: both spit). True when the
         engine's position now has the stalemate at which they spit."""
-        if not self.state.is_active(player) or self._spit_shift is not None:
+        if not self.state.is_active(player):
             return False
         if self._solo is not None and next(iter(self._solo.values()))[2] != player:
             self._unspit_alone(laid[0])
@@ -1170,6 +1177,7 @@ class SpitReferee:
         spit = {p: s.spit_count(p) for p in self._players}
         spit[giver] -= 1
         spit[player] += 1
+        self._spit_shift = None  # counted as the spit cards laid show, whatever a slap too close to call left
         return self._respit(spit, SPIT_LAID)
 
     def _spat_alone(self) -> bool:
@@ -1178,12 +1186,15 @@ class SpitReferee:
         spitter's, and the spit is applied. True when it was."""
         laid = {side for _, _, side in self._pending_spit.values()}
         s = self.state
-        if len(laid) != 1 or not s.is_stalemate() or self._spit_shift is not None:
+        if len(laid) != 1 or not s.is_stalemate():
             return False
         (spitter,) = laid
         spit = {p: 0 if p != spitter else s.spit_count(p) for p in self._players}
         spit[spitter] += sum(s.spit_count(p) for p in self._players) - spit[spitter]
-        return spit != {p: s.spit_count(p) for p in self._players} and self._respit(spit, ALONE) and self._spit()
+        if spit == {p: s.spit_count(p) for p in self._players}:
+            return False
+        self._spit_shift = None  # counted as the spit cards laid show, whatever a slap too close to call left
+        return self._respit(spit, ALONE) and self._spit()
 
     def _relaid(self, pile: str, card: Card) -> bool:
         """A spit card called premature, or refused, still read on `pile` once nobody can move:
@@ -1715,7 +1726,6 @@ class SpitReferee:
             self._spit_shift = {p: layout_counts(r.layout, other[p])[1] - spit_cards[p] for p in self._players}
         self._first_layout = False
         self._unread_tops = unread
-        self._counts_known = True
         self._end_t = None
         self._last_move_t = latest[0]
         self._moved = dict.fromkeys(self._owner, latest[0])

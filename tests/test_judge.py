@@ -449,6 +449,33 @@ def test_cards_touching_a_pile_within_a_frame_of_each_other_wait_for_the_one_tak
     assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("A", "B")]
 
 
+def test_a_card_refused_in_a_tie_put_back_too_briefly_to_be_read_and_laid_again_is_judged_at_its_touch() -> None:
+    film = _opened(spit_r="QC", layout=dict(LAYOUT, B1="KS"))  # L shows 8♦: 9♥ fits it, K♠ does not; R Q♣ fits K♠
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.touch("B", "B1", 2, then="empty")  # B lifts K♠
+    film.still(4)
+    film.frame((HandSeen("B", ("L",), {}),))
+    tb = film.t
+    film.frame((HandSeen("B", ("L",), {"L": tb}), HandSeen("A", ("L",), {})))
+    ta = film.t
+    for _ in range(3):  # within a frame of each other: the order shows later
+        film.frame((HandSeen("B", ("L",), {"L": tb}), HandSeen("A", ("L",), {"L": ta})))
+    film.zones["L"] = "9H"  # A's 9♥ on top
+    film.still(6)
+    film.touch("B", "L", 3)  # B takes K♠ back from under it
+    film.touch("B", "B1", 3, then="KS")  # puts it back, read in one frame only
+    film.frame()
+    film.zones["B1"] = "empty"
+    film.touch("B", "B1", 3)  # and picks it up again
+    film.still(30)  # meanwhile the tie is judged: K♠ came first, refused
+    t = film.touch("B", "R", 3, then="KS")  # K♠ onto Q♣
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e["to"]) for e in _of(events, "illegal_play")] == [("B", "KS", "L")]
+    plays = _of(events, "play")
+    assert [(e["card"], e["to"], e.t) for e in plays] == [("9H", "L", ta), ("KS", "R", t)]
+    assert plays[-1]["called_at"] == t  # judged at its touch, before it can be seen
+
 def test_a_card_laid_while_another_hand_that_turned_a_card_unseen_was_over_the_pile_waits_for_that_card() -> None:
     film = _opened()  # L shows 8♦, R 3♣
     film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 shows its face-down card

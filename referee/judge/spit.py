@@ -52,6 +52,11 @@ never when its player turned up a stock card before it and touched that place ag
 the card read there still lying in it (the card laid may be the one turned first, the one read
 turned at that later touch). When unsure, nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`), and
 the position read is logged (`resync`: stock places, spit piles, spit cards) for a resume to replay.
+A re-read showing a player's stock empty ends the deal (the slap judged from the contacts
+remembered); one showing both spit piles empty waits for the next layout. Counts guessed by a
+re-read are corrected from what the table shows: a stock place's count once it shows nothing, or
+a face-down card, under the card taken from it (`RECOUNT`), and the spit cards by who lays them
+(`SPIT_LAID`, `ALONE`).
 
 Event times are capture times of the frame where the card first touched its zone (the hand's
 first contact frame; a turn-up: the frame the hand came over the place, if it was kept from
@@ -877,10 +882,11 @@ class SpitReferee:
 
     def _recounted(self, zone: str, seen: str) -> bool:
         """On counts guessed by a re-read, a stock place showing nothing under its top (lifted, or
-        played from it, and not seen face down since) where the engine has face-down cards, or a face-down card where
-        the engine has none after a card was played from it, had as many cards as the table shows:
-        the cards counted there, or missing, are its player's spit cards (the other's when they have
-        none). A stock so emptied ends the deal, dated by the move that took its last card."""
+        played from it and not seen face down since the move before put that card face up there)
+        where the engine has face-down cards, or a face-down card where the engine has none after a
+        card was played from it, had as many cards as the table shows: the cards counted there, or
+        missing, are its player's spit cards (the other's when they have none). A stock so emptied
+        ends the deal, dated by the move that took its last card."""
         s = self.state
         owner = self._owner[zone]
         count = len(s.pile(zone))
@@ -1189,8 +1195,8 @@ class SpitReferee:
         if len(laid) != 1 or not s.is_stalemate():
             return False
         (spitter,) = laid
-        spit = {p: 0 if p != spitter else s.spit_count(p) for p in self._players}
-        spit[spitter] += sum(s.spit_count(p) for p in self._players) - spit[spitter]
+        spit = dict.fromkeys(self._players, 0)
+        spit[spitter] = sum(s.spit_count(p) for p in self._players)
         if spit == {p: s.spit_count(p) for p in self._players}:
             return False
         self._spit_shift = None  # counted as the spit cards laid show, whatever a slap too close to call left
@@ -1354,6 +1360,12 @@ class SpitReferee:
         for touch in touches:
             if not (touch.contact and touch.zone in self.rules.pile_index):
                 continue
+            for code, lift in list(self._lifted.items()):
+                again = self._lifted_again(code, lift, touch) if lift.attempted and lift.player == touch.side else None
+                if again is not None:  # back in its place at that touch: its player's touches lay it again
+                    self._lifted[code] = _Lift(lift.player, lift.zone, again)
+                    self._refused = [(*item[:4], min(item[4], again)) if item[0] == code else item
+                                     for item in self._refused]
             mine = [(code, lift) for code, lift in self._lifted.items()
                     if lift.player == touch.side and not lift.attempted and lift.t <= touch.t]
             rivals = [t for t in touches if t.contact and t.zone == touch.zone and t.side != touch.side]
@@ -1372,6 +1384,23 @@ class SpitReferee:
                 continue  # a refusal is called once the card is seen there, or seen back in its place
             moved |= self._attempt(lift.player, card, lift.zone, touch.zone, when, visible=True)
         return moved
+
+    def _lifted_again(self, code: str, lift: _Lift, touch: Touch) -> float | None:
+        """A card judged refused (`lift` attempted) is back in its player's hand and lifted again, its
+        hand touching a spit pile with it now (`touch`): it lies on no pile, is flagged nowhere, its
+        place shows what lies under it, and the hand touched the place after its last contact with a
+        spit pile (the card was taken back to it, too briefly to be read there, and picked up again).
+        The time of that touch on the place, else None."""
+        if code in (self.readings.get(pile) for pile in self._piles) or any(key[1] == code for key in self._flagged):
+            return None
+        top = self.state.top(lift.zone)
+        if top is None or top.code != code or self.readings.get(lift.zone) != self._under(lift.zone):
+            return None
+        laid = [t.t for pile in self._piles for t in self._touches.get(pile, ())
+                if t.contact and t.side == lift.player and lift.t < t.t < touch.t]
+        picked = [t.t for t in self._touches.get(lift.zone, ())
+                  if laid and t.contact and t.side == lift.player and max(laid) < t.t < touch.t]
+        return picked[-1] if picked else None
 
     def _rival_touch(self, pile: str, player: str, t: float) -> bool:
         """Another player's hand was over `pile` less than the race window before `t` (or in the same

@@ -641,6 +641,32 @@ def test_a_spit_card_is_judged_without_a_play_made_after_it_though_a_turn_up_bef
     assert [(e["player"], e["move"], e.t) for e in early] == [("B", "A plays 3♥ from A1 onto L", tb)]
 
 
+def test_a_spit_card_laid_before_a_turn_up_its_player_s_touch_dates_later_is_premature_though_read_after_it() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KS", "back |"], "B": ["9C"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "4D", "R": "6D"})  # A's turn-up on A2 is the only move
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "A2": "back", "B1": "9C", "L": "4D", "R": "6D"})
+    film.still(4)
+    tb = film.t
+    b_on_r = HandSeen("B", ("R",), {"R": tb})  # B's spit card on R, B's hand on it a while
+    for _ in range(6):
+        film.frame((b_on_r,))
+    ta = film.t
+    for _ in range(4):  # A turns up A2 (Q♣, which fits nowhere)
+        film.frame((b_on_r, HandSeen("A", ("A2",), {"A2": ta})))
+    film.zones["A2"] = "QC"
+    for _ in range(8):  # read while B's hand still hides R
+        film.frame((b_on_r,))
+    film.zones["R"] = "8H"
+    film.still(10)
+    film.touch("B", "R", 3, then="6D")  # B takes the spit card back
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A2", "QC")]
+    early = _of(events, "premature_spit")
+    assert [(e["player"], e["move"], e.t) for e in early] == [("B", "A turns up the top of A2", tb)]
+
+
 def test_a_spit_card_waits_for_the_other_while_its_player_takes_back_a_refused_card() -> None:
     rules = SpitRules()
     state = SpitState.position(rules, {"A": ["3H", "9C"], "B": ["KS"]}, spit={"A": "back", "B": "back"},

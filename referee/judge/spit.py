@@ -556,10 +556,12 @@ class SpitReferee:
                 if not any(date == when and side not in players and date > t - SPIT_ROUND_S
                            for date, players in self._spits):
                     break
-            elif not (when > t + SPIT_LEAD_S and isinstance(move, Play) and any(
+            elif not (when > t + SPIT_LEAD_S and ((isinstance(move, Play) and any(
                     touch.contact and touch.side == move.player and touch.t == when
-                    for touch in self._touches.get(move.to, ()))):
-                passed.insert(0, move)  # made before it, or dated less surely (a turn-up's card is seen late)
+                    for touch in self._touches.get(move.to, ()))) or (isinstance(move, TurnUp) and any(
+                    touch.contact and touch.side == move.player and when <= touch.t <= when + TURN_S
+                    for touch in self._touches.get(move.pile, ()))))):
+                passed.insert(0, move)  # made before it, or dated less surely (a turn-up with no touch seen)
                 continue
             state, kept = previous, list(passed)
         for move in kept:

@@ -7,7 +7,17 @@ import pytest
 from referee.events import Event
 from referee.judge.judge import Judge
 from referee.judge.speahx import SpeahxReferee
-from referee.judge.spit import OTHER_SLAP, SLAP_FALLBACK, TOO_CLOSE, SpitReferee, UnsupportedRules, layout_counts
+from referee.judge.spit import (
+    ALONE,
+    OTHER_SLAP,
+    RECOUNT,
+    SLAP_FALLBACK,
+    SPIT_LAID,
+    TOO_CLOSE,
+    SpitReferee,
+    UnsupportedRules,
+    layout_counts,
+)
 from referee.observations import HandSeen, Observation, ZoneReading
 from referee.rules import get_rules
 from referee.rules.spit import SpitRules, SpitState
@@ -439,6 +449,33 @@ def test_cards_touching_a_pile_within_a_frame_of_each_other_wait_for_the_one_tak
     assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("A", "B")]
 
 
+def test_a_card_refused_in_a_tie_put_back_too_briefly_to_be_read_and_laid_again_is_judged_at_its_touch() -> None:
+    film = _opened(spit_r="QC", layout=dict(LAYOUT, B1="KS"))  # L shows 8♦: 9♥ fits it, K♠ does not; R Q♣ fits K♠
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.touch("B", "B1", 2, then="empty")  # B lifts K♠
+    film.still(4)
+    film.frame((HandSeen("B", ("L",), {}),))
+    tb = film.t
+    film.frame((HandSeen("B", ("L",), {"L": tb}), HandSeen("A", ("L",), {})))
+    ta = film.t
+    for _ in range(3):  # within a frame of each other: the order shows later
+        film.frame((HandSeen("B", ("L",), {"L": tb}), HandSeen("A", ("L",), {"L": ta})))
+    film.zones["L"] = "9H"  # A's 9♥ on top
+    film.still(6)
+    film.touch("B", "L", 3)  # B takes K♠ back from under it
+    film.touch("B", "B1", 3, then="KS")  # puts it back, read in one frame only
+    film.frame()
+    film.zones["B1"] = "empty"
+    film.touch("B", "B1", 3)  # and picks it up again
+    film.still(30)  # meanwhile the tie is judged: K♠ came first, refused
+    t = film.touch("B", "R", 3, then="KS")  # K♠ onto Q♣
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e["to"]) for e in _of(events, "illegal_play")] == [("B", "KS", "L")]
+    plays = _of(events, "play")
+    assert [(e["card"], e["to"], e.t) for e in plays] == [("9H", "L", ta), ("KS", "R", t)]
+    assert plays[-1]["called_at"] == t  # judged at its touch, before it can be seen
+
 def test_a_card_laid_while_another_hand_that_turned_a_card_unseen_was_over_the_pile_waits_for_that_card() -> None:
     film = _opened()  # L shows 8♦, R 3♣
     film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 shows its face-down card
@@ -604,6 +641,32 @@ def test_a_spit_card_is_judged_without_a_play_made_after_it_though_a_turn_up_bef
     assert [(e["player"], e["move"], e.t) for e in early] == [("B", "A plays 3♥ from A1 onto L", tb)]
 
 
+def test_a_spit_card_laid_before_a_turn_up_its_player_s_touch_dates_later_is_premature_though_read_after_it() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KS", "back |"], "B": ["9C"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "4D", "R": "6D"})  # A's turn-up on A2 is the only move
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "A2": "back", "B1": "9C", "L": "4D", "R": "6D"})
+    film.still(4)
+    tb = film.t
+    b_on_r = HandSeen("B", ("R",), {"R": tb})  # B's spit card on R, B's hand on it a while
+    for _ in range(6):
+        film.frame((b_on_r,))
+    ta = film.t
+    for _ in range(4):  # A turns up A2 (Q♣, which fits nowhere)
+        film.frame((b_on_r, HandSeen("A", ("A2",), {"A2": ta})))
+    film.zones["A2"] = "QC"
+    for _ in range(8):  # read while B's hand still hides R
+        film.frame((b_on_r,))
+    film.zones["R"] = "8H"
+    film.still(10)
+    film.touch("B", "R", 3, then="6D")  # B takes the spit card back
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A2", "QC")]
+    early = _of(events, "premature_spit")
+    assert [(e["player"], e["move"], e.t) for e in early] == [("B", "A turns up the top of A2", tb)]
+
+
 def test_a_spit_card_waits_for_the_other_while_its_player_takes_back_a_refused_card() -> None:
     rules = SpitRules()
     state = SpitState.position(rules, {"A": ["3H", "9C"], "B": ["KS"]}, spit={"A": "back", "B": "back"},
@@ -626,6 +689,31 @@ def test_a_spit_card_waits_for_the_other_while_its_player_takes_back_a_refused_c
     assert [(e["card"], e.t) for e in _of(events, "illegal_play")] == [("9C", bad)]
     assert [e["cards"] for e in _of(events, "spit")] == [{"L": "2C", "R": "5C"}]
     assert not _of(events, "resync") and not _of(events, "premature_spit")
+
+
+def test_a_spit_card_laid_while_a_tie_on_the_other_pile_waits_is_no_premature_spit() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["5C", "3H"], "B": ["5S"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "JD", "R": "4D"})  # after A's 3♥ onto 4♦ nobody can move
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "5C", "A2": "3H", "B1": "5S", "L": "JD", "R": "4D"})
+    film.still(4)
+    film.touch("A", "A2", 2, then="empty")  # A lifts 3♥
+    film.touch("B", "B1", 2, then="empty")  # B lifts 5♠
+    film.still(4)
+    ta, _ = film.touch_both(("A", "R"), ("B", "R"), lag=0)  # in one frame: the order shows later
+    film.zones["R"] = "5S"
+    film.still(4)
+    film.touch("A", "L", 3, then="2C")  # A spits: after 3♥ nobody could move
+    film.still(10)
+    film.touch("B", "R", 3, then="3H")  # B takes 5♠ back: it was refused, so 3♥ came first
+    film.touch("B", "B1", 2, then="5S")
+    film.still(6)
+    film.touch("B", "R", 3, then="8H")  # B's spit card
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("3H", ta)]
+    assert not _of(events, "premature_spit")
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "2C", "R": "8H"}]
 
 
 def test_deal_end_counts_the_cards() -> None:
@@ -712,6 +800,110 @@ def test_a_spit_alone_after_a_slap_too_close_to_call_is_joined_by_the_other_s_sp
     assert [e["cards"] for e in _of(events, "spit")][-1] == {"L": "9S", "R": "8H"}
     assert {p: referee.state.spit_count(p) for p in "AB"} == {"A": 17, "B": 3}
     assert [e["reason"] for e in _of(events, "resync")] == [OTHER_SLAP] and not _of(events, "premature_spit")
+
+
+def _guessed(stocks: dict[str, list[str]], spit: dict[str, str], piles: dict[str, str]) -> tuple[Film, SpitReferee]:
+    """A referee going on from a position whose counts a re-read of the table guessed, filmed as
+    written; the rest of the deck lies under spit pile L's top."""
+    rules = SpitRules()
+    written = SpitState.position(rules, stocks, spit=spit, piles=piles)
+    under = " ".join(["back"] * (rules.total_cards - written.card_count()))
+    state = SpitState.position(rules, stocks, spit=spit, piles=dict(piles, L=f"{under} {piles['L']}"))
+    zones: dict[str, str] = {z: "empty" for z in rules.place_names} | piles
+    for i, player in enumerate(rules.player_names):
+        for zone, text in zip(rules.stock_names[i], stocks.get(player, ())):
+            top = state.top(zone)
+            zones[zone] = "empty" if not text else top.code if top is not None else "back"
+    referee = SpitReferee(rules)
+    referee.resume(state, 0.0, counts_known=False)
+    film = Film(zones)
+    film.still(4)
+    return film, referee
+
+
+def test_a_stock_place_seen_empty_under_its_last_card_on_guessed_counts_ends_the_deal() -> None:
+    film, referee = _guessed({"A": ["back 7C"], "B": ["QS", "back |"]}, {"A": "back", "B": "back back"},
+                             {"L": "6D", "R": "KH"})  # A1 counted with a card under 7♣: it has none
+    t = film.play("A", "A1", "empty", "L")
+    tb, ta = film.touch_both(("B", "R"), ("A", "R"), lag=2)
+    film.still(10)
+    events = _run(film, referee)
+    ends = _of(events, "deal_end")
+    assert [(e["player"], e.t) for e in ends] == [("A", t)] and ends[0]["called_at"] < t + 0.5
+    assert [(e["pile"], e["winner"]) for e in _of(events, "slap")] == [("R", "B")]
+    assert [e["reason"] for e in _of(events, "resync")] == [RECOUNT]
+
+
+def test_a_card_turned_and_taken_unseen_from_a_place_counted_by_a_re_read_is_no_recount() -> None:
+    film, referee = _guessed({"A": ["back 7C", "2S"], "B": ["QS", "back |"]}, {"A": "back", "B": "back back"},
+                             {"L": "6D", "R": "KH"})
+    film.play("A", "A1", "back", "L")  # 7♣ onto 6♦, A1 seen face down
+    film.touch("A", "A1", 4, then="empty")  # the card under it turned and taken, never seen face up
+    film.still(2)
+    t = film.touch("A", "R", 3, then="QH")  # onto K♥
+    film.still(10)
+    events = _run(film, referee)
+    assert [(e["card"], e["to"]) for e in _of(events, "play")] == [("7C", "L"), ("QH", "R")]
+    assert _of(events, "play")[-1].t == t
+    assert not _of(events, "resync") and not _of(events, "deal_end") and not _of(events, "premature_spit")
+
+
+def test_a_re_read_table_on_which_a_player_s_stock_is_empty_is_a_deal_they_ended() -> None:
+    film, referee = _guessed({"A": ["7C"], "B": ["QS", "back |"]}, {"A": "back", "B": "back back"},
+                             {"L": "6D", "R": "KH"})
+    film.touch("A", "A1", 2, then="empty")  # A lifts 7♣, its last stock card
+    film.still(4)
+    film.zones["L"] = "8H"  # and L shows a card no move explains (its hand never seen there)
+    film.still(150)
+    film.touch_both(("B", "R"), ("A", "R"), lag=2)
+    film.still(6)
+    events = _run(film, referee)
+    resync = _of(events, "resync")[-1]
+    assert resync["ended_by"] == "A" and resync["piles"]["L"][1] == "8H"
+    assert [e["player"] for e in _of(events, "deal_end")] == ["A"]
+    assert [(e["pile"], e["winner"]) for e in _of(events, "slap")] == [("R", "B")]
+
+
+def test_a_table_whose_spit_piles_were_gathered_unseen_is_read_as_between_deals() -> None:
+    film = _opened()
+    film.zones.update({z: "empty" for z in film.zones})  # the deal ended and the table was cleared, unseen
+    film.still(90)
+    film.zones.update(STUCK)  # the next layout
+    film.still(60)
+    film.touch("A", "L", 3, then="6H")
+    film.touch("B", "R", 3, then="6S")
+    film.still(6)
+    events = film.judge()
+    resync = _of(events, "resync")[-1]
+    assert resync["held"] == {"A": 26, "B": 26}
+    layouts = _of(events, "layout")
+    assert len(layouts) == 2 and layouts[-1]["counts"] == {"A": 26, "B": 26} and layouts[-1].t > resync.t
+    assert _of(events, "spit")[-1]["cards"] == {"L": "6H", "R": "6S"}
+
+
+def test_a_spit_card_laid_by_a_player_counted_out_of_them_joins_the_spit() -> None:
+    film, referee = _guessed({"A": ["2S"], "B": ["9H"]}, {"A": "back back", "B": ""},
+                             {"L": "6D", "R": "6C"})  # nobody can move; B counted with no spit card
+    film.touch("A", "L", 3, then="JH")
+    film.still(3)
+    film.touch("B", "R", 3, then="QC")  # B has one after all: A's spit alone is taken back, both spat
+    film.still(10)
+    events = _run(film, referee)
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "JH"}, {"L": "JH", "R": "QC"}]
+    assert [e["reason"] for e in _of(events, "resync")] == [SPIT_LAID] and not _of(events, "premature_spit")
+
+
+def test_a_stock_card_laid_on_a_lone_spit_card_shows_the_other_player_had_none() -> None:
+    film, referee = _guessed({"A": ["2S", "QH"], "B": ["9H"]}, {"A": "back back", "B": "back"},
+                             {"L": "6D", "R": "6C"})  # nobody can move; B counted with a spit card it does not have
+    film.touch("A", "L", 3, then="JH")  # A spits alone
+    film.still(10)
+    t = film.play("A", "A2", "empty", "L")  # Q♥ onto J♥
+    events = _run(film, referee)
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "JH"}]
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("QH", t)]
+    assert [e["reason"] for e in _of(events, "resync")] == [ALONE]
+    assert not _of(events, "illegal_play") and not _of(events, "premature_spit")
 
 
 def test_stacking_without_the_option_is_an_illegal_play() -> None:

@@ -131,6 +131,17 @@ def test_unknown_cards_are_counted_out_when_the_deal_ends() -> None:
     assert s.counts() == {"A": 6, "B": 46} and s.held("A").count(None) == 5
 
 
+def test_a_camera_state_of_a_player_who_has_emptied_their_stock_is_a_deal_ended_by_them() -> None:
+    stocks = {"A": [], "B": [(1, "QS"), (2, "4D"), (3, "8S"), (4, "JD"), (5, "AC")]}
+    s = SpitState.observed(CLASSIC, stocks, spit_cards={"A": 1, "B": 11}, piles={"L": (19, "2D"), "R": (6, "9C")},
+                           ended_by="A")
+    assert s.phase == "settle" and s.slap_due and s.deal_ender() == ("A", "stock emptied")
+    s = s.apply(Slap((("A", "R", 1.0), ("B", "L", 1.2))))
+    assert s.counts() == {"A": 7, "B": 45}
+    with pytest.raises(ImpossiblePosition, match="ends the deal only by emptying their stock"):
+        SpitState.observed(CLASSIC, stocks, spit_cards={"A": 1, "B": 11}, piles={"L": (19, "2D"), "R": (6, "9C")},
+                           ended_by="B")
+
 def test_a_layout_of_partly_unknown_cards_must_fit_what_the_player_may_hold() -> None:
     s = SpitState.observed(
         CLASSIC,

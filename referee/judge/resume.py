@@ -86,8 +86,8 @@ class Replay:
     """The referee's position after the logged moves: `state`, `deals` (layouts read so far: the
     deal number), `moves` replayed, the logged moves the engine refused (`refused`, each
     described with the reason: a log from before re-reads were logged, or of another rule set),
-    `resyncs` (re-reads of the table replayed) and `counts_known` (False when the position's
-    face-down counts were guessed by a re-read since the last layout)."""
+    `resyncs` (re-reads of the table replayed) and `counts_known` (False once a re-read has
+    guessed face-down counts: later layouts are counted from the cards so guessed)."""
 
     state: SpitState
     deals: int
@@ -149,7 +149,6 @@ def replay(events: Iterable[Event], rules: str | SpitRules = "classic") -> Repla
             if event.type == "layout":
                 state = _layout(r, event)
                 deals += 1
-                counts_known = True
                 continue
             if event.type == "resync":
                 state = _resync(r, event)
@@ -176,14 +175,19 @@ def _layout(rules: SpitRules, event: Event) -> SpitState:
 
 
 def _resync(rules: SpitRules, event: Event) -> SpitState:
-    """The position the referee read from the table, as its `resync` call logged it."""
+    """The position the referee read from the table, as its `resync` call logged it (between
+    deals: the cards each player holds; a deal ended: the player whose stock is empty)."""
+    held = event.get("held")
+    if held is not None:
+        return SpitState.position(rules, {}, phase="layout",
+                                  held={player: " ".join([FACE_DOWN] * int(n)) for player, n in held.items()})
     places = event["stocks"]
     stocks = {player: [(int(places[zone][0]), places[zone][1]) if zone in places else (0, None)
                        for zone in rules.stock_names[i]]
               for i, player in enumerate(rules.player_names)}
     piles = {pile: (int(count), top) for pile, (count, top) in event["piles"].items()}
     spit_cards = {player: int(n) for player, n in event["spit_cards"].items()}
-    return SpitState.observed(rules, stocks, spit_cards, piles)
+    return SpitState.observed(rules, stocks, spit_cards, piles, ended_by=event.get("ended_by"))
 
 
 def _card(code: str) -> Card | None:

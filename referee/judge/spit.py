@@ -52,6 +52,11 @@ never when its player turned up a stock card before it and touched that place ag
 the card read there still lying in it (the card laid may be the one turned first, the one read
 turned at that later touch). When unsure, nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`), and
 the position read is logged (`resync`: stock places, spit piles, spit cards) for a resume to replay.
+A re-read showing a player's stock empty ends the deal (the slap judged from the contacts
+remembered); one showing both spit piles empty waits for the next layout. Counts guessed by a
+re-read are corrected from what the table shows: a stock place's count once it shows nothing, or
+a face-down card, under the card taken from it (`RECOUNT`), and the spit cards by who lays them
+(`SPIT_LAID`, `ALONE`).
 
 Event times are capture times of the frame where the card first touched its zone (the hand's
 first contact frame; a turn-up: the frame the hand came over the place, if it was kept from
@@ -133,6 +138,12 @@ within a reaction, at most 1.5 s, and reach back for it); meanwhile their hand t
 is taking it back, even when it lies under a card laid on it since, or was never seen there."""
 OTHER_SLAP: Final = "the spit cards laid show that a slap too close to call went the other way"
 """The reason of a `resync` that counts the spit cards as the other verdict of such a slap left them."""
+SPIT_LAID: Final = "a player out of spit cards as counted laid one at a stalemate"
+"""The reason of a `resync` that gives that player a spit card of the other's (`SpitReferee._spit_card_of`)."""
+ALONE: Final = "a stock card was laid on a spit card waiting for the other player's: they hold none"
+"""The reason of a `resync` that counts the other player out of spit cards (`SpitReferee._spat_alone`)."""
+RECOUNT: Final = "a stock place shows how many cards it holds where the counts were guessed by a re-read"
+"""The reason of a `resync` that corrects one stock place's count (`SpitReferee._recounted`)."""
 TIE_WAIT_S: Final = 1.0
 """Two cards touching one pile within a frame of each other: if neither is taken back within this
 time, the one seen on top went second. A card seen on a pile another player's hand touched just
@@ -262,6 +273,8 @@ class SpitReferee:
         self._ties: dict[str, float] = {}
         self._shown: dict[str, str] = {}
         self._moved: dict[str, float] = {}
+        self._face_down_seen: dict[str, float] = {}
+        """Per stock place, when it was last seen showing a face-down top."""
         self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))
         self._covered: dict[str, float] = {}
         self._pile_reads: dict[str, list[tuple[str, float]]] = {}
@@ -270,7 +283,8 @@ class SpitReferee:
         self._blocked_runs: list[list[float]] = []
         """Times every zone was unsettled at once (the view blocked: no hands can cover them all)."""
         self._counts_known = True
-        """The face-down cards under each stock top are as dealt and moved (not guessed by a re-read)."""
+        """The face-down cards under each stock top are as dealt and moved: no re-read has guessed
+        counts (nor the cards each player held at a later deal, whose layouts are counted from them)."""
         self._spits: list[tuple[float, frozenset[str]]] = []
         """The last spits applied: their time and the players whose cards they were."""
         self._made: list[tuple[float, SpitMove]] = []
@@ -298,7 +312,7 @@ class SpitReferee:
         """Go on from `state`, the position rebuilt from a game's log whose last call was made at
         capture time `t` (`referee.judge.resume`); the table is then read afresh (between deals,
         every place read counts as changed since the deal ended). `counts_known`: False when the
-        log's last re-read of the table (`resync`) came after its last layout (the replay's). A hand
+        log has a re-read of the table (`resync`; the replay's). A hand
         already touching a place then (its contact begun before `t`) is dated from the frame it is
         first seen in: nothing from before `t` dates or makes a call."""
         if state.rules != self.rules:
@@ -426,6 +440,8 @@ class SpitReferee:
                     else:
                         self._lifted[key[1]] = _Lift(lift.player, lift.zone, change.seen_t)
             return
+        if change.after == FACE_DOWN:
+            self._face_down_seen[zone] = change.seen_t
         if self._flagged and change.after in CARD_CODES:  # a flagged card back in a stock place
             for key in [key for key in self._flagged if key[1] == change.after]:
                 del self._flagged[key]
@@ -540,10 +556,12 @@ class SpitReferee:
                 if not any(date == when and side not in players and date > t - SPIT_ROUND_S
                            for date, players in self._spits):
                     break
-            elif not (when > t + SPIT_LEAD_S and isinstance(move, Play) and any(
+            elif not (when > t + SPIT_LEAD_S and ((isinstance(move, Play) and any(
                     touch.contact and touch.side == move.player and touch.t == when
-                    for touch in self._touches.get(move.to, ()))):
-                passed.insert(0, move)  # made before it, or dated less surely (a turn-up's card is seen late)
+                    for touch in self._touches.get(move.to, ()))) or (isinstance(move, TurnUp) and any(
+                    touch.contact and touch.side == move.player and when <= touch.t <= when + TURN_S
+                    for touch in self._touches.get(move.pile, ()))))):
+                passed.insert(0, move)  # made before it, or dated less surely (a turn-up with no touch seen)
                 continue
             state, kept = previous, list(passed)
         for move in kept:
@@ -657,7 +675,7 @@ class SpitReferee:
                         break
             if progress:
                 continue
-            for pile in self._piles:
+            for pile in sorted(self._piles, key=self._shows_spit_card):  # stock cards first: a spit card is judged after them
                 seen = self.readings.get(pile)
                 if seen is not None and seen != self._expected(pile) and seen != EMPTY:
                     progress = self._pile(pile, seen)
@@ -668,6 +686,11 @@ class SpitReferee:
             self._odd_since = min(self._odd_since, self._now[0])
         else:
             self._odd_since = math.inf
+
+    def _shows_spit_card(self, pile: str) -> bool:
+        """Spit pile `pile` shows a card that is no stock top (a spit card, or a card not read yet)."""
+        seen = self.readings.get(pile)
+        return seen not in CARD_CODES or self._stock_top_of(parse_card(seen)) is None
 
     def _unexplained(self) -> set[str]:
         """The settled zones that show what no move explains: not the engine's card, nor a stock
@@ -703,6 +726,9 @@ class SpitReferee:
         the table agrees, visible tops as seen, the spit cards making up the deck)."""
         s = self.state
         r = self.rules
+        if not any(self.readings.get(pile) in CARD_CODES for pile in self._piles):
+            self._between_deals(sorted(self._odd))  # the spit piles gathered: the deal ended unseen
+            return
         stocks: dict[str, list[tuple[int, str | None]]] = {}
         on_table = 0
         for i, player in enumerate(self._players):
@@ -723,8 +749,12 @@ class SpitReferee:
         spare = r.total_cards - on_table - sum(spit.values())
         richest = max(self._players, key=lambda p: spit[p])
         spit[richest] = max(0, spit[richest] + spare)
-        if not self._set_position(stocks, piles, spit, sorted(self._odd)):
+        emptied = [p for p in self._players if not any(count for count, _ in stocks[p])]
+        ender = emptied[0] if len(emptied) == 1 and not r.refilled_singles else None
+        if not self._set_position(stocks, piles, spit, sorted(self._odd), ended_by=ender):
             return
+        if ender is not None:
+            self._deal_ended(self.state, self._emptied_at(ender))
         self._odd_since = math.inf
         self._lifted.clear()
         self._flagged.clear()
@@ -732,15 +762,60 @@ class SpitReferee:
         self._unsure.clear()
         self._moved = dict.fromkeys(self._owner, self._now[0])
 
+    def _emptied_at(self, player: str) -> When:
+        """When `player`'s stock was emptied: their first contact with a spit pile after the last of
+        their places was seen empty (the hand laying the last card), else when that place was."""
+        gone = max((self._seen.get(zone, self._now) for zone in self.rules.stock_names[self.rules.player_index[player]]),
+                   key=lambda when: when[0])
+        laid = [touch for pile in self._piles for touch in self._touches.get(pile, ())
+                if touch.contact and touch.side == player and touch.t >= gone[0]]
+        first = min(laid, key=lambda touch: touch.t, default=None)
+        return gone if first is None else (first.t, first.frame)
+
+    def _between_deals(self, odd: list[str]) -> None:
+        """The spit piles show no card while the engine has the deal in play: it ended unseen and the
+        piles were gathered. The engine waits for the next layout, each player holding what it
+        counts in their stock and spit cards and half the spit piles' cards (which player took
+        which pile is not known: the layout's places and the spit cards laid later tell more).
+        A layout already dealt (every stock place showing a face-up card) is read at once."""
+        s = self.state
+        held = {p: s.held_count(p) for p in self._players}
+        gathered = self.rules.total_cards - sum(held.values())
+        for k, p in enumerate(sorted(self._players, key=lambda p: held[p])):
+            held[p] += gathered // len(self._players) + (k < gathered % len(self._players))
+        try:
+            self.state = SpitState.position(self.rules, {}, phase="layout",
+                                            held={p: " ".join([FACE_DOWN] * n) for p, n in held.items()})
+        except ImpossiblePosition:
+            return
+        self.resyncs += 1
+        self._history.clear()
+        self._emit("resync", self._now, stocks={}, piles={}, spit_cards={}, held=held, unexplained=odd)
+        self._other_slap = self._spit_shift = None  # a slap too close to call before is of no help now
+        self._end_t = self._now[0]
+        fresh = all(self.readings.get(zone) in CARD_CODES for zone in self._owner)
+        self._changed_since_end = set(self._owner) if fresh else set()
+        self._slaps = {}
+        self._lifted.clear()
+        self._flagged.clear()
+        self._refused.clear()
+        self._pending_spit.clear()
+        self._unsure.clear()
+        self._odd_since = math.inf
+        self._layout_due = self._now[0]
+
     def _set_position(self, stocks: dict[str, list[tuple[int, str | None]]], piles: dict[str, tuple[int, str]],
-                      spit: dict[str, int], odd: list[str], **extra: str) -> bool:
-        """The engine's position set anew (camera-state constructor), logged as a `resync` for a
-        resume to replay; False (nothing changed) if it is not a position of the game."""
+                      spit: dict[str, int], odd: list[str], *, ended_by: str | None = None, **extra: str) -> bool:
+        """The engine's position set anew (camera-state constructor; `ended_by`: the player whose
+        stock is empty, ending the deal), logged as a `resync` for a resume to replay; False
+        (nothing changed) if it is not a position of the game."""
         r = self.rules
         try:
-            state = SpitState.observed(r, stocks, spit, piles)  # type: ignore[arg-type]
+            state = SpitState.observed(r, stocks, spit, piles, ended_by=ended_by)  # type: ignore[arg-type]
         except ImpossiblePosition:
             return False
+        if ended_by is not None:
+            extra["ended_by"] = ended_by
         self.state = state
         self._unread_tops.clear()
         self.resyncs += 1
@@ -762,6 +837,8 @@ class SpitReferee:
             if top.code not in self._lifted:
                 self._lifted[top.code] = _Lift(owner, zone, when[0])
             return False
+        if not self._counts_known and seen in (EMPTY, FACE_DOWN) and self._recounted(zone, seen):
+            return True
         if seen not in CARD_CODES:
             return False
         card = parse_card(seen)
@@ -804,6 +881,49 @@ class SpitReferee:
             if expected == EMPTY and self.rules.refilled_singles:
                 return self._try(Refill(owner, zone, card), when)
         return False
+
+    def _recounted(self, zone: str, seen: str) -> bool:
+        """On counts guessed by a re-read, a stock place showing nothing under its top (lifted, or
+        played from it and not seen face down since the move before put that card face up there)
+        where the engine has face-down cards, or a face-down card where the engine has none after a
+        card was played from it, had as many cards as the table shows: the cards counted there, or
+        missing, are its player's spit cards (the other's when they have none). A stock so emptied
+        ends the deal, dated by the move that took its last card."""
+        s = self.state
+        owner = self._owner[zone]
+        count = len(s.pile(zone))
+        here = [(when, move) for when, move in self._made
+                if zone in (getattr(move, "source", None), getattr(move, "to", None), getattr(move, "pile", None))]
+        last = here[-1] if here else None
+        took = last is not None and getattr(last[1], "source", None) == zone
+        shown = here[-2][0] if len(here) > 1 else -math.inf  # since the card taken was put face up there
+        if seen == EMPTY and s.top(zone) is not None and count > 1 and s.face_up(zone) == 1:
+            count = 1  # its top is in a hand, nothing under it
+        elif seen == EMPTY and s.top(zone) is None and count and took and self._face_down_seen.get(zone, -1.0) < shown:
+            count = 0  # never seen face down since: not a card turned and taken unseen
+        elif seen == FACE_DOWN and not count and took:
+            count = 1
+        else:
+            return False
+        spit = {p: s.spit_count(p) for p in self._players}
+        giver = owner if spit[owner] or count < len(s.pile(zone)) else max(self._players, key=lambda p: spit[p])
+        spit[giver] += len(s.pile(zone)) - count
+        if spit[giver] < 0:
+            return False
+        stocks = {p: [(count if name == zone else len(s.pile(name)),
+                       getattr(s.top(name), "code", None) if count or name != zone else None) for name in names]
+                  for p, names in zip(self._players, self.rules.stock_names)}
+        piles = {pile: (len(s.pile(pile)), self._expected_in(s, pile)) for pile in self._piles if s.pile(pile)}
+        ender = owner if not any(n for n, _ in stocks[owner]) and not self.rules.refilled_singles else None
+        if not self._set_position(stocks, piles, spit, [zone], ended_by=ender, reason=RECOUNT):
+            return False
+        if ender is not None and last is not None:
+            self._deal_ended(self.state, (last[0], self._frame_at(last[0])))
+        return True
+
+    def _frame_at(self, t: float) -> int:
+        """The index of the frame of capture time `t`, from a touch remembered then (else the current one)."""
+        return next((touch.frame for touches in self._touches.values() for touch in touches if touch.t == t), self._now[1])
 
     def _turned(self, player: str, zone: str, card: Card, when: When) -> bool:
         """A face-down top seen face up: turned at the player's first touch since the last move
@@ -919,6 +1039,8 @@ class SpitReferee:
         first_seen = self._seen[pile]
         if source is not None:
             player, zone = source
+            if pile in self._pending_spit and self._spat_alone():
+                return True
             when = self._when(pile, player, first_seen)
             applied = self._earlier(pile, card, when)
             partners = self._tied(pile, player, when) - {self._shown.get(pile)}
@@ -946,6 +1068,9 @@ class SpitReferee:
             stalemate = self._unspit_alone(first_seen[0]) or stalemate
             if stalemate:
                 self._slap_went_the_other_way()
+        elif last is not None and not self.state.spit_count(last[0]) and last[1][0] >= first_seen[0] - TOUCH_REACH_S \
+                and not self._rival_touch(pile, last[0], last[1][0]):
+            stalemate = self._spit_card_of(last[0], last[1]) or stalemate
         if not stalemate:  # a stock card turned up and laid unseen: the last hand there's, else anyone's
             for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
                 if last is not None and player != last[0] and not self._hand_seen(pile, player, first_seen[0]):
@@ -962,6 +1087,9 @@ class SpitReferee:
                 if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
                     self._attempt(player, card, turned[0], pile, laid, visible=True)
                     return True
+        if self._ties or self._returns:
+            self._deferred = True
+            return False  # a card that touched a pile is not judged yet: the engine's position is not the table's
         if stalemate:
             last = self._last_touch(pile, first_seen, {p for p in self._players if self.state.spit_count(p)})
         recent = last is not None and last[1][0] >= first_seen[0] - TOUCH_REACH_S
@@ -1029,12 +1157,52 @@ class SpitReferee:
         shift, self._spit_shift = self._spit_shift, None
         if shift is None:
             return
+        self._respit({p: self.state.spit_count(p) + shift[p] for p in self._players}, OTHER_SLAP)
+
+    def _respit(self, spit: dict[str, int], reason: str) -> bool:
+        """The engine's position with each player holding `spit` spit cards, logged as a `resync`
+        with `reason`; False if that is no position of the game."""
         s = self.state
         stocks = {p: [(len(s.pile(zone)), getattr(s.top(zone), "code", None)) for zone in names]
                   for p, names in zip(self._players, self.rules.stock_names)}
         piles = {pile: (len(s.pile(pile)), self._expected_in(s, pile)) for pile in self._piles if s.pile(pile)}
-        spit = {p: s.spit_count(p) + shift[p] for p in self._players}
-        self._set_position(stocks, piles, spit, [], reason=OTHER_SLAP)
+        return self._set_position(stocks, piles, spit, [], reason=reason)
+
+    def _spit_card_of(self, player: str, laid: When) -> bool:
+        """`player`, out of spit cards as the engine counts them, laid one at `laid` (their hand the
+        only one on the pile then): they hold at least one, counted from the other player's (a solo
+        spit of the other less than `SPIT_ROUND_S` before is taken back: both spit). True when the
+        engine's position now has the stalemate at which they spit."""
+        if not self.state.is_active(player):
+            return False
+        if self._solo is not None and next(iter(self._solo.values()))[2] != player:
+            self._unspit_alone(laid[0])
+        s = self.state
+        others = [p for p in self._players if p != player and s.spit_count(p)]
+        if not others or not s.is_stalemate():
+            return False
+        giver = max(others, key=s.spit_count)
+        spit = {p: s.spit_count(p) for p in self._players}
+        spit[giver] -= 1
+        spit[player] += 1
+        self._spit_shift = None  # counted as the spit cards laid show, whatever a slap too close to call left
+        return self._respit(spit, SPIT_LAID)
+
+    def _spat_alone(self) -> bool:
+        """The spit cards of only one player lie waiting on a stalemate and a stock card has been laid
+        since (play goes on): the other players hold no spit cards, theirs as counted are the
+        spitter's, and the spit is applied. True when it was."""
+        laid = {side for _, _, side in self._pending_spit.values()}
+        s = self.state
+        if len(laid) != 1 or not s.is_stalemate():
+            return False
+        (spitter,) = laid
+        spit = dict.fromkeys(self._players, 0)
+        spit[spitter] = sum(s.spit_count(p) for p in self._players)
+        if spit == {p: s.spit_count(p) for p in self._players}:
+            return False
+        self._spit_shift = None  # counted as the spit cards laid show, whatever a slap too close to call left
+        return self._respit(spit, ALONE) and self._spit()
 
     def _relaid(self, pile: str, card: Card) -> bool:
         """A spit card called premature, or refused, still read on `pile` once nobody can move:
@@ -1194,6 +1362,12 @@ class SpitReferee:
         for touch in touches:
             if not (touch.contact and touch.zone in self.rules.pile_index):
                 continue
+            for code, lift in list(self._lifted.items()):
+                again = self._lifted_again(code, lift, touch) if lift.attempted and lift.player == touch.side else None
+                if again is not None:  # back in its place at that touch: its player's touches lay it again
+                    self._lifted[code] = _Lift(lift.player, lift.zone, again)
+                    self._refused = [(*item[:4], min(item[4], again)) if item[0] == code else item
+                                     for item in self._refused]
             mine = [(code, lift) for code, lift in self._lifted.items()
                     if lift.player == touch.side and not lift.attempted and lift.t <= touch.t]
             rivals = [t for t in touches if t.contact and t.zone == touch.zone and t.side != touch.side]
@@ -1212,6 +1386,23 @@ class SpitReferee:
                 continue  # a refusal is called once the card is seen there, or seen back in its place
             moved |= self._attempt(lift.player, card, lift.zone, touch.zone, when, visible=True)
         return moved
+
+    def _lifted_again(self, code: str, lift: _Lift, touch: Touch) -> float | None:
+        """A card judged refused (`lift` attempted) is back in its player's hand and lifted again, its
+        hand touching a spit pile with it now (`touch`): it lies on no pile, is flagged nowhere, its
+        place shows what lies under it, and the hand touched the place after its last contact with a
+        spit pile (the card was taken back to it, too briefly to be read there, and picked up again).
+        The time of that touch on the place, else None."""
+        if code in (self.readings.get(pile) for pile in self._piles) or any(key[1] == code for key in self._flagged):
+            return None
+        top = self.state.top(lift.zone)
+        if top is None or top.code != code or self.readings.get(lift.zone) != self._under(lift.zone):
+            return None
+        laid = [t.t for pile in self._piles for t in self._touches.get(pile, ())
+                if t.contact and t.side == lift.player and lift.t < t.t < touch.t]
+        picked = [t.t for t in self._touches.get(lift.zone, ())
+                  if laid and t.contact and t.side == lift.player and max(laid) < t.t < touch.t]
+        return picked[-1] if picked else None
 
     def _rival_touch(self, pile: str, player: str, t: float) -> bool:
         """Another player's hand was over `pile` less than the race window before `t` (or in the same
@@ -1560,12 +1751,12 @@ class SpitReferee:
         if other is None and self._spit_shift is not None:  # not settled last deal: the cards held still differ so
             other = {p: held[p] + self._spit_shift[p] for p in self._players}
         self._spit_shift = None
-        if other is not None and other != held and all(
-                0 <= other[p] <= r.total_cards and self._patterns[other[p]] == filled[p] for p in self._players):
+        if other is not None and other != held and all(  # the same piles dealt either way: only the spit cards differ
+                0 <= other[p] <= r.total_cards and layout_counts(r.layout, other[p])[0] == layout_counts(r.layout, held[p])[0]
+                for p in self._players):
             self._spit_shift = {p: layout_counts(r.layout, other[p])[1] - spit_cards[p] for p in self._players}
         self._first_layout = False
         self._unread_tops = unread
-        self._counts_known = True
         self._end_t = None
         self._last_move_t = latest[0]
         self._moved = dict.fromkeys(self._owner, latest[0])

@@ -314,6 +314,7 @@ class SpitState:
         *,
         hands: Mapping[str, int] | None = None,
         reserves: tuple[int, int] | None = None,
+        ended_by: str | None = None,
     ) -> "SpitState":
         """The position a camera sees: face-down cards and spit cards are unknown (`None`).
 
@@ -322,7 +323,9 @@ class SpitState:
         how many spit cards they hold (refilled singles: cards in hand). `piles`: each spit pile's
         top, or `(number of cards, top)`; none at the start of a deal. Five-card hand:
         `stocks[player] = [(n, None)]`, `hands[player]` the hand's size, `reserves` (left, right)
-        sizes with the starter cards counted in. Every card of the game must be accounted for."""
+        sizes with the starter cards counted in. `ended_by`: the player who has just emptied their
+        stock, ending the deal (two players: the slap, or the choice, is due). Every card of the
+        game must be accounted for."""
         s = cls._blank(rules)
         places = rules.places
         stock_rows: list[Cards] = []
@@ -363,6 +366,11 @@ class SpitState:
         if s.card_count() != rules.total_cards:
             raise ImpossiblePosition(f"the table shows {s.card_count()} cards; this game has {rules.total_cards}")
         s._check_counts()
+        if ended_by is not None:
+            i = s._pidx(ended_by)
+            if s._phase != PLAY or any(s._stock_of(i)) or rules.refilled_singles or rules.players != 2:
+                raise ImpossiblePosition(f"{ended_by} ends the deal only by emptying their stock in play, two players")
+            s = s._emptied(i)
         return s
 
     def with_rules(self, rules: SpitRules) -> "SpitState":

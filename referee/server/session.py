@@ -557,6 +557,7 @@ class Session:
         resume_at = self._resumed.last_t if self._resumed is not None else None
         rejudged: list[Event] = []
         since: float | None = None
+        judging = ""
         self._changed("looking" if self.calibration is None else "running",
                       "Looking for the four table markers…" if self.calibration is None else "")
         start = time.monotonic()
@@ -574,6 +575,8 @@ class Session:
                 if resume_at is not None:
                     if since is None:
                         since = frame.t
+                        judging = f"Going on with the logged game: judging its last {resume_at - since:.0f} s of video again…"
+                        self._changed(None, judging)
                         if pipeline is not None:
                             self._judge_again(pipeline, since)
                     if frame.t <= resume_at + TIME_EPS:
@@ -581,6 +584,8 @@ class Session:
                         rejudged.extend(made)
                         continue
                     resume_at = None
+                    if self.message == judging:
+                        self._changed(None, "")
                     if pipeline is not None:
                         self._go_on_with(pipeline, rejudged, since)
                 if isinstance(source, VideoFile):

@@ -13,7 +13,7 @@ from referee.synth.dataset import SynthConfig, generate_dataset
 from referee.train.detector import BadTrainingSetup, DetectorConfig, build_dataset, write_real_labels
 from referee.train.indexnet import IndexConfig, zone_card_crops, zone_samples
 from referee.train.zoneviews import PlacedCard, write_zone_views, zone_mosaic, zone_view
-from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES
+from referee.vision.detector import INDEX_MODEL, NO_INDEX, RANK_CLASSES, SUIT_CLASSES
 from referee.vision.evaluate import seen_enough
 from referee.vision.realset import LabelledCard, LabelledPhoto, load_photos
 
@@ -174,3 +174,14 @@ def test_zone_index_samples_are_the_same_for_a_seed(synth: Path, tmp_path: Path)
     assert ((first.suits >= 0) == (first.ranks != RANK_CLASSES.index(NO_INDEX))).all()
     with pytest.raises(BadTrainingSetup):
         IndexConfig(run_dir=tmp_path, synth_dir=None, real_dir=tmp_path, zone_views=1.0)
+
+
+def test_export_writes_the_models_the_run_trained_and_refuses_an_empty_run(synth: Path, tmp_path: Path) -> None:
+    from referee.cli import main
+    from referee.train.indexnet import train_index_classifier
+
+    run, models = tmp_path / "index-only", tmp_path / "models"
+    train_index_classifier(IndexConfig(run_dir=run, synth_dir=synth, real_dir=None, epochs=1, batch=64))
+    assert main(["train", "export", "--run", str(run), "--models", str(models)]) == 0
+    assert [p.name for p in models.iterdir()] == [INDEX_MODEL]  # the detector's file is not touched
+    assert main(["train", "export", "--run", str(tmp_path / "empty"), "--models", str(models)]) == 2

@@ -35,7 +35,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from referee.train.detector import DetectorConfig, export_detector, train_detector
+    from referee.train.detector import BadTrainingSetup, DetectorConfig, export_detector, train_detector
     from referee.train.environment import prepare
 
     prepare(args.run)
@@ -57,7 +57,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         from referee.train.indexnet import export_index_classifier
 
-        detector = export_detector(args.run / "detector" / "weights" / "best.pt", args.models / DETECTOR_MODEL, args.imgsz)
-        index = export_index_classifier(args.run / "index-classifier.pt", args.models / INDEX_MODEL)
-        print(f"exported {detector} and {index}")
+        detector, index = args.run / "detector" / "weights" / "best.pt", args.run / "index-classifier.pt"
+        if not detector.exists() and not index.exists():
+            raise BadTrainingSetup(f"{args.run} holds neither {detector.relative_to(args.run)} nor {index.name}")
+        if detector.exists():  # a run may train one stage only; the other model file is left as it is
+            print(f"exported {export_detector(detector, args.models / DETECTOR_MODEL, args.imgsz)}")
+        if index.exists():
+            print(f"exported {export_index_classifier(index, args.models / INDEX_MODEL)}")
     return 0

@@ -31,6 +31,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--models", type=Path, default=MODELS_DIR, metavar="DIR", help="export target (default models/)")
     parser.add_argument("--zone-views", type=float, default=0.0, metavar="K",
                         help="detector and index: also train on K top-down pile mosaics per synthetic image, as the pipeline reads zones")
+    parser.add_argument("--more-data", type=Path, nargs="+", default=[], metavar="DIR",
+                        help="index: further synthetic sets trained on beside --data (crops cached per folder name)")
     parser.add_argument("--seed", type=int, default=0)
 
 
@@ -40,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
 
     prepare(args.run)
     if args.stage == "detector":
+        if args.more_data:
+            raise BadTrainingSetup("--more-data is for the index stage; the detector trains on one --data set")
         config = DetectorConfig(
             run_dir=args.run, synth_dir=args.data, real_dir=args.real, model_yaml=args.model, init_weights=args.init,
             imgsz=args.imgsz, zone_views=args.zone_views,
@@ -51,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
         config = IndexConfig(
             run_dir=args.run, synth_dir=args.data, real_dir=args.real, epochs=args.epochs or 12,
-            batch=args.batch or 256, zone_views=args.zone_views, seed=args.seed,
+            batch=args.batch or 256, zone_views=args.zone_views, more_data=tuple(args.more_data), seed=args.seed,
         )
         print(f"index classifier checkpoint: {train_index_classifier(config)}")
     else:

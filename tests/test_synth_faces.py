@@ -1,5 +1,6 @@
 """Card faces and backs: every code in every built-in style, folders of images, clear errors."""
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -82,3 +83,18 @@ def test_svg_without_cairosvg_is_a_clear_error(tmp_path: Path, monkeypatch):
     monkeypatch.setitem(sys.modules, "cairosvg", None)  # import fails as if it were not installed
     with pytest.raises(SynthAssetError, match="cairosvg"):
         FolderFaces(tmp_path).face("QS")
+
+
+def test_a_barred_jack_has_a_bar_across_the_top_of_its_index_and_only_the_jack_changes():
+    barred = next(s for s in BUILTIN_STYLES if s.barred_jack)
+    plain = dataclasses.replace(barred, barred_jack=False)
+
+    def top_ink_width(style, code: str) -> int:
+        corner = render_builtin_face(code, style)[: FACE_H // 5, : FACE_W // 4, :3].astype(np.int16)
+        ink = np.abs(corner - np.array(style.stock, np.int16)).sum(axis=2) > 200
+        rows = np.flatnonzero(ink.any(axis=1))
+        return int(ink[rows[0] : rows[0] + 2].any(axis=0).sum())
+
+    assert top_ink_width(barred, "JC") > 1.3 * top_ink_width(plain, "JC")
+    for code in ("3C", "QH", "KS", "10D"):
+        assert np.array_equal(render_builtin_face(code, barred), render_builtin_face(code, plain))

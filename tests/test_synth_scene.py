@@ -135,3 +135,11 @@ def test_a_canvas_draws_render_scenes_frame_step_by_step():
     # the gain lights a bare table as finish does, but for the glare (taken as it shows on a table of brightness 0.25)
     lit = Canvas(camera, TABLE, lighting, DECK).finish().image
     assert np.abs(lit - np.clip(bare.image * bare.gain(), 0, 1)).max() < 0.05
+
+
+def test_a_low_camera_with_the_table_origin_behind_it_still_renders_the_card_in_front():
+    camera = Camera.look_at(640, 480, (40, 0), 20, 50, 90)  # looks along +x from about (25, 0, 13)
+    assert (camera.R @ np.zeros(3) + camera.t)[2] < 0  # the table's origin is behind the camera
+    out = _render([CardPlacement("2C", 40, 0, 0, 0)], camera)
+    corners = np.array(out.annotation.cards[0].corners, np.float32)
+    assert np.isfinite(out.image).all() and (corners.min(axis=0) > 0).all() and (corners.max(axis=0) < (640, 480)).all()

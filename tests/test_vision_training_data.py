@@ -13,7 +13,7 @@ from referee.synth.dataset import SynthConfig, generate_dataset
 from referee.train.detector import BadTrainingSetup, DetectorConfig, build_dataset, write_real_labels
 from referee.train.indexnet import IndexConfig, zone_card_crops, zone_samples
 from referee.train.zoneviews import PlacedCard, write_zone_views, zone_mosaic, zone_view
-from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES
+from referee.vision.detector import INDEX_MODEL, NO_INDEX, RANK_CLASSES, SUIT_CLASSES
 from referee.vision.evaluate import seen_enough
 from referee.vision.realset import LabelledCard, LabelledPhoto, load_photos
 
@@ -174,3 +174,39 @@ def test_zone_index_samples_are_the_same_for_a_seed(synth: Path, tmp_path: Path)
     assert ((first.suits >= 0) == (first.ranks != RANK_CLASSES.index(NO_INDEX))).all()
     with pytest.raises(BadTrainingSetup):
         IndexConfig(run_dir=tmp_path, synth_dir=None, real_dir=tmp_path, zone_views=1.0)
+
+
+def test_export_writes_the_models_the_run_trained_and_refuses_an_empty_run(synth: Path, tmp_path: Path) -> None:
+    from referee.cli import main
+    from referee.train.indexnet import train_index_classifier
+
+    run, models = tmp_path / "index-only", tmp_path / "models"
+    train_index_classifier(IndexConfig(run_dir=run, synth_dir=synth, real_dir=None, epochs=1, batch=64))
+    assert main(["train", "export", "--run", str(run), "--models", str(models)]) == 0
+    assert [p.name for p in models.iterdir()] == [INDEX_MODEL]  # the detector's file is not touched
+    assert main(["train", "export", "--run", str(tmp_path / "empty"), "--models", str(models)]) == 2
+
+
+def test_a_further_synthetic_set_is_cut_into_caches_of_its_own_and_validated_too(synth: Path, tmp_path: Path) -> None:
+    import torch
+
+    from referee.train.indexnet import train_index_classifier
+
+    other = tmp_path / "later"
+    list(generate_dataset(other, 2, SynthConfig(seed=6, val_fraction=0.5)))
+    run = tmp_path / "run"
+    checkpoint = train_index_classifier(IndexConfig(run_dir=run, synth_dir=synth, real_dir=None, epochs=1, batch=64,
+                                                    zone_views=1, more_data=(other,)))
+    caches = sorted(p.name for p in run.glob("*.npz"))
+    assert caches == ["index-samples-later.npz", "index-samples.npz", "index-zone-samples-1.npz", "index-zone-samples-later-1.npz"]
+    scores = torch.load(checkpoint, map_location="cpu", weights_only=False)["val"]
+    assert {"synthetic", "synthetic later"} <= set(scores)
+    with np.load(run / "index-samples-later.npz") as later, np.load(run / "index-samples.npz") as first:
+        assert len(later["train_ranks"]) > 0 and len(first["train_ranks"]) > 0
+
+
+def test_further_synthetic_sets_need_a_first_one_and_distinct_names(tmp_path: Path) -> None:
+    with pytest.raises(BadTrainingSetup):
+        IndexConfig(run_dir=tmp_path, synth_dir=None, real_dir=tmp_path, more_data=(tmp_path / "a",))
+    with pytest.raises(BadTrainingSetup):
+        IndexConfig(run_dir=tmp_path, synth_dir=tmp_path, real_dir=None, more_data=(tmp_path / "x" / "a", tmp_path / "y" / "a"))

@@ -51,10 +51,12 @@ class Camera:
         return -self.R.T @ self.t
 
     def homography(self, z_cm: float = 0.0) -> np.ndarray:
-        """The 3x3 map from the plane at height `z_cm` (x, y in cm) to image pixels."""
+        """The 3x3 map from the plane at height `z_cm` (x, y in cm) to image pixels, scaled so that
+        its bottom-right entry is 1 or -1: points in front of the camera keep a positive third
+        coordinate even when the plane's origin lies behind it."""
         Rt = np.column_stack([self.R[:, 0], self.R[:, 1], self.R[:, 2] * z_cm + self.t])
         H = self.K @ Rt
-        return H / H[2, 2]
+        return H / abs(H[2, 2])
 
     def projection(self) -> np.ndarray:
         """The 3x4 map from homogeneous table-frame points (cm) to homogeneous image points."""

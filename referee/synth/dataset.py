@@ -28,7 +28,7 @@ RESOLUTIONS: Final = ((1280, 720), (1920, 1080), (640, 480), (960, 540), (800, 6
                       (640, 360), (480, 640))
 RESOLUTION_WEIGHTS: Final = (0.25, 0.11, 0.16, 0.12, 0.08, 0.08, 0.09, 0.07, 0.04)
 MANIFEST: Final = "synth.json"
-GENERATOR: Final = 7
+GENERATOR: Final = 8
 """Changes whenever the same (seed, index) would draw a different image; a folder made by
 another generator is not resumed."""
 

@@ -60,6 +60,8 @@ class FaceStyle:
     four_index: bool = False
     """Indices in all four corners (the annotation's index corners stay top-left and bottom-right)."""
     suit_font: str = SUIT_FONT
+    barred_jack: bool = False
+    """The index J carries a bar across its top, as many casino and pinochle decks print it."""
 
 
 BUILTIN_STYLES: Final[tuple[FaceStyle, ...]] = (
@@ -92,6 +94,12 @@ BUILTIN_STYLES: Final[tuple[FaceStyle, ...]] = (
               red_ink=(225, 60, 60), index_height=0.095, index_margin=(0.05, 0.04), pip_scale=0.16,
               corner_radius=0.065, border=(180, 180, 190),
               court_colors=((240, 220, 120), (120, 160, 210), (230, 110, 110))),
+    FaceStyle("casino-serif", "DejaVuSerifCondensed-Bold.ttf", stock=(250, 249, 244), index_height=0.12,
+              index_margin=(0.04, 0.03), pip_scale=0.17, barred_jack=True,
+              court_colors=((235, 195, 60), (40, 80, 170), (205, 30, 40))),
+    FaceStyle("casino-sans", "DejaVuSans-Bold.ttf", stock=(245, 243, 236), black_ink=(20, 20, 30),
+              index_height=0.11, index_margin=(0.04, 0.035), corner_radius=0.06, barred_jack=True,
+              court_colors=((225, 185, 70), (30, 60, 130), (180, 25, 35))),
 )
 
 
@@ -153,9 +161,22 @@ def _pip_positions(rank: int) -> list[tuple[float, float]]:
     return table[rank]
 
 
+def _barred(letter: Image.Image, ink: RGB) -> Image.Image:
+    """A letter with a bar as thick as its stem across its top, reaching past it on both sides."""
+    alpha = np.asarray(letter.getchannel("A")) > 127
+    stem = max(2, int(alpha[alpha.shape[0] // 3].sum()))
+    reach = max(1, round(0.2 * letter.width))
+    out = Image.new("RGBA", (letter.width + 2 * reach, letter.height), ink + (0,))
+    out.alpha_composite(letter, (reach, 0))
+    ImageDraw.Draw(out).rectangle([0, 0, out.width - 1, stem - 1], fill=ink + (255,))
+    return out
+
+
 def _index_tile(rank_text: str, suit_glyph: str, style: FaceStyle, ink: RGB) -> Image.Image:
     size = max(8, round(style.index_height * FACE_H * 1.3))
     rank_img = _glyph(rank_text, style.rank_font, size, ink)
+    if rank_text == "J" and style.barred_jack:
+        rank_img = _barred(rank_img, ink)
     if rank_text == "10" and rank_img.width > 0.2 * FACE_W:  # keep a wide 10 inside the corner
         rank_img = rank_img.resize((round(0.2 * FACE_W), rank_img.height), Image.Resampling.LANCZOS)
     parts = [rank_img]

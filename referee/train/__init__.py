@@ -31,15 +31,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--models", type=Path, default=MODELS_DIR, metavar="DIR", help="export target (default models/)")
     parser.add_argument("--zone-views", type=float, default=0.0, metavar="K",
                         help="detector and index: also train on K top-down pile mosaics per synthetic image, as the pipeline reads zones")
+    parser.add_argument("--more-data", type=Path, nargs="+", default=[], metavar="DIR",
+                        help="index: further synthetic sets trained on beside --data (crops cached per folder name)")
     parser.add_argument("--seed", type=int, default=0)
 
 
 def run(args: argparse.Namespace) -> int:
-    from referee.train.detector import DetectorConfig, export_detector, train_detector
+    from referee.train.detector import BadTrainingSetup, DetectorConfig, export_detector, train_detector
     from referee.train.environment import prepare
 
     prepare(args.run)
     if args.stage == "detector":
+        if args.more_data:
+            raise BadTrainingSetup("--more-data is for the index stage; the detector trains on one --data set")
         config = DetectorConfig(
             run_dir=args.run, synth_dir=args.data, real_dir=args.real, model_yaml=args.model, init_weights=args.init,
             imgsz=args.imgsz, zone_views=args.zone_views,
@@ -51,13 +55,17 @@ def run(args: argparse.Namespace) -> int:
 
         config = IndexConfig(
             run_dir=args.run, synth_dir=args.data, real_dir=args.real, epochs=args.epochs or 12,
-            batch=args.batch or 256, zone_views=args.zone_views, seed=args.seed,
+            batch=args.batch or 256, zone_views=args.zone_views, more_data=tuple(args.more_data), seed=args.seed,
         )
         print(f"index classifier checkpoint: {train_index_classifier(config)}")
     else:
         from referee.train.indexnet import export_index_classifier
 
-        detector = export_detector(args.run / "detector" / "weights" / "best.pt", args.models / DETECTOR_MODEL, args.imgsz)
-        index = export_index_classifier(args.run / "index-classifier.pt", args.models / INDEX_MODEL)
-        print(f"exported {detector} and {index}")
+        detector, index = args.run / "detector" / "weights" / "best.pt", args.run / "index-classifier.pt"
+        if not detector.exists() and not index.exists():
+            raise BadTrainingSetup(f"{args.run} holds neither {detector.relative_to(args.run)} nor {index.name}")
+        if detector.exists():  # a run may train one stage only; the other model file is left as it is
+            print(f"exported {export_detector(detector, args.models / DETECTOR_MODEL, args.imgsz)}")
+        if index.exists():
+            print(f"exported {export_index_classifier(index, args.models / INDEX_MODEL)}")
     return 0

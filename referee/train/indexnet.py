@@ -39,6 +39,9 @@ class IndexConfig:
     jitter_copies: int = 1
     zone_views: float = 0.0
     """Zone mosaics (`referee.train.zoneviews`) per synthetic image whose cards give crops too."""
+    more_data: tuple[Path, ...] = ()
+    """Further synthetic sets cut as `synth_dir` is (zone views included) and trained on beside it,
+    so a set made by a later generator adds to the earlier one rather than replacing it."""
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -50,6 +53,10 @@ class IndexConfig:
             raise BadTrainingSetup(f"zone views per synthetic image must be in 0..10, not {self.zone_views}")
         if self.zone_views and self.synth_dir is None:
             raise BadTrainingSetup("zone views are cut from a synthetic data set (--data)")
+        if self.more_data and self.synth_dir is None:
+            raise BadTrainingSetup("further synthetic sets (--more-data) go with a first one (--data)")
+        if len({d.name for d in self.more_data}) < len(self.more_data) or any(d.name == "" for d in self.more_data):
+            raise BadTrainingSetup("further synthetic sets name their crop caches by folder name: give folders of distinct names")
 
 
 @dataclass
@@ -336,7 +343,8 @@ def _cached(path: Path, build: Callable[[], tuple[Samples, Samples]]) -> tuple[S
 
 
 def _load_samples(config: IndexConfig) -> tuple[Samples, dict[str, Samples]]:
-    """The training samples and the validation sets by name."""
+    """The training samples and the validation sets by name; each further synthetic set
+    (`more_data`) is cut into caches of its own, named after its folder."""
 
     def scenes() -> tuple[Samples, Samples]:
         print("cutting index crops ...", flush=True)
@@ -348,17 +356,33 @@ def _load_samples(config: IndexConfig) -> tuple[Samples, dict[str, Samples]]:
             train_parts.append(real_samples(config.real_dir, config))
         return Samples.concat(train_parts), val
 
-    def zones() -> tuple[Samples, Samples]:
-        assert config.synth_dir is not None  # IndexConfig refuses zone views without a synthetic set
-        print("cutting index crops from zone views ...", flush=True)
-        return (zone_samples(config.synth_dir, "train", config, config.zone_views),
-                zone_samples(config.synth_dir, "val", config, 1.0))
+    def more_scenes(folder: Path) -> Callable[[], tuple[Samples, Samples]]:
+        def cut() -> tuple[Samples, Samples]:
+            print(f"cutting index crops of {folder} ...", flush=True)
+            return (synth_samples(folder, "train", config),
+                    synth_samples(folder, "val", IndexConfig(**{**config.__dict__, "jitter_copies": 0})))
+        return cut
+
+    def zones(folder: Path) -> Callable[[], tuple[Samples, Samples]]:
+        def cut() -> tuple[Samples, Samples]:
+            print(f"cutting index crops from zone views of {folder} ...", flush=True)
+            return (zone_samples(folder, "train", config, config.zone_views),
+                    zone_samples(folder, "val", config, 1.0))
+        return cut
 
     train, val = _cached(config.run_dir / "index-samples.npz", scenes)
     parts, vals = [train], {"synthetic": val}
+    for folder in config.more_data:
+        more_train, vals[f"synthetic {folder.name}"] = _cached(config.run_dir / f"index-samples-{folder.name}.npz", more_scenes(folder))
+        parts.append(more_train)
     if config.zone_views:
-        zone_train, vals["zone views"] = _cached(config.run_dir / f"index-zone-samples-{config.zone_views:g}.npz", zones)
+        assert config.synth_dir is not None  # IndexConfig refuses zone views without a synthetic set
+        zone_train, vals["zone views"] = _cached(config.run_dir / f"index-zone-samples-{config.zone_views:g}.npz", zones(config.synth_dir))
         parts.append(zone_train)
+        for folder in config.more_data:
+            name = f"index-zone-samples-{folder.name}-{config.zone_views:g}.npz"
+            more_zones, vals[f"zone views {folder.name}"] = _cached(config.run_dir / name, zones(folder))
+            parts.append(more_zones)
     return Samples.concat(parts), vals
 
 

@@ -449,6 +449,62 @@ def test_cards_touching_a_pile_within_a_frame_of_each_other_wait_for_the_one_tak
     assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("A", "B")]
 
 
+def test_race_loser_whose_rival_lifted_its_card_with_a_hand_already_on_the_pile_is_refused_against_the_new_top() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: 9♥ and 7♠ each fit it, not each other
+    for _ in range(3):  # A's hand comes over A2 and stays: its 9♥ is never seen lifted
+        film.frame((HandSeen("A", ("A2",), {}),))
+    for _ in range(3):  # B's hand comes over B1
+        film.frame((HandSeen("A", ("A2",), {}), HandSeen("B", ("B1",), {})))
+    tb = film.t  # B's hand over B1 and L: its contact with L is seen a frame before the one with B1
+    film.frame((HandSeen("A", ("A2",), {}), HandSeen("B", ("B1", "L"), {"L": tb})))
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2",), {}), HandSeen("B", ("B1", "L"), {"L": tb, "B1": round(tb + 1 / FPS, 6)})))
+    film.zones["B1"] = "empty"
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2",), {}),))
+    ta = film.t  # 9♥ lands on the 7♠
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": ta}),))
+    film.zones["L"] = "9H"
+    for _ in range(12):
+        film.frame((HandSeen("A", ("A2",), {}),))
+    for _ in range(3):  # A takes the 9♥ back, its hand not seen touching L
+        film.frame((HandSeen("A", ("A2", "L"), {}),))
+    film.zones["L"] = "7S"
+    film.still(8)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "7S", tb)]
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("A", "9H", ta, "9♥ is not next to 7♠")]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
+
+
+def test_illegal_play_is_called_while_the_place_a_card_was_just_played_from_is_still_under_a_hand() -> None:
+    film = _opened()  # L shows 8♦
+    film.frame((HandSeen("A", ("A2",), {}),))
+    ta = film.t  # A's hand takes 9♥ from A2 onto L, and stays over A2: A2 is not read again
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": ta}),))
+    film.zones["L"] = "9H"
+    for _ in range(6):
+        film.frame((HandSeen("A", ("A2",), {}),))
+    for _ in range(2):  # B lifts Q♠
+        film.frame((HandSeen("A", ("A2",), {}), HandSeen("B", ("B1",), {"B1": film.t})))
+    film.zones["B1"] = "empty"
+    for _ in range(4):
+        film.frame((HandSeen("A", ("A2",), {}),))
+    tb = film.t  # and lays it on the 9♥
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2",), {}), HandSeen("B", ("L",), {"L": tb})))
+    film.zones["L"] = "QS"
+    for _ in range(8):
+        film.frame((HandSeen("A", ("A2",), {}),))
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "9H", ta)]
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("B", "QS", tb, "Q♠ is not next to 9♥")]
+
+
 def test_a_card_refused_in_a_tie_put_back_too_briefly_to_be_read_and_laid_again_is_judged_at_its_touch() -> None:
     film = _opened(spit_r="QC", layout=dict(LAYOUT, B1="KS"))  # L shows 8♦: 9♥ fits it, K♠ does not; R Q♣ fits K♠
     film.touch("A", "A2", 2, then="back")  # A lifts 9♥

@@ -513,6 +513,17 @@ class SpitReferee:
                 cover = (touch.t, touch.frame)
         return cover or seen
 
+    def _hand_came(self, zone: str, side: str, t: float) -> float:
+        """When the hand of `side` whose contact with `zone` began at `t` came over it: the start of
+        its last cover of the place less than `TURN_S` before (a hand taking a card), else `t`. A card
+        lifted there left it after that; the hand may touch a spit pile with it before its contact
+        with the place is dated (a hand over both at once)."""
+        came = t
+        for touch in self._touches.get(zone, ()):
+            if touch.side == side and not touch.contact and t - TURN_S <= touch.t <= t:
+                came = touch.t
+        return min(came, t)
+
     def _last_touch(self, zone: str, seen: When, sides: set[str] | None = None) -> tuple[str, When] | None:
         """The side and first contact of the hand that touched `zone` last before `seen` (one of
         `sides`, if given), leaving out a hand that was taking back a card flagged there."""
@@ -714,6 +725,13 @@ class SpitReferee:
             odd.add(zone)
         return odd
 
+    def _odd_stock(self) -> set[str]:
+        """The stock places that show what no move explains (`_unexplained`), leaving out one still
+        under a hand and not read since a move judged there took its card (its reading is the card
+        that left it: the place is not read yet, not misread)."""
+        return {zone for zone in self._unexplained() if zone in self._owner
+                and (self._clear(zone) or self._moved.get(zone, -1.0) <= self._seen[zone][0])}
+
     def _unread(self, zone: str) -> bool:
         """`zone` is a spit pile whose last read is older than the move judged there at a hand's
         touch less than `RESYNC_S` ago (the card laid is not read yet): not a read to go by."""
@@ -835,7 +853,7 @@ class SpitReferee:
         when = self._when(zone, owner, self._seen[zone])
         if top is not None and seen == self._under(zone):
             if top.code not in self._lifted:
-                self._lifted[top.code] = _Lift(owner, zone, when[0])
+                self._lifted[top.code] = _Lift(owner, zone, self._hand_came(zone, owner, when[0]))
             return False
         if not self._counts_known and seen in (EMPTY, FACE_DOWN) and self._recounted(zone, seen):
             return True
@@ -1500,7 +1518,7 @@ class SpitReferee:
             self._apply(move, when)
             return True
         if not self._hand_seen(pile, player, when[0]) or not self._read_under(pile, card, player, when[0]) \
-                or self._unexplained() - set(self._piles):
+                or self._odd_stock():
             self._judged.discard(key)
             lift = self._lifted.get(card.code)
             if visible and lift is not None:

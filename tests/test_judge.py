@@ -778,6 +778,33 @@ def test_deal_end_counts_the_cards() -> None:
     assert [(e["player"], e["counts"]) for e in ends] == [("A", {"A": 2, "B": 3})]
 
 
+def test_deal_end_is_called_when_the_hand_laying_the_last_stock_card_stays_on_the_pile_until_the_slap() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", "back |"]}, spit={"A": "2C 3C", "B": "4C"},
+                               piles={"L": "6D", "R": "KH"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D", "R": "KH"})
+    film.still(4)
+    film.touch("A", "A1", 2, then="empty")  # A lifts the last stock card, 7♣
+    film.still(4)
+    t = film.t  # and lays it on the 6♦, the hand staying there: the 7♣ is never read on L
+    for _ in range(36):
+        film.frame((HandSeen("A", ("L",), {"L": t}),))
+    for _ in range(4):  # the hand rises over the pile
+        film.frame((HandSeen("A", (), {}),), L="occluded")
+    slap = film.t
+    for _ in range(3):  # A slaps L, B two frames later
+        film.frame((HandSeen("A", ("L",), {"L": slap}),))
+    for _ in range(3):
+        film.frame((HandSeen("A", ("L",), {"L": slap}), HandSeen("B", ("L",), {"L": round(slap + 2 / FPS, 6)})))
+    film.zones.update(L="empty", R="empty")  # the piles gathered
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "7C", t)]
+    assert [(e["player"], e.t) for e in _of(events, "deal_end")] == [("A", t)]
+    assert [(e["pile"], e["winner"], e["contact"]) for e in _of(events, "slap")] == \
+        [("L", "A", {"A": slap, "B": round(slap + 2 / FPS, 6)})]
+
+
 def test_same_pile_slap_goes_to_the_first_hand() -> None:
     film, referee = _settling()
     ta, tb = film.touch_both(("B", "R"), ("A", "R"), lag=2)

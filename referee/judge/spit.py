@@ -18,6 +18,8 @@ sees and what the engine expects by a move:
   engine finds;
 - a stock card lifted (its place seen without it) whose player's hand then touches a spit pile:
   the card counts the moment it touches, so it is judged at that frame, before it can be seen;
+  a player's last stock card (which ends the deal) waits to be seen, but one whose hand stays on
+  the pile until the slap is played at its touch once it has not come back for `TIE_WAIT_S`;
   one that comes back after touching a pile unseen is judged there too (a race loser), unless
   another card was read on that pile since and the player's hand never went back there (it may
   have been another card, turned and played unseen, that went under it and stayed);
@@ -270,6 +272,9 @@ class SpitReferee:
         player's spit cards (the piles dealt look the same); kept into later deals until the spit
         cards laid settle it."""
         self._returns: list[tuple[Card, _Lift, str, When]] = []
+        self._last_laid: list[tuple[Card, _Lift, str, When]] = []
+        """A player's last stock card, lifted, touching a spit pile where it fits: (card, its lift, the
+        pile, the touch), judged once the table shows it (`_lay_last_cards`)."""
         self._ties: dict[str, float] = {}
         self._shown: dict[str, str] = {}
         self._moved: dict[str, float] = {}
@@ -360,6 +365,8 @@ class SpitReferee:
             self._reconcile()
         if self._returns:
             self._judge_returns()
+        if self._last_laid:
+            self._lay_last_cards()
         if not snap.changes and (
                 (self._deferred and snap.unsettled != self._unsettled)
                 or (self.state.phase == "layout" and self._layout_due <= snap.t)
@@ -1398,12 +1405,31 @@ class SpitReferee:
             card = parse_card(code)
             if len([z for z in self.rules.stock_names[self.rules.player_index[lift.player]] if self.state.pile(z)]) == 1 \
                     and len(self.state.pile(lift.zone)) == 1:
+                if self.state.check(Play(lift.player, card, lift.zone, touch.zone)) is None:
+                    self._last_laid.append((card, lift, touch.zone, when))
                 continue  # the player's last stock card ends the deal: called once the table is read
             moved |= self._earlier(touch.zone, card, when)
             if self.state.check(Play(lift.player, card, lift.zone, touch.zone)) is not None:
                 continue  # a refusal is called once the card is seen there, or seen back in its place
             moved |= self._attempt(lift.player, card, lift.zone, touch.zone, when, visible=True)
         return moved
+
+    def _lay_last_cards(self) -> None:
+        """A player's last stock card laid where it fits (`_last_laid`) is played at its touch once it
+        has not come back for `TIE_WAIT_S` with its place still read empty and the pile not read since
+        the touch (the hand that laid it may stay on the pile until both slap it, and the piles are
+        gathered): the deal ends there. A card seen since, on the pile or back in its place, is
+        judged as seen."""
+        waiting = []
+        for card, lift, pile, when in self._last_laid:
+            if self._lifted.get(card.code) is not lift or lift.attempted or self.state.phase != "play" \
+                    or self._seen[pile][0] > when[0] or self.readings.get(lift.zone) != EMPTY:
+                continue
+            if self._now[0] - when[0] < TIE_WAIT_S:
+                waiting.append((card, lift, pile, when))
+            elif self._attempt(lift.player, card, lift.zone, pile, when, visible=True):
+                self._reconcile()
+        self._last_laid = waiting
 
     def _lifted_again(self, code: str, lift: _Lift, touch: Touch) -> float | None:
         """A card judged refused (`lift` attempted) is back in its player's hand and lifted again, its

@@ -260,6 +260,21 @@ def test_turn_up_is_dated_by_the_hand_coming_over_the_place() -> None:
     assert [(e["pile"], e["card"], e.t) for e in turn_ups] == [("A2", "4C", arrived)]
 
 
+def test_turn_up_of_a_card_turned_and_played_unseen_is_dated_by_the_hand_coming_over_the_place() -> None:
+    film = _opened()
+    film.play("A", "A2", "back", "L")  # 9H onto 8D; A2 shows its last card, face down
+    arrived = film.t
+    for _ in range(7):  # the hand over A2 turning its card: not at rest, no contact
+        film.frame((HandSeen("A", ("A2",), {}),))
+    film.touch("A", "A2", 3, then="empty")  # and taking it, never read face up: 10♣
+    film.still(3)
+    t = film.touch("A", "L", 3, then="10C")  # onto the 9♥
+    film.still(6)
+    events = film.judge()
+    assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("A2", "10C", arrived)]
+    assert [(e["card"], e.t) for e in _of(events, "play")][-1] == ("10C", t)
+
+
 def test_race_margin_is_the_touch_time_difference() -> None:
     film = _opened()
     film.touch("A", "A2", 2, then="back")  # 9H

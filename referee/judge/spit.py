@@ -991,7 +991,7 @@ class SpitReferee:
             if not laid:
                 continue
             first = parse_card(shown)
-            if self._try(TurnUp(player, zone, first), (touches[0].t, touches[0].frame)):
+            if self._try(TurnUp(player, zone, first), self._arrival(zone, touches[0], self._moved.get(zone, 0.0))):
                 self._attempt(player, first, zone, pile, (laid[0].t, laid[0].frame), visible=True)
                 return True
         return False
@@ -1028,7 +1028,7 @@ class SpitReferee:
             touched = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t < before]
             if touched and touched[-1].t > latest:
                 latest = touched[-1].t
-                best = (zone, (touched[0].t, touched[0].frame))
+                best = (zone, self._arrival(zone, touched[0], since))
         return best
 
     def _try(self, move: SpitMove, when: When) -> bool:

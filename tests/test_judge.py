@@ -494,6 +494,36 @@ def test_race_loser_whose_rival_lifted_its_card_with_a_hand_already_on_the_pile_
     assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
 
 
+def test_race_loser_never_seen_lifted_and_taken_back_off_the_pile_is_refused_against_the_new_top() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: 9♥ and 7♠ each fit it, not each other
+    a, b = HandSeen("A", ("A2",), {}), HandSeen("B", ("B1",), {})  # hands over their places: no card seen lifted
+    for _ in range(3):
+        film.frame((a, b))
+    tb = film.t  # B's 7♠ onto the 8♦
+    for _ in range(3):
+        film.frame((a, HandSeen("B", ("B1", "L"), {"L": tb})))
+    for _ in range(2):
+        film.frame((a, b))
+    ta = film.t  # A's 9♥ onto the 7♠
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": ta}), b))
+    film.zones["L"] = "9H"
+    for _ in range(12):
+        film.frame((a, b))
+    for _ in range(3):  # A takes the 9♥ back, its hand not seen touching L
+        film.frame((HandSeen("A", ("A2", "L"), {}), b))
+    film.zones["L"] = "7S"
+    for _ in range(8):
+        film.frame((a, b))
+    film.zones["B1"] = "empty"
+    film.still(8)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "7S", tb)]
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("A", "9H", ta, "9♥ is not next to 7♠")]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
+
+
 def test_illegal_play_is_called_while_the_place_a_card_was_just_played_from_is_still_under_a_hand() -> None:
     film = _opened()  # L shows 8♦
     film.frame((HandSeen("A", ("A2",), {}),))

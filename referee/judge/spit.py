@@ -23,6 +23,9 @@ sees and what the engine expects by a move:
   one that comes back after touching a pile unseen is judged there too (a race loser), unless
   another card was read on that pile since and the player's hand never went back there (it may
   have been another card, turned and played unseen, that went under it and stayed);
+- a stock card seen on a spit pile, never seen lifted (its place under a hand), taken off it by its
+  player's hand to show what lay under it: it was refused there (it came second), and is judged at
+  its touch;
 - a card refused on a spit pile is expected back: its player's touches there until it is seen
   back in its place take it back, even from under a card laid on it since;
 - a card seen on a pile that another player's hand was over just before, laying no card judged
@@ -425,6 +428,7 @@ class SpitReferee:
         zone = change.zone
         if zone in self._piles:
             self._lifted_off(zone, change.seen_t)
+            self._taken_off_unseen(zone, change.after)
         self.readings[zone] = change.after
         self._seen[zone] = (change.seen_t, change.seen_frame)
         if self._end_t is not None:
@@ -473,6 +477,27 @@ class SpitReferee:
         if laid != seen and any(touch.contact and touch.side == lift.player and seen[0] <= touch.t <= gone
                                 for touch in self._touches.get(pile, ())):
             self._took_back[pile] = (lift.player, laid[0], gone)
+
+    def _taken_off_unseen(self, pile: str, after: str) -> None:
+        """The card read on `pile` is a face-up stock top never seen lifted (its place under a hand),
+        laid by its player's touch, and the pile now shows `after`, what lay under it (the engine's
+        top, or another player's stock card laid just before): its player took it back, so it was
+        refused there and came second; it is judged at that touch once the pile is clear (`_returns`)."""
+        code = self.readings.get(pile, EMPTY)
+        seen = self._seen.get(pile)
+        if code not in CARD_CODES or code in self._lifted or seen is None or self.state.phase != "play":
+            return
+        card = parse_card(code)
+        source = self._stock_top_of(card)
+        if source is None:
+            return
+        player, zone = source
+        rival = self._stock_top_of(parse_card(after)) if after in CARD_CODES else None
+        if after != self._expected(pile) and (rival is None or rival[0] == player):
+            return
+        laid = self._last_touch(pile, seen, {player})
+        if laid is not None and laid[1][0] >= seen[0] - TOUCH_REACH_S:
+            self._returns.append((card, _Lift(player, zone, laid[1][0]), pile, laid[1]))
 
     # ------------------------------------------------------------------------------ helpers
 

@@ -260,6 +260,21 @@ def test_turn_up_is_dated_by_the_hand_coming_over_the_place() -> None:
     assert [(e["pile"], e["card"], e.t) for e in turn_ups] == [("A2", "4C", arrived)]
 
 
+def test_turn_up_of_a_card_turned_and_played_unseen_is_dated_by_the_hand_coming_over_the_place() -> None:
+    film = _opened()
+    film.play("A", "A2", "back", "L")  # 9H onto 8D; A2 shows its last card, face down
+    arrived = film.t
+    for _ in range(7):  # the hand over A2 turning its card: not at rest, no contact
+        film.frame((HandSeen("A", ("A2",), {}),))
+    film.touch("A", "A2", 3, then="empty")  # and taking it, never read face up: 10♣
+    film.still(3)
+    t = film.touch("A", "L", 3, then="10C")  # onto the 9♥
+    film.still(6)
+    events = film.judge()
+    assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("A2", "10C", arrived)]
+    assert [(e["card"], e.t) for e in _of(events, "play")][-1] == ("10C", t)
+
+
 def test_race_margin_is_the_touch_time_difference() -> None:
     film = _opened()
     film.touch("A", "A2", 2, then="back")  # 9H
@@ -447,6 +462,92 @@ def test_cards_touching_a_pile_within_a_frame_of_each_other_wait_for_the_one_tak
     assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
         [("B", "7S", tb, "7♠ is not next to 9♥")]
     assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("A", "B")]
+
+
+def test_race_loser_whose_rival_lifted_its_card_with_a_hand_already_on_the_pile_is_refused_against_the_new_top() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: 9♥ and 7♠ each fit it, not each other
+    for _ in range(3):  # A's hand comes over A2 and stays: its 9♥ is never seen lifted
+        film.frame((HandSeen("A", ("A2",), {}),))
+    for _ in range(3):  # B's hand comes over B1
+        film.frame((HandSeen("A", ("A2",), {}), HandSeen("B", ("B1",), {})))
+    tb = film.t  # B's hand over B1 and L: its contact with L is seen a frame before the one with B1
+    film.frame((HandSeen("A", ("A2",), {}), HandSeen("B", ("B1", "L"), {"L": tb})))
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2",), {}), HandSeen("B", ("B1", "L"), {"L": tb, "B1": round(tb + 1 / FPS, 6)})))
+    film.zones["B1"] = "empty"
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2",), {}),))
+    ta = film.t  # 9♥ lands on the 7♠
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": ta}),))
+    film.zones["L"] = "9H"
+    for _ in range(12):
+        film.frame((HandSeen("A", ("A2",), {}),))
+    for _ in range(3):  # A takes the 9♥ back, its hand not seen touching L
+        film.frame((HandSeen("A", ("A2", "L"), {}),))
+    film.zones["L"] = "7S"
+    film.still(8)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "7S", tb)]
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("A", "9H", ta, "9♥ is not next to 7♠")]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
+
+
+def test_race_loser_never_seen_lifted_and_taken_back_off_the_pile_is_refused_against_the_new_top() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: 9♥ and 7♠ each fit it, not each other
+    a, b = HandSeen("A", ("A2",), {}), HandSeen("B", ("B1",), {})  # hands over their places: no card seen lifted
+    for _ in range(3):
+        film.frame((a, b))
+    tb = film.t  # B's 7♠ onto the 8♦
+    for _ in range(3):
+        film.frame((a, HandSeen("B", ("B1", "L"), {"L": tb})))
+    for _ in range(2):
+        film.frame((a, b))
+    ta = film.t  # A's 9♥ onto the 7♠
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": ta}), b))
+    film.zones["L"] = "9H"
+    for _ in range(12):
+        film.frame((a, b))
+    for _ in range(3):  # A takes the 9♥ back, its hand not seen touching L
+        film.frame((HandSeen("A", ("A2", "L"), {}), b))
+    film.zones["L"] = "7S"
+    for _ in range(8):
+        film.frame((a, b))
+    film.zones["B1"] = "empty"
+    film.still(8)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "7S", tb)]
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("A", "9H", ta, "9♥ is not next to 7♠")]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
+
+
+def test_illegal_play_is_called_while_the_place_a_card_was_just_played_from_is_still_under_a_hand() -> None:
+    film = _opened()  # L shows 8♦
+    film.frame((HandSeen("A", ("A2",), {}),))
+    ta = film.t  # A's hand takes 9♥ from A2 onto L, and stays over A2: A2 is not read again
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": ta}),))
+    film.zones["L"] = "9H"
+    for _ in range(6):
+        film.frame((HandSeen("A", ("A2",), {}),))
+    for _ in range(2):  # B lifts Q♠
+        film.frame((HandSeen("A", ("A2",), {}), HandSeen("B", ("B1",), {"B1": film.t})))
+    film.zones["B1"] = "empty"
+    for _ in range(4):
+        film.frame((HandSeen("A", ("A2",), {}),))
+    tb = film.t  # and lays it on the 9♥
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2",), {}), HandSeen("B", ("L",), {"L": tb})))
+    film.zones["L"] = "QS"
+    for _ in range(8):
+        film.frame((HandSeen("A", ("A2",), {}),))
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "9H", ta)]
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("B", "QS", tb, "Q♠ is not next to 9♥")]
 
 
 def test_a_card_refused_in_a_tie_put_back_too_briefly_to_be_read_and_laid_again_is_judged_at_its_touch() -> None:
@@ -720,6 +821,33 @@ def test_deal_end_counts_the_cards() -> None:
     film, referee = _settling()
     ends = _of(_run(film, referee), "deal_end")
     assert [(e["player"], e["counts"]) for e in ends] == [("A", {"A": 2, "B": 3})]
+
+
+def test_deal_end_is_called_when_the_hand_laying_the_last_stock_card_stays_on_the_pile_until_the_slap() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", "back |"]}, spit={"A": "2C 3C", "B": "4C"},
+                               piles={"L": "6D", "R": "KH"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D", "R": "KH"})
+    film.still(4)
+    film.touch("A", "A1", 2, then="empty")  # A lifts the last stock card, 7♣
+    film.still(4)
+    t = film.t  # and lays it on the 6♦, the hand staying there: the 7♣ is never read on L
+    for _ in range(36):
+        film.frame((HandSeen("A", ("L",), {"L": t}),))
+    for _ in range(4):  # the hand rises over the pile
+        film.frame((HandSeen("A", (), {}),), L="occluded")
+    slap = film.t
+    for _ in range(3):  # A slaps L, B two frames later
+        film.frame((HandSeen("A", ("L",), {"L": slap}),))
+    for _ in range(3):
+        film.frame((HandSeen("A", ("L",), {"L": slap}), HandSeen("B", ("L",), {"L": round(slap + 2 / FPS, 6)})))
+    film.zones.update(L="empty", R="empty")  # the piles gathered
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "7C", t)]
+    assert [(e["player"], e.t) for e in _of(events, "deal_end")] == [("A", t)]
+    assert [(e["pile"], e["winner"], e["contact"]) for e in _of(events, "slap")] == \
+        [("L", "A", {"A": slap, "B": round(slap + 2 / FPS, 6)})]
 
 
 def test_same_pile_slap_goes_to_the_first_hand() -> None:

@@ -18,9 +18,14 @@ sees and what the engine expects by a move:
   engine finds;
 - a stock card lifted (its place seen without it) whose player's hand then touches a spit pile:
   the card counts the moment it touches, so it is judged at that frame, before it can be seen;
+  a player's last stock card (which ends the deal) waits to be seen, but one whose hand stays on
+  the pile until the slap is played at its touch once it has not come back for `TIE_WAIT_S`;
   one that comes back after touching a pile unseen is judged there too (a race loser), unless
   another card was read on that pile since and the player's hand never went back there (it may
   have been another card, turned and played unseen, that went under it and stayed);
+- a stock card seen on a spit pile, never seen lifted (its place under a hand), taken off it by its
+  player's hand to show what lay under it: it was refused there (it came second), and is judged at
+  its touch;
 - a card refused on a spit pile is expected back: its player's touches there until it is seen
   back in its place take it back, even from under a card laid on it since;
 - a card seen on a pile that another player's hand was over just before, laying no card judged
@@ -270,6 +275,9 @@ class SpitReferee:
         player's spit cards (the piles dealt look the same); kept into later deals until the spit
         cards laid settle it."""
         self._returns: list[tuple[Card, _Lift, str, When]] = []
+        self._last_laid: list[tuple[Card, _Lift, str, When]] = []
+        """A player's last stock card, lifted, touching a spit pile where it fits: (card, its lift, the
+        pile, the touch), judged once the table shows it (`_lay_last_cards`)."""
         self._ties: dict[str, float] = {}
         self._shown: dict[str, str] = {}
         self._moved: dict[str, float] = {}
@@ -360,6 +368,8 @@ class SpitReferee:
             self._reconcile()
         if self._returns:
             self._judge_returns()
+        if self._last_laid:
+            self._lay_last_cards()
         if not snap.changes and (
                 (self._deferred and snap.unsettled != self._unsettled)
                 or (self.state.phase == "layout" and self._layout_due <= snap.t)
@@ -418,6 +428,7 @@ class SpitReferee:
         zone = change.zone
         if zone in self._piles:
             self._lifted_off(zone, change.seen_t)
+            self._taken_off_unseen(zone, change.after)
         self.readings[zone] = change.after
         self._seen[zone] = (change.seen_t, change.seen_frame)
         if self._end_t is not None:
@@ -467,6 +478,27 @@ class SpitReferee:
                                 for touch in self._touches.get(pile, ())):
             self._took_back[pile] = (lift.player, laid[0], gone)
 
+    def _taken_off_unseen(self, pile: str, after: str) -> None:
+        """The card read on `pile` is a face-up stock top never seen lifted (its place under a hand),
+        laid by its player's touch, and the pile now shows `after`, what lay under it (the engine's
+        top, or another player's stock card laid just before): its player took it back, so it was
+        refused there and came second; it is judged at that touch once the pile is clear (`_returns`)."""
+        code = self.readings.get(pile, EMPTY)
+        seen = self._seen.get(pile)
+        if code not in CARD_CODES or code in self._lifted or seen is None or self.state.phase != "play":
+            return
+        card = parse_card(code)
+        source = self._stock_top_of(card)
+        if source is None:
+            return
+        player, zone = source
+        rival = self._stock_top_of(parse_card(after)) if after in CARD_CODES else None
+        if after != self._expected(pile) and (rival is None or rival[0] == player):
+            return
+        laid = self._last_touch(pile, seen, {player})
+        if laid is not None and laid[1][0] >= seen[0] - TOUCH_REACH_S:
+            self._returns.append((card, _Lift(player, zone, laid[1][0]), pile, laid[1]))
+
     # ------------------------------------------------------------------------------ helpers
 
     def _emit(self, kind: str, when: When, **fields: Any) -> None:
@@ -512,6 +544,17 @@ class SpitReferee:
             if cover is None:
                 cover = (touch.t, touch.frame)
         return cover or seen
+
+    def _hand_came(self, zone: str, side: str, t: float) -> float:
+        """When the hand of `side` whose contact with `zone` began at `t` came over it: the start of
+        its last cover of the place less than `TURN_S` before (a hand taking a card), else `t`. A card
+        lifted there left it after that; the hand may touch a spit pile with it before its contact
+        with the place is dated (a hand over both at once)."""
+        came = t
+        for touch in self._touches.get(zone, ()):
+            if touch.side == side and not touch.contact and t - TURN_S <= touch.t <= t:
+                came = touch.t
+        return min(came, t)
 
     def _last_touch(self, zone: str, seen: When, sides: set[str] | None = None) -> tuple[str, When] | None:
         """The side and first contact of the hand that touched `zone` last before `seen` (one of
@@ -714,6 +757,13 @@ class SpitReferee:
             odd.add(zone)
         return odd
 
+    def _odd_stock(self) -> set[str]:
+        """The stock places that show what no move explains (`_unexplained`), leaving out one still
+        under a hand and not read since a move judged there took its card (its reading is the card
+        that left it: the place is not read yet, not misread)."""
+        return {zone for zone in self._unexplained() if zone in self._owner
+                and (self._clear(zone) or self._moved.get(zone, -1.0) <= self._seen[zone][0])}
+
     def _unread(self, zone: str) -> bool:
         """`zone` is a spit pile whose last read is older than the move judged there at a hand's
         touch less than `RESYNC_S` ago (the card laid is not read yet): not a read to go by."""
@@ -835,7 +885,7 @@ class SpitReferee:
         when = self._when(zone, owner, self._seen[zone])
         if top is not None and seen == self._under(zone):
             if top.code not in self._lifted:
-                self._lifted[top.code] = _Lift(owner, zone, when[0])
+                self._lifted[top.code] = _Lift(owner, zone, self._hand_came(zone, owner, when[0]))
             return False
         if not self._counts_known and seen in (EMPTY, FACE_DOWN) and self._recounted(zone, seen):
             return True
@@ -966,7 +1016,7 @@ class SpitReferee:
             if not laid:
                 continue
             first = parse_card(shown)
-            if self._try(TurnUp(player, zone, first), (touches[0].t, touches[0].frame)):
+            if self._try(TurnUp(player, zone, first), self._arrival(zone, touches[0], self._moved.get(zone, 0.0))):
                 self._attempt(player, first, zone, pile, (laid[0].t, laid[0].frame), visible=True)
                 return True
         return False
@@ -1003,7 +1053,7 @@ class SpitReferee:
             touched = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t < before]
             if touched and touched[-1].t > latest:
                 latest = touched[-1].t
-                best = (zone, (touched[0].t, touched[0].frame))
+                best = (zone, self._arrival(zone, touched[0], since))
         return best
 
     def _try(self, move: SpitMove, when: When) -> bool:
@@ -1380,12 +1430,31 @@ class SpitReferee:
             card = parse_card(code)
             if len([z for z in self.rules.stock_names[self.rules.player_index[lift.player]] if self.state.pile(z)]) == 1 \
                     and len(self.state.pile(lift.zone)) == 1:
+                if self.state.check(Play(lift.player, card, lift.zone, touch.zone)) is None:
+                    self._last_laid.append((card, lift, touch.zone, when))
                 continue  # the player's last stock card ends the deal: called once the table is read
             moved |= self._earlier(touch.zone, card, when)
             if self.state.check(Play(lift.player, card, lift.zone, touch.zone)) is not None:
                 continue  # a refusal is called once the card is seen there, or seen back in its place
             moved |= self._attempt(lift.player, card, lift.zone, touch.zone, when, visible=True)
         return moved
+
+    def _lay_last_cards(self) -> None:
+        """A player's last stock card laid where it fits (`_last_laid`) is played at its touch once it
+        has not come back for `TIE_WAIT_S` with its place still read empty and the pile not read since
+        the touch (the hand that laid it may stay on the pile until both slap it, and the piles are
+        gathered): the deal ends there. A card seen since, on the pile or back in its place, is
+        judged as seen."""
+        waiting = []
+        for card, lift, pile, when in self._last_laid:
+            if self._lifted.get(card.code) is not lift or lift.attempted or self.state.phase != "play" \
+                    or self._seen[pile][0] > when[0] or self.readings.get(lift.zone) != EMPTY:
+                continue
+            if self._now[0] - when[0] < TIE_WAIT_S:
+                waiting.append((card, lift, pile, when))
+            elif self._attempt(lift.player, card, lift.zone, pile, when, visible=True):
+                self._reconcile()
+        self._last_laid = waiting
 
     def _lifted_again(self, code: str, lift: _Lift, touch: Touch) -> float | None:
         """A card judged refused (`lift` attempted) is back in its player's hand and lifted again, its
@@ -1500,7 +1569,7 @@ class SpitReferee:
             self._apply(move, when)
             return True
         if not self._hand_seen(pile, player, when[0]) or not self._read_under(pile, card, player, when[0]) \
-                or self._unexplained() - set(self._piles):
+                or self._odd_stock():
             self._judged.discard(key)
             lift = self._lifted.get(card.code)
             if visible and lift is not None:

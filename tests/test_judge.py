@@ -106,6 +106,13 @@ def _of(events: list[Event], kind: str) -> list[Event]:
     return [e for e in events if e.type == kind]
 
 
+def _a_9h_refused_after_b_won_the_race(events: list[Event], ta: float) -> None:
+    """The race's second card, A's 9♥ laid at `ta` on B's 7♠, is the one illegal play, and the race is B's."""
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("A", "9H", ta, "9♥ is not next to 7♠")]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
+
+
 def test_layout_is_read_with_counts_from_the_deal() -> None:
     events = _opened().judge()
     layout, spit = events[0], events[1]
@@ -489,9 +496,7 @@ def test_race_loser_whose_rival_lifted_its_card_with_a_hand_already_on_the_pile_
     film.still(8)
     events = film.judge()
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "7S", tb)]
-    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
-        [("A", "9H", ta, "9♥ is not next to 7♠")]
-    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
+    _a_9h_refused_after_b_won_the_race(events, ta)
 
 
 def test_race_loser_never_seen_lifted_and_taken_back_off_the_pile_is_refused_against_the_new_top() -> None:
@@ -519,9 +524,7 @@ def test_race_loser_never_seen_lifted_and_taken_back_off_the_pile_is_refused_aga
     film.still(8)
     events = film.judge()
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "7S", tb)]
-    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
-        [("A", "9H", ta, "9♥ is not next to 7♠")]
-    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
+    _a_9h_refused_after_b_won_the_race(events, ta)
 
 
 def test_illegal_play_is_called_while_the_place_a_card_was_just_played_from_is_still_under_a_hand() -> None:
@@ -593,9 +596,7 @@ def test_a_card_laid_while_another_hand_that_turned_a_card_unseen_was_over_the_p
     events = film.judge()
     assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("B2", "7S")]
     assert [(e["card"], e.t) for e in _of(events, "play")] == [("4D", events[2].t), ("7S", tb)]
-    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
-        [("A", "9H", ta, "9♥ is not next to 7♠")]
-    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
+    _a_9h_refused_after_b_won_the_race(events, ta)
 
 
 def test_a_hand_passing_over_a_pile_on_its_way_to_the_other_makes_no_card_wait() -> None:

@@ -108,8 +108,8 @@ def _channels(session: "onnxruntime.InferenceSession") -> int | None:
 def _input_side(side: int, size: int) -> int:
     """An input side for `side` pixels of view: a grey border of a `STRIDE` on both ends, rounded
     up to a multiple of the stride, at most the trained `size` (the square a view was padded to
-    before). Without the border the detector missed more cards (the synthetic val: recall 0.975
-    with the square, 0.965 fitted tight, back to the square's with the border)."""
+    before). Fitted tight, without the border, the detector missed more cards: it was trained
+    on views with grey around them."""
     return min(size, -(-(side + 2 * STRIDE) // STRIDE) * STRIDE)
 
 

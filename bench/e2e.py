@@ -1,9 +1,11 @@
 """End-to-end benchmark of `referee run`: rendered games (cached) through vision, tracker and referee, scored against their ground truth, timed on 2 threads.
 
-    python bench/e2e.py [--games 10] [--seeds 9001 ...] [--max-seconds S] [--reader detector|truth]
+    python bench/e2e.py [--games 10 | --seeds 9001 ... | --held-out] [--max-seconds S] [--reader detector|truth]
                         [--width 1280 --height 720] [--cache DIR]
 
-Seeds 9001.. are kept out of development (the tests watch seed 7, bench/judge.py 1001-1010).
+Seeds 9001-9020 are the development games (looked at game by game; the tests watch seed 7,
+bench/judge.py 1001-1010). `--held-out` plays seeds 9101-9120, kept out of development: they are
+measured, never debugged, and give the figure the issue asks for.
 Videos are cached per version of the simulator and renderer (a digest of their sources in the
 file name). `--max-seconds` renders and judges only the start of each game (truth after the last
 `--settle-s` seconds of the stretch is left out). `--reader truth` reads zones from the render's
@@ -37,7 +39,8 @@ from referee.render import RenderOptions
 from referee.render.cache import cached_game
 from referee.render.truth import TruthReader
 
-DEFAULT_SEEDS = list(range(9001, 9011))
+DEFAULT_SEEDS = list(range(9001, 9021))
+HELD_OUT_SEEDS = list(range(9101, 9121))
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -48,7 +51,8 @@ def _pct(values: list[float], q: float) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--games", type=int, default=10)
-    parser.add_argument("--seeds", type=int, nargs="*", help="game seeds (default 9001..)")
+    parser.add_argument("--seeds", type=int, nargs="*", help="game seeds (default: the first --games of 9001-9020)")
+    parser.add_argument("--held-out", action="store_true", help="the 20 games kept out of development (9101-9120)")
     parser.add_argument("--max-seconds", type=float, help="only the first S seconds of each game")
     parser.add_argument("--settle-s", type=float, default=1.0, help="truth in the last S s of a stretch is not scored")
     parser.add_argument("--reader", choices=("detector", "truth"), default="detector")
@@ -61,7 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "2")
     cv2.setNumThreads(2)
-    seeds = args.seeds or DEFAULT_SEEDS[: args.games]
+    if args.held_out and args.seeds:
+        parser.error("--held-out and --seeds name different games: give one")
+    seeds = HELD_OUT_SEEDS if args.held_out else args.seeds or DEFAULT_SEEDS[: args.games]
     args.cache.mkdir(parents=True, exist_ok=True)
     options = RenderOptions(args.width, args.height, max_seconds=args.max_seconds)
     detector = None

@@ -32,11 +32,6 @@ def rectangle(width_cm: float, height_cm: float) -> np.ndarray:
     return np.array([[-w, h], [w, h], [w, -h], [-w, -h]])
 
 
-def square(size_cm: float) -> np.ndarray:
-    """A marker's corners in its own frame (cm, y up), in ArUco's corner order."""
-    return rectangle(size_cm, size_cm)
-
-
 def project(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Points (..., 2) mapped through a 3x3 homography."""
     points = np.asarray(points, dtype=float)

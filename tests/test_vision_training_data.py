@@ -249,15 +249,34 @@ class _Finder:
         return rank, np.full((len(crops), len(SUIT_CLASSES)), 1.0 / len(SUIT_CLASSES))
 
 
+def _voc_photo(folder: Path, image: np.ndarray, cards: list[tuple[str, np.ndarray]]) -> None:
+    """One photo of a VOC folder (`realset.load_photos`): its image and each card's word and corners as a box."""
+    folder.mkdir(exist_ok=True)
+    cv2.imwrite(str(folder / "photo.jpg"), image)
+    objects = "".join(
+        f"<object><name>{word}</name><bndbox><xmin>{c[:, 0].min()}</xmin><ymin>{c[:, 1].min()}</ymin>"
+        f"<xmax>{c[:, 0].max()}</xmax><ymax>{c[:, 1].max()}</ymax></bndbox></object>" for word, c in cards)
+    (folder / "photo.xml").write_text(f"<annotation>{objects}</annotation>")
+
+
+def test_real_court_cards_give_their_crops_as_often_as_asked(tmp_path: Path) -> None:
+    image = np.full((300, 400, 3), 40, np.uint8)
+    king, nine = (cv2.boxPoints((centre, (90, 126), 10)).astype(np.float32) for centre in ((100, 150), (300, 150)))
+    for corners in (king, nine):
+        cv2.fillConvexPoly(image, corners.astype(np.int32), (245, 245, 245))
+    _voc_photo(tmp_path / "real", image, [("king", king), ("nine", nine)])
+    samples = real_samples(tmp_path / "real", IndexConfig(run_dir=tmp_path, synth_dir=None, real_dir=tmp_path / "real",
+                                                          real_repeats=3, court_repeats=2))
+    counts = {rank: int((samples.ranks == RANK_CLASSES.index(rank)).sum()) for rank in ("K", "9")}
+    assert counts == {"K": 3 * 2 * 2, "9": 3 * 2}  # both corners of each outline, the king's twice as often
+    with pytest.raises(BadTrainingSetup):
+        IndexConfig(run_dir=tmp_path, synth_dir=None, real_dir=tmp_path, court_repeats=0)
+
+
 def test_a_real_card_without_an_outline_gives_the_crops_the_detector_reads_as_an_index(tmp_path: Path) -> None:
     folder = tmp_path / "real"
-    folder.mkdir()
-    cv2.imwrite(str(folder / "floor.jpg"), np.full((300, 400, 3), 240, np.uint8))  # a card as light as the floor: no outline
     corners = cv2.boxPoints(((200, 150), (90, 126), 45)).astype(np.float32)
-    (x1, y1), (x2, y2) = corners.min(axis=0), corners.max(axis=0)
-    (folder / "floor.xml").write_text(
-        f"<annotation><object><name>jack</name><bndbox><xmin>{x1}</xmin><ymin>{y1}</ymin><xmax>{x2}</xmax>"
-        f"<ymax>{y2}</ymax></bndbox></object></annotation>")
+    _voc_photo(folder, np.full((300, 400, 3), 240, np.uint8), [("jack", corners)])  # a card as light as the floor: no outline
     config = IndexConfig(run_dir=tmp_path, synth_dir=None, real_dir=folder, real_repeats=3)
     assert len(real_samples(folder, config).ranks) == 0  # the box alone does not say where the index is
     found = real_samples(folder, config, _Finder(corners, seen=2))

@@ -34,6 +34,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="detector and index: also train on K top-down pile mosaics per synthetic image, as the pipeline reads zones")
     parser.add_argument("--more-data", type=Path, nargs="+", default=[], metavar="DIR",
                         help="index: further synthetic sets trained on beside --data (crops cached per folder name)")
+    parser.add_argument("--court-repeats", type=int, default=1, metavar="N",
+                        help="index: real court cards (J, Q, K) give their crops N times as often (default 1)")
     parser.add_argument("--seed", type=int, default=0)
 
 
@@ -57,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         config = IndexConfig(
             run_dir=args.run, synth_dir=args.data, real_dir=args.real, epochs=args.epochs or 12,
             batch=args.batch or 256, zone_views=args.zone_views, more_data=tuple(args.more_data), init_weights=args.init,
-            seed=args.seed,
+            court_repeats=args.court_repeats, seed=args.seed,
         )
         print(f"index classifier checkpoint: {train_index_classifier(config)}")
     else:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 NONE_RANK = RANK_CLASSES.index(NO_INDEX)
 UNKNOWN_SUIT = -1
+COURT_RANKS = ("J", "Q", "K")
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,8 @@ class IndexConfig:
     epochs: int = 12
     batch: int = 256
     real_repeats: int = 12
+    court_repeats: int = 1
+    """Real court cards (J, Q, K: this deck's ranks most confused) give their crops this many times as often."""
     jitter_copies: int = 1
     zone_views: float = 0.0
     """Zone mosaics (`referee.train.zoneviews`) per synthetic image whose cards give crops too."""
@@ -55,7 +58,7 @@ class IndexConfig:
             raise BadTrainingSetup(f"no checkpoint at {self.init_weights}")
         if self.synth_dir is None and self.real_dir is None:
             raise BadTrainingSetup("give a synthetic data set (--data) or real photos (--real), or both")
-        if self.epochs < 1 or self.batch < 1 or self.real_repeats < 0 or self.jitter_copies < 0:
+        if self.epochs < 1 or self.batch < 1 or self.real_repeats < 0 or self.jitter_copies < 0 or self.court_repeats < 1:
             raise BadTrainingSetup("epochs and batch must be positive, repeats and copies not negative")
         if not 0 <= self.zone_views <= 10:
             raise BadTrainingSetup(f"zone views per synthetic image must be in 0..10, not {self.zone_views}")
@@ -267,9 +270,10 @@ def real_samples(real_dir: Path, config: IndexConfig, finder: CardFinder | None 
         where = dict(match(photo.cards, found))
         for n, card in enumerate(photo.cards):
             rank = RANK_CLASSES.index(card.rank)
+            repeats = config.real_repeats * (config.court_repeats if card.rank in COURT_RANKS else 1)
             quad, outlined = refine_quad(image, card.box)
             if outlined:
-                for _ in range(config.real_repeats):
+                for _ in range(repeats):
                     cut = index_crops(image, _jitter(quad, rng, 0.01))
                     crops += list(cut)
                     ranks += [rank] * len(cut)
@@ -279,7 +283,7 @@ def real_samples(real_dir: Path, config: IndexConfig, finder: CardFinder | None 
                 continue  # neither the outline nor the detector says where the index is
             quad = np.asarray(corners, dtype=np.float32)
             seen = finder.read_crops(reading_crops(image, quad))[0][:, NONE_RANK] <= 1.0 - SEEN_INDEX
-            for _ in range(config.real_repeats):
+            for _ in range(repeats):
                 cut = reading_crops(image, _jitter(quad, rng, 0.01))
                 if len(cut) == len(seen):
                     crops += list(cut[seen])

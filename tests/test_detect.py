@@ -19,8 +19,8 @@ from referee.synth.faces import BUILTIN_STYLES, BuiltinFaces
 from referee.synth.scene import CardPlacement, Deck, Scene, render_scene
 from referee.synth.table import TableStyle
 from referee.vision import CardDetector, Detections, read_image
-from referee.vision.corners import READ_SCALES, scaled_quad
-from referee.vision.detector import DetectorSettings
+from referee.vision.corners import READ_SCALES, index_crops, scaled_quad
+from referee.vision.detector import RANK_CLASSES, SUIT_CLASSES, DetectorSettings
 from referee.vision.evaluate import iou
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,6 +105,15 @@ def test_a_wide_frame_is_read_through_a_wide_input_with_a_grey_border(table) -> 
     assert shapes == [(1, 3, 256, 320)]
     reader.detect(np.ascontiguousarray(image[:, :720]))  # a square view stays a square input
     assert shapes[-1] == (1, 3, 320, 320)
+
+
+def test_index_crops_are_read_as_rank_and_suit_probabilities(detector: CardDetector, table) -> None:
+    image, _ = table
+    queen = next(c for c in detector.detect(image) if c.code == "QS")
+    rank, suit = detector.read_crops(index_crops(image, np.array(queen.corners, dtype=np.float32)))
+    assert rank.shape == (2, len(RANK_CLASSES)) and suit.shape == (2, len(SUIT_CLASSES))
+    assert np.allclose(rank.sum(axis=1), 1.0, atol=1e-4) and np.allclose(suit.sum(axis=1), 1.0, atol=1e-4)
+    assert RANK_CLASSES[int(rank.sum(axis=0).argmax())] == "Q" and SUIT_CLASSES[int(suit.sum(axis=0).argmax())] == "S"
 
 
 def test_a_quad_is_scaled_about_its_centre() -> None:

@@ -11,8 +11,9 @@ import pytest
 
 from referee.synth.dataset import SynthConfig, generate_dataset
 from referee.train.detector import BadTrainingSetup, DetectorConfig, build_dataset, write_real_labels
-from referee.train.indexnet import IndexConfig, zone_card_crops, zone_samples
+from referee.train.indexnet import IndexConfig, real_samples, zone_card_crops, zone_samples
 from referee.train.zoneviews import PlacedCard, write_zone_views, zone_mosaic, zone_view
+from referee.vision.detections import DetectedCard, Detections
 from referee.vision.detector import INDEX_MODEL, NO_INDEX, RANK_CLASSES, SUIT_CLASSES
 from referee.vision.evaluate import seen_enough
 from referee.vision.realset import LabelledCard, LabelledPhoto, load_photos
@@ -205,8 +206,80 @@ def test_a_further_synthetic_set_is_cut_into_caches_of_its_own_and_validated_too
         assert len(later["train_ranks"]) > 0 and len(first["train_ranks"]) > 0
 
 
+def test_an_index_run_starts_a_new_schedule_from_the_classifier_it_is_given(synth: Path, tmp_path: Path) -> None:
+    import torch
+
+    from referee.train.indexnet import _network, train_index_classifier
+
+    model = _network()
+    with torch.no_grad():
+        model.rank.bias[RANK_CLASSES.index("A")] = 100.0  # a classifier that reads every crop as an ace
+    torch.save({"model": model.state_dict(), "epochs": 1}, tmp_path / "given.pt")
+    checkpoint = train_index_classifier(IndexConfig(run_dir=tmp_path / "run", synth_dir=synth, real_dir=None, epochs=1,
+                                                    batch=64, init_weights=tmp_path / "given.pt"))
+    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    assert state["epoch"] == 1 and float(state["model"]["rank.bias"][RANK_CLASSES.index("A")]) > 50.0
+    with pytest.raises(BadTrainingSetup):
+        IndexConfig(run_dir=tmp_path, synth_dir=synth, real_dir=None, init_weights=tmp_path / "missing.pt")
+
+
 def test_further_synthetic_sets_need_a_first_one_and_distinct_names(tmp_path: Path) -> None:
     with pytest.raises(BadTrainingSetup):
         IndexConfig(run_dir=tmp_path, synth_dir=None, real_dir=tmp_path, more_data=(tmp_path / "a",))
     with pytest.raises(BadTrainingSetup):
         IndexConfig(run_dir=tmp_path, synth_dir=tmp_path, real_dir=None, more_data=(tmp_path / "x" / "a", tmp_path / "y" / "a"))
+
+
+class _Finder:
+    """Stands for `CardDetector` on one photo: finds one card at `corners`; its reader sees an index in the first `seen` crops."""
+
+    def __init__(self, corners: np.ndarray, seen: int) -> None:
+        self.corners, self.seen = corners, seen
+
+    def detect(self, image: np.ndarray) -> Detections:
+        (x1, y1), (x2, y2) = self.corners.min(axis=0), self.corners.max(axis=0)
+        corners = tuple((float(x), float(y)) for x, y in self.corners)
+        return Detections((DetectedCard("JS", 0.9, (float(x1), float(y1), float(x2), float(y2)), corners),), image.shape[1], image.shape[0])
+
+    def read_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rank = np.zeros((len(crops), len(RANK_CLASSES)))
+        rank[:, RANK_CLASSES.index(NO_INDEX)] = 0.9
+        rank[: self.seen, RANK_CLASSES.index(NO_INDEX)] = 0.1
+        rank[:, RANK_CLASSES.index("J")] += 1.0 - rank[:, RANK_CLASSES.index(NO_INDEX)]
+        return rank, np.full((len(crops), len(SUIT_CLASSES)), 1.0 / len(SUIT_CLASSES))
+
+
+def _voc_photo(folder: Path, image: np.ndarray, cards: list[tuple[str, np.ndarray]]) -> None:
+    """One photo of a VOC folder (`realset.load_photos`): its image and each card's word and corners as a box."""
+    folder.mkdir(exist_ok=True)
+    cv2.imwrite(str(folder / "photo.jpg"), image)
+    objects = "".join(
+        f"<object><name>{word}</name><bndbox><xmin>{c[:, 0].min()}</xmin><ymin>{c[:, 1].min()}</ymin>"
+        f"<xmax>{c[:, 0].max()}</xmax><ymax>{c[:, 1].max()}</ymax></bndbox></object>" for word, c in cards)
+    (folder / "photo.xml").write_text(f"<annotation>{objects}</annotation>")
+
+
+def test_real_court_cards_give_their_crops_as_often_as_asked(tmp_path: Path) -> None:
+    image = np.full((300, 400, 3), 40, np.uint8)
+    king, nine = (cv2.boxPoints((centre, (90, 126), 10)).astype(np.float32) for centre in ((100, 150), (300, 150)))
+    for corners in (king, nine):
+        cv2.fillConvexPoly(image, corners.astype(np.int32), (245, 245, 245))
+    _voc_photo(tmp_path / "real", image, [("king", king), ("nine", nine)])
+    samples = real_samples(tmp_path / "real", IndexConfig(run_dir=tmp_path, synth_dir=None, real_dir=tmp_path / "real",
+                                                          real_repeats=3, court_repeats=2))
+    counts = {rank: int((samples.ranks == RANK_CLASSES.index(rank)).sum()) for rank in ("K", "9")}
+    assert counts == {"K": 3 * 2 * 2, "9": 3 * 2}  # both corners of each outline, the king's twice as often
+    with pytest.raises(BadTrainingSetup):
+        IndexConfig(run_dir=tmp_path, synth_dir=None, real_dir=tmp_path, court_repeats=0)
+
+
+def test_a_real_card_without_an_outline_gives_the_crops_the_detector_reads_as_an_index(tmp_path: Path) -> None:
+    folder = tmp_path / "real"
+    corners = cv2.boxPoints(((200, 150), (90, 126), 45)).astype(np.float32)
+    _voc_photo(folder, np.full((300, 400, 3), 240, np.uint8), [("jack", corners)])  # a card as light as the floor: no outline
+    config = IndexConfig(run_dir=tmp_path, synth_dir=None, real_dir=folder, real_repeats=3)
+    assert len(real_samples(folder, config).ranks) == 0  # the box alone does not say where the index is
+    found = real_samples(folder, config, _Finder(corners, seen=2))
+    assert len(found.ranks) == 3 * 2 and (found.ranks == RANK_CLASSES.index("J")).all() and (found.suits == -1).all()
+    assert found.crops.shape[1:] == (56, 32, 3)
+    assert len(real_samples(folder, config, _Finder(corners, seen=0)).ranks) == 0  # corners maybe under another card

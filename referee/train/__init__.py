@@ -27,12 +27,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--imgsz", type=int, default=320, metavar="PX", help="detector input size (default 320)")
     parser.add_argument("--batch", type=int, metavar="N", help="batch size (default 16 detector, 256 index)")
     parser.add_argument("--model", default="yolo11n-obb.yaml", metavar="YAML", help="detector architecture (default yolo11n-obb.yaml)")
-    parser.add_argument("--init", type=Path, metavar="PT", help="detector: start from the matching weights of this checkpoint")
+    parser.add_argument("--init", type=Path, metavar="PT", help="detector: start from the matching weights of this checkpoint; index: from this classifier "
+                             "(a run with a checkpoint of its own resumes or goes on from that instead)")
     parser.add_argument("--models", type=Path, default=MODELS_DIR, metavar="DIR", help="export target (default models/)")
     parser.add_argument("--zone-views", type=float, default=0.0, metavar="K",
                         help="detector and index: also train on K top-down pile mosaics per synthetic image, as the pipeline reads zones")
     parser.add_argument("--more-data", type=Path, nargs="+", default=[], metavar="DIR",
                         help="index: further synthetic sets trained on beside --data (crops cached per folder name)")
+    parser.add_argument("--court-repeats", type=int, default=1, metavar="N",
+                        help="index: real court cards (J, Q, K) give their crops N times as often (default 1)")
     parser.add_argument("--seed", type=int, default=0)
 
 
@@ -55,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
 
         config = IndexConfig(
             run_dir=args.run, synth_dir=args.data, real_dir=args.real, epochs=args.epochs or 12,
-            batch=args.batch or 256, zone_views=args.zone_views, more_data=tuple(args.more_data), seed=args.seed,
+            batch=args.batch or 256, zone_views=args.zone_views, more_data=tuple(args.more_data), init_weights=args.init,
+            court_repeats=args.court_repeats, seed=args.seed,
         )
         print(f"index classifier checkpoint: {train_index_classifier(config)}")
     else:

@@ -7,7 +7,7 @@ import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 import cv2
 import numpy as np
@@ -15,8 +15,12 @@ import numpy as np
 from referee.cards import FACE_DOWN, parse_card
 from referee.train.detector import BadTrainingSetup
 from referee.train.zoneviews import MIN_IN_TILE, PlacedCard, zone_mosaic
-from referee.vision.corners import CROP_SIZE, index_crops, order_quad, outline_in_box, refine_quad
+from referee.vision.corners import (
+    CROP_SIZE, READ_SCALES, card_quads_at_corners, index_crops, order_quad, outline_in_box, refine_quad, scaled_quad,
+)
+from referee.vision.detections import Detections
 from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES
+from referee.vision.evaluate import match
 from referee.vision.realset import load_photos
 
 if TYPE_CHECKING:
@@ -24,6 +28,7 @@ if TYPE_CHECKING:
 
 NONE_RANK = RANK_CLASSES.index(NO_INDEX)
 UNKNOWN_SUIT = -1
+COURT_RANKS = ("J", "Q", "K")
 
 
 @dataclass(frozen=True)
@@ -36,18 +41,24 @@ class IndexConfig:
     epochs: int = 12
     batch: int = 256
     real_repeats: int = 12
+    court_repeats: int = 1
+    """Real court cards (J, Q, K: this deck's ranks most confused) give their crops this many times as often."""
     jitter_copies: int = 1
     zone_views: float = 0.0
     """Zone mosaics (`referee.train.zoneviews`) per synthetic image whose cards give crops too."""
     more_data: tuple[Path, ...] = ()
     """Further synthetic sets cut as `synth_dir` is (zone views included) and trained on beside it,
     so a set made by a later generator adds to the earlier one rather than replacing it."""
+    init_weights: Path | None = None
+    """A classifier checkpoint to start a new schedule from when the run has none of its own."""
     seed: int = 0
 
     def __post_init__(self) -> None:
+        if self.init_weights is not None and not self.init_weights.is_file():
+            raise BadTrainingSetup(f"no checkpoint at {self.init_weights}")
         if self.synth_dir is None and self.real_dir is None:
             raise BadTrainingSetup("give a synthetic data set (--data) or real photos (--real), or both")
-        if self.epochs < 1 or self.batch < 1 or self.real_repeats < 0 or self.jitter_copies < 0:
+        if self.epochs < 1 or self.batch < 1 or self.real_repeats < 0 or self.jitter_copies < 0 or self.court_repeats < 1:
             raise BadTrainingSetup("epochs and batch must be positive, repeats and copies not negative")
         if not 0 <= self.zone_views <= 10:
             raise BadTrainingSetup(f"zone views per synthetic image must be in 0..10, not {self.zone_views}")
@@ -222,23 +233,61 @@ def zone_samples(synth_dir: Path, split: str, config: IndexConfig, per_image: fl
     return Samples(np.concatenate(crops), np.array(ranks, np.int64), np.array(suits, np.int64))
 
 
-def real_samples(real_dir: Path, config: IndexConfig) -> Samples:
-    """Index crops of the real photos' training split; rank only (suit unknown), both corners."""
+SEEN_INDEX = 0.5
+"""A real card's crop cut where the detector finds the card is trained on with the card's rank only
+where the index reader already gives it at least this chance of showing an index at all: the
+corner may lie under another card, and a photo's label does not say which corners show."""
+
+
+class CardFinder(Protocol):
+    """What cuts real crops where no outline is found: `referee.vision.CardDetector`."""
+
+    def detect(self, image: np.ndarray) -> Detections: ...
+
+    def read_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def reading_crops(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The crops `CardDetector` reads of a card at `quad` when it reads it again: its two corners at
+    each of `READ_SCALES`, and each corner as a whole card's printed top-left (`card_quads_at_corners`)."""
+    crops = [index_crops(image, scaled_quad(quad, factor)) for factor in READ_SCALES]
+    crops += [index_crops(image, card)[:1] for card in card_quads_at_corners(quad)]
+    return np.concatenate(crops)
+
+
+def real_samples(real_dir: Path, config: IndexConfig, finder: CardFinder | None = None) -> Samples:
+    """Index crops of the real photos' training split; rank only (suit unknown). A card whose outline
+    is found inside its box gives both corners of the outline. One whose outline is not found (fanned
+    under another card, on a light floor) gives, with a `finder`, the crops the detector reads where
+    it finds that card (IoU >= 0.5 with its box), those it reads as an index (`SEEN_INDEX`)."""
     rng = np.random.default_rng(config.seed + 1)
     crops, ranks = [], []
     for photo in load_photos(real_dir, "train"):
         image = cv2.imread(str(photo.path))
         if image is None:
             continue
-        for card in photo.cards:
-            quad, found = refine_quad(image, card.box)
-            if not found:
-                continue  # the box alone does not say where the index is
+        found = finder.detect(image) if finder is not None else Detections((), image.shape[1], image.shape[0])
+        where = dict(match(photo.cards, found))
+        for n, card in enumerate(photo.cards):
             rank = RANK_CLASSES.index(card.rank)
-            for _ in range(config.real_repeats):
-                for crop in index_crops(image, _jitter(quad, rng, 0.01)):
-                    crops.append(crop)
-                    ranks.append(rank)
+            repeats = config.real_repeats * (config.court_repeats if card.rank in COURT_RANKS else 1)
+            quad, outlined = refine_quad(image, card.box)
+            if outlined:
+                for _ in range(repeats):
+                    cut = index_crops(image, _jitter(quad, rng, 0.01))
+                    crops += list(cut)
+                    ranks += [rank] * len(cut)
+                continue
+            corners = found[where[n]].corners if n in where else None
+            if finder is None or corners is None:
+                continue  # neither the outline nor the detector says where the index is
+            quad = np.asarray(corners, dtype=np.float32)
+            seen = finder.read_crops(reading_crops(image, quad))[0][:, NONE_RANK] <= 1.0 - SEEN_INDEX
+            for _ in range(repeats):
+                cut = reading_crops(image, _jitter(quad, rng, 0.01))
+                if len(cut) == len(seen):
+                    crops += list(cut[seen])
+                    ranks += [rank] * int(seen.sum())
     if not ranks:
         return Samples.concat([])
     return Samples(np.stack(crops), np.array(ranks, np.int64), np.full(len(ranks), UNKNOWN_SUIT, np.int64))
@@ -353,7 +402,9 @@ def _load_samples(config: IndexConfig) -> tuple[Samples, dict[str, Samples]]:
             train_parts.append(synth_samples(config.synth_dir, "train", config))
             val = synth_samples(config.synth_dir, "val", IndexConfig(**{**config.__dict__, "jitter_copies": 0}))
         if config.real_dir is not None:
-            train_parts.append(real_samples(config.real_dir, config))
+            from referee.vision.detector import CardDetector
+
+            train_parts.append(real_samples(config.real_dir, config, CardDetector()))
         return Samples.concat(train_parts), val
 
     def more_scenes(folder: Path) -> Callable[[], tuple[Samples, Samples]]:
@@ -411,6 +462,9 @@ def train_index_classifier(config: IndexConfig) -> Path:
         else:
             model.load_state_dict(state["model"])
             print(f"starting a new {config.epochs}-epoch schedule from {checkpoint}", flush=True)
+    elif config.init_weights is not None:
+        model.load_state_dict(torch.load(config.init_weights, map_location="cpu", weights_only=False)["model"])
+        print(f"starting a new {config.epochs}-epoch schedule from {config.init_weights}", flush=True)
     generator = torch.Generator().manual_seed(config.seed + start)
     for epoch in range(start, config.epochs):
         began = time.monotonic()

@@ -221,6 +221,10 @@ class CardDetector:
         rank, suit = self._index.run(None, {self._index_input: blob})
         return rank, suit
 
+    def read_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rank (N, 14) and suit (N, 4) probabilities of index crops (N, 56, 32, 3) uint8 BGR, as `index_crops` cuts them."""
+        return self._read_indices(crops)
+
     def _read_again(self, image: np.ndarray, unsure: list[tuple[int, list[np.ndarray]]],
                     read: dict[int, tuple[np.ndarray, np.ndarray]], codes: dict[int, tuple[str, float]]) -> None:
         """Cards read below `sure_reading` are read again from their quads shrunk and grown

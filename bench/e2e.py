@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Spit! calls      {total.matched.get('spit_call', 0)}/{total.truth.get('spit_call', 0)}, latency "
           f"median {statistics.median(spit_lat) * 1000 if spit_lat else float('nan'):.0f} ms, max "
           f"{max(spit_lat, default=float('nan')) * 1000:.0f} ms; called while a move existed: "
-          f"{total.unmatched('spit_call')}")
+          f"{total.spits_while_move}")
     slaps = f"{total.slaps_right}/{total.slaps_decidable}" if total.slaps_decidable else "none in these games"
     print(f"slaps            right {slaps} (margin >= 1 frame), {total.slaps_close} too close")
     if errors:

@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"({total.truth.get(kind, 0)} true)")
     print(f"Spit! calls      recall {total.recall('spit_call'):.2%}; latency from the true stalemate: median "
           f"{1000 * statistics.median(spit_lat):.0f} ms, p95 {1000 * _pct(spit_lat, 0.95):.0f} ms, max "
-          f"{1000 * max(spit_lat):.0f} ms; called with no true stalemate: {total.unmatched('spit_call')}"
+          f"{1000 * max(spit_lat):.0f} ms; called with no true stalemate: {total.spits_while_move}"
           if spit_lat else "Spit! calls      none")
     decidable = total.slaps_decidable
     print(f"slaps            {total.slaps_right}/{decidable} right with margin >= one frame "

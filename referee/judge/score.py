@@ -2,7 +2,10 @@
 
 Events are matched type by type on the fields that identify them (a play's player, card, source
 and pile; a spit's cards; a slap by time alone, its verdict checked apart), each judged event
-to the nearest unmatched true one within `tolerance_s`.
+to the nearest unmatched true one within `tolerance_s`. A "Spit!" call is judged by when it was
+made (`called_at`), as the players hear it: it is right when made during a true stalemate (from
+the true `spit_call` to the first spit card laid after it, or the next deal), and made while a
+move existed when it falls in no true stalemate.
 
 >>> from referee.events import Event
 >>> truth = [Event.make("play", 1.000, player="A", card="7C", **{"from": "A3", "to": "L"})]
@@ -45,8 +48,8 @@ FLAGS: Final = ("illegal_play", "premature_spit")
 class Score:
     """Counts of true, judged and matched events per type; matched events' time errors (s) and
     call latencies (s from the true time to the frame the call was made); slap verdicts on true
-    margins of at least one frame (`slaps_decidable`, `slaps_right`); spit calls made while a
-    move existed (judged `spit_call` with no true one)."""
+    margins of at least one frame (`slaps_decidable`, `slaps_right`); "Spit!" calls made while a
+    move existed (`spits_while_move`: a judged `spit_call` made in no true stalemate)."""
 
     truth: dict[str, int] = field(default_factory=dict)
     judged: dict[str, int] = field(default_factory=dict)
@@ -56,6 +59,7 @@ class Score:
     slaps_decidable: int = 0
     slaps_right: int = 0
     slaps_close: int = 0
+    spits_while_move: int = 0
     games: int = 0
 
     def recall(self, kind: str) -> float:
@@ -85,6 +89,7 @@ class Score:
         self.slaps_decidable += other.slaps_decidable
         self.slaps_right += other.slaps_right
         self.slaps_close += other.slaps_close
+        self.spits_while_move += other.spits_while_move
         self.games += other.games
 
 
@@ -102,8 +107,9 @@ def score(truth: Sequence[Event], judged: Sequence[Event], *, tolerance_s: float
         if event.type in KEYS:
             result.judged[event.type] = result.judged.get(event.type, 0) + 1
             pool.setdefault((event.type, _key(event)), []).append(event)
+    _spit_calls(result, truth, pool.pop(("spit_call", ()), []), frame_interval_s)
     for event in truth:
-        if event.type not in KEYS:
+        if event.type not in KEYS or event.type == "spit_call":
             continue
         result.truth[event.type] = result.truth.get(event.type, 0) + 1
         candidates = pool.get((event.type, _key(event)), [])
@@ -118,6 +124,42 @@ def score(truth: Sequence[Event], judged: Sequence[Event], *, tolerance_s: float
         if "called_at" in best.fields:
             result.latencies.setdefault(event.type, []).append(best["called_at"] - event.t)
     return result
+
+
+STALEMATE_ENDS: Final = frozenset({"spit", "layout", "deal_end", "game_end"})
+"""True events that end a stalemate: the spit cards laid, or the deal over."""
+
+
+def _stalemates(truth: Sequence[Event]) -> list[tuple[Event, float]]:
+    """Each true `spit_call` with the time its stalemate ended (the first spit card laid after
+    it, or the next deal; infinity when the log ends first)."""
+    spans = []
+    for i, event in enumerate(truth):
+        if event.type != "spit_call":
+            continue
+        end = next((min(e.get("contact", {}).values(), default=e.t) for e in truth[i + 1 :]
+                    if e.type in STALEMATE_ENDS and e.t >= event.t), float("inf"))
+        spans.append((event, end))
+    return spans
+
+
+def _spit_calls(result: Score, truth: Sequence[Event], judged: list[Event], frame: float) -> None:
+    """Matches each true stalemate to the first "Spit!" called during it (give or take a frame at
+    each end, for the capture clock's rounding); the calls in no stalemate were made while a move
+    existed."""
+    calls = sorted(judged, key=lambda e: e.get("called_at", e.t))
+    inside: set[int] = set()
+    for event, end in _stalemates(truth):
+        result.truth["spit_call"] = result.truth.get("spit_call", 0) + 1
+        during = [i for i, call in enumerate(calls) if event.t - frame <= call.get("called_at", call.t) <= end + frame]
+        inside.update(during)
+        if not during:
+            continue
+        call = calls[during[0]]
+        result.matched["spit_call"] = result.matched.get("spit_call", 0) + 1
+        result.time_errors.setdefault("spit_call", []).append(abs(call.t - event.t))
+        result.latencies.setdefault("spit_call", []).append(call.get("called_at", call.t) - event.t)
+    result.spits_while_move += len(calls) - len(inside)
 
 
 def _slap(result: Score, truth: Event, judged: Event | None, frame: float) -> None:

@@ -1,0 +1,37 @@
+"""Scoring a referee's "Spit!" calls: right when made during a true stalemate, wrong when a move existed."""
+
+from __future__ import annotations
+
+from referee.events import Event
+from referee.judge.score import score
+
+STALEMATE = [
+    Event.make("turn_up", 11.748, player="A", pile="A5", card="QS"),
+    Event.make("spit_call", 11.748),
+    Event.make("spit", 12.384, cards={"L": "QD", "R": "JD"}, contact={"A": 12.384, "B": 12.289}),
+]
+
+
+def _call(t: float, called_at: float) -> Event:
+    return Event.make("spit_call", t, called_at=called_at)
+
+
+def test_a_spit_called_during_the_stalemate_is_right_however_its_last_move_was_dated() -> None:
+    result = score(STALEMATE, [_call(12.05, 12.1)])  # the turn-up dated 0.3 s late, the call 352 ms after
+    assert result.recall("spit_call") == 1.0 and result.spits_while_move == 0
+    assert round(result.latencies["spit_call"][0], 3) == 0.352
+
+
+def test_a_spit_called_before_the_last_move_was_made_while_a_move_existed() -> None:
+    result = score(STALEMATE, [_call(11.3, 11.3)])
+    assert result.recall("spit_call") == 0.0 and result.spits_while_move == 1
+
+
+def test_a_spit_called_after_a_spit_card_was_laid_was_made_while_a_move_existed() -> None:
+    result = score(STALEMATE, [_call(11.748, 12.33)])  # B's spit card landed at 12.289
+    assert result.recall("spit_call") == 0.0 and result.spits_while_move == 1
+
+
+def test_a_second_call_in_the_same_stalemate_is_extra_but_not_while_a_move_existed() -> None:
+    result = score(STALEMATE, [_call(11.748, 11.9), _call(11.748, 12.0)])
+    assert result.matched["spit_call"] == 1 and result.unmatched("spit_call") == 1 and result.spits_while_move == 0

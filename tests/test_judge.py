@@ -39,13 +39,15 @@ class Film:
     def t(self) -> float:
         return round(len(self.frames) / FPS, 6)
 
-    def frame(self, hands: tuple[HandSeen, ...] = (), **override: str) -> float:
+    def frame(self, hands: tuple[HandSeen, ...] = (), unread: tuple[str, ...] = (), **override: str) -> float:
+        """One frame: the zones as seen (`unread` ones left out: changed, not read yet), hands over theirs."""
         t = self.t
         seen = dict(self.zones, **override)
         for hand in hands:
             for zone in hand.over:
                 seen[zone] = "occluded"
-        self.frames.append(Observation(t, len(self.frames), {z: ZoneReading(v) for z, v in seen.items()}, hands))
+        self.frames.append(Observation(t, len(self.frames), {z: ZoneReading(v) for z, v in seen.items()
+                                                             if z not in unread}, hands))
         return t
 
     def still(self, n: int = 6) -> None:
@@ -233,6 +235,19 @@ def test_premature_spit_names_the_move() -> None:
     assert len(early) == 1 and early[0]["player"] == "B" and early[0].t == t
     assert early[0]["move"] == "A plays 7♣ from A1 onto L"  # the first move the engine finds
     assert not _of(events, "spit")[1:]
+
+
+def test_premature_spit_of_a_hand_seen_only_over_the_pile_is_dated_by_that_hand() -> None:
+    film = _opened()
+    t = film.t
+    for _ in range(3):  # B turns a spit card while A can move, B's contact with R not seen
+        film.frame((HandSeen("B", ("R",), {}),))
+    film.zones["R"] = "JH"
+    film.still(8)
+    film.touch("B", "R", 3, then="3C")  # and takes it back
+    film.still(6)
+    early = _of(film.judge(), "premature_spit")
+    assert [(e["player"], e.t) for e in early] == [("B", t)]
 
 
 def test_premature_spit_is_not_called_while_the_move_s_place_was_under_a_hand() -> None:
@@ -553,6 +568,44 @@ def test_illegal_play_is_called_while_the_place_a_card_was_just_played_from_is_s
         [("B", "QS", tb, "Q♠ is not next to 9♥")]
 
 
+def test_illegal_play_is_called_while_the_place_a_card_was_just_played_from_has_changed_and_is_not_read_yet() -> None:
+    film = _opened()  # L shows 8♦
+    ta = film.t  # A's hand takes 9♥ from A2 onto L; A2 then changed, not read yet
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": ta}),))
+    film.zones["L"] = "9H"
+    for _ in range(6):
+        film.frame(unread=("A2",))
+    for _ in range(2):  # B lifts Q♠
+        film.frame((HandSeen("B", ("B1",), {"B1": film.t}),), unread=("A2",))
+    film.zones["B1"] = "empty"
+    for _ in range(4):
+        film.frame(unread=("A2",))
+    tb = film.t  # and lays it on the 9♥
+    for _ in range(3):
+        film.frame((HandSeen("B", ("L",), {"L": tb}),), unread=("A2",))
+    film.zones["L"] = "QS"
+    for _ in range(8):
+        film.frame(unread=("A2",))
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "9H", ta)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "QS", tb)]
+
+
+
+def test_an_unknown_card_laid_where_it_cannot_go_after_its_player_s_touch_laid_another_is_not_their_card_turned_unseen() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣
+    film.touch("B", "B2", 3)  # B's hand on the face-down top of B2, which is not read again
+    for _ in range(4):  # J♠ shows on R, no hand seen laying it
+        film.frame(unread=("B2",))
+    film.zones["R"] = "JS"
+    for _ in range(10):
+        film.frame(unread=("B2",))
+    events = film.judge()
+    assert not _of(events, "illegal_play") and not _of(events, "turn_up")
+
+
 def test_a_card_refused_in_a_tie_put_back_too_briefly_to_be_read_and_laid_again_is_judged_at_its_touch() -> None:
     film = _opened(spit_r="QC", layout=dict(LAYOUT, B1="KS"))  # L shows 8♦: 9♥ fits it, K♠ does not; R Q♣ fits K♠
     film.touch("A", "A2", 2, then="back")  # A lifts 9♥
@@ -648,6 +701,52 @@ def test_a_card_turned_and_laid_between_two_touches_on_its_place_read_after_the_
     film.touch("B", "B2", 2, then="4D")
     film.still(30)
     assert not _of(film.judge(), "premature_spit")
+
+
+def test_a_card_turned_by_a_hand_seen_only_over_its_place_and_played_is_that_card_turned_and_played() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ onto 8♦
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A2 and A4 show face-down cards
+    for _ in range(4):  # A's hand over A4, its contact not seen: it turns A♦ there and takes it
+        film.frame((HandSeen("A", ("A4",), {}),))
+    film.still(2)
+    t = film.touch("A", "R", 3, then="AD")
+    film.still(10)
+    events = film.judge()
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A4", "AD")]
+    assert [(e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("AD", "A4", t)
+    assert not _of(events, "premature_spit")
+
+
+def test_a_card_put_back_is_not_judged_at_a_touch_of_its_player_s_hand_on_a_pile_from_the_moment_it_is_back() -> None:
+    film = _opened()  # L shows 8♦
+    film.touch("B", "B3", 2, then="back")  # B lifts 8♠
+    film.still(6)
+    film.zones["B3"] = "8S"  # and puts it back as its other hand touches L
+    film.touch("B", "L", 3)
+    film.still(10)
+    assert not _of(film.judge(), "illegal_play")
+
+
+def test_a_card_seen_on_top_whose_hand_was_only_seen_over_the_pile_came_after_a_card_whose_touch_was_seen() -> None:
+    film = _opened()  # R shows 3♣
+    film.touch("A", "A4", 2, then="back")  # A lifts 2♠
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.still(4)
+    for _ in range(3):  # A's hand over R, its contact not seen
+        film.frame((HandSeen("A", ("R",), {}),))
+    tb = film.t
+    for _ in range(3):  # B's 4♦ touches R
+        film.frame((HandSeen("A", ("R",), {}), HandSeen("B", ("R",), {"R": tb})))
+    film.zones["R"] = "2S"  # A's 2♠ lies on top
+    film.still(40)
+    film.touch("A", "R", 3, then="4D")  # A takes it back
+    film.touch("A", "A4", 2, then="2S")
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "4D", tb)]
+    assert [(e["player"], e["card"]) for e in _of(events, "illegal_play")] == [("A", "2S")]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
 
 
 def _settling(rules: SpitRules | None = None) -> tuple[Film, SpitReferee]:
@@ -767,6 +866,31 @@ def test_a_spit_card_laid_before_a_turn_up_its_player_s_touch_dates_later_is_pre
     assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A2", "QC")]
     early = _of(events, "premature_spit")
     assert [(e["player"], e["move"], e.t) for e in early] == [("B", "A turns up the top of A2", tb)]
+
+
+def test_a_spit_card_doubted_when_laid_leaves_its_pile_free_once_the_spit_is_made() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KS", "back back |", "8C", "8H", "9S"], "B": ["9C"]},
+                               spit={"A": "back back", "B": "back back"}, piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "A2": "back", "A3": "8C", "A4": "8H", "A5": "9S",
+                                                            "B1": "9C", "L": "4D", "R": "6D"})  # A's turn-up is the only move
+    film.still(4)
+    laid = round(film.t + 3 / FPS, 6)
+    for i in range(6):  # A turns Q♣ on A2 (it fits nowhere) and lays a spit card on L, no contact seen on A2
+        film.frame((HandSeen("A", ("A2", "L") if i >= 3 else ("A2",), {"L": laid} if i >= 3 else {}),))
+    film.zones.update(A2="QC", L="JH")
+    for _ in range(8):  # the spit card is read before the turn-up
+        film.frame(unread=("A2",))
+    film.still(8)
+    film.touch("B", "R", 3, then="2H")  # B's spit card
+    film.still(8)
+    film.touch("A", "A2", 2, then="back")  # A lifts Q♣ and plays it onto J♥
+    film.still(4)
+    t = film.touch("A", "L", 3, then="QC")
+    film.still(8)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "JH", "R": "2H"}]
+    assert [(e["card"], e.t, e["called_at"]) for e in _of(events, "play")] == [("QC", t, t)]
 
 
 def test_a_spit_card_waits_for_the_other_while_its_player_takes_back_a_refused_card() -> None:

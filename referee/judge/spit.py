@@ -305,6 +305,8 @@ class SpitReferee:
         """(pile, side, t) of the contacts that laid a card already judged (a play, a spit card)."""
         self._deferred = False
         self._unsettled: frozenset[str] = frozenset()
+        self._left_unread: frozenset[str] = frozenset()
+        """The zones the last frame left unread (changed, not read yet)."""
         self._layout_due = math.inf
         self._unread_tops: set[str] = set()
         """Stock places of the last layout dealt with their tops not read yet (`UNREAD_LAYOUT_S`)."""
@@ -341,6 +343,7 @@ class SpitReferee:
         previous = self._now[0]
         self._now = (snap.t, snap.frame)
         self._out = []
+        self._left_unread = snap.unread
         if self._owner and snap.unsettled >= set(self._owner) | set(self._piles):
             if self._blocked_runs and self._blocked_runs[-1][1] == previous:
                 self._blocked_runs[-1][1] = snap.t
@@ -460,7 +463,7 @@ class SpitReferee:
         if lift is not None and lift.zone == zone and self._expected(zone) == change.after:
             del self._lifted[change.after]
             if not lift.attempted:
-                self._came_back(change.after, lift)
+                self._came_back(change.after, lift, change.seen_t)
         self._refused = [(*item[:4], change.seen_t) if item[0] == change.after and item[4] == math.inf else item
                          for item in self._refused]
 
@@ -573,6 +576,15 @@ class SpitReferee:
             if took is not None and touch.side == took[0] and touch.t in skip:
                 continue
             return touch.side, (touch.t, touch.frame)
+        return None
+
+    def _last_cover(self, zone: str, seen: When, sides: set[str] | None = None) -> tuple[str, When] | None:
+        """The side and the first frame of the last hand (one of `sides`, if given) seen over `zone`
+        less than `TOUCH_REACH_S` before `seen`, where no contact was seen."""
+        for touch in reversed(self._touches.get(zone, ())):
+            if seen[0] - TOUCH_REACH_S <= touch.t <= seen[0] and not touch.contact \
+                    and (sides is None or touch.side in sides):
+                return touch.side, (touch.t, touch.frame)
         return None
 
     def _stock_top_of(self, card: Card) -> tuple[str, str] | None:
@@ -759,10 +771,10 @@ class SpitReferee:
 
     def _odd_stock(self) -> set[str]:
         """The stock places that show what no move explains (`_unexplained`), leaving out one still
-        under a hand and not read since a move judged there took its card (its reading is the card
-        that left it: the place is not read yet, not misread)."""
+        under a hand, or changed and not read yet, and not read since a move judged there took its
+        card (its reading is the card that left it: the place is not read yet, not misread)."""
         return {zone for zone in self._unexplained() if zone in self._owner
-                and (self._clear(zone) or self._moved.get(zone, -1.0) <= self._seen[zone][0])}
+                and ((self._clear(zone) and zone not in self._left_unread) or self._moved.get(zone, -1.0) <= self._seen[zone][0])}
 
     def _unread(self, zone: str) -> bool:
         """`zone` is a spit pile whose last read is older than the move judged there at a hand's
@@ -1035,11 +1047,17 @@ class SpitReferee:
             return None
         return hidden[0], laid
 
-    def _turned_unseen(self, player: str, before: float) -> tuple[str, When] | None:
+    def _fits(self, player: str, zone: str, card: Card, pile: str) -> bool:
+        """`card`, turned up on `player`'s face-down top `zone`, can be played on `pile`."""
+        move = TurnUp(player, zone, card)
+        return self.state.check(move) is None and self.state.apply(move).check(Play(player, card, zone, pile)) is None
+
+    def _turned_unseen(self, player: str, before: float, *, covered: bool = False) -> tuple[str, When] | None:
         """A face-down stock top of `player` their hand touched (since the last move there)
-        before `before`: a card turned up and taken away before it could be read. The zone and
-        the first such touch, for the zone touched last; None (and the referee waits) while
-        such a place is not settled."""
+        before `before` (with `covered`, one it was only seen over: the hand finder may miss the
+        contact of a hand turning a card): a card turned up and taken away before it could be
+        read. The zone and the first such touch, for the zone touched last; None (and the
+        referee waits) while such a place is not settled."""
         best: tuple[str, When] | None = None
         latest = -1.0
         s = self.state
@@ -1050,7 +1068,8 @@ class SpitReferee:
                 self._deferred = True  # the card may still show there once the hand has gone
                 return None
             since = self._moved.get(zone, 0.0)
-            touched = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t < before]
+            touched = [t for t in self._touches.get(zone, ())
+                       if (t.contact or covered) and t.side == player and since < t.t < before]
             if touched and touched[-1].t > latest:
                 latest = touched[-1].t
                 best = (zone, self._arrival(zone, touched[0], since))
@@ -1092,7 +1111,14 @@ class SpitReferee:
             if pile in self._pending_spit and self._spat_alone():
                 return True
             when = self._when(pile, player, first_seen)
-            applied = self._earlier(pile, card, when)
+            if self._contact_at(pile, player, when[0]) or any(
+                    when[0] < t < first_seen[0] for _, t in self._pile_reads.get(pile, ())[:-1]):
+                applied = self._earlier(pile, card, when)
+            else:  # only its hand over the pile was seen, and nothing read there since: a card whose touch was seen before it showed lies under it
+                applied = self._earlier(pile, card, when, until=first_seen[0])
+                under = [t for t, side in self._landed.get(pile, ()) if side != player and t >= when[0]]
+                if applied and under:
+                    when = self._after(max(under), when)
             partners = self._tied(pile, player, when) - {self._shown.get(pile)}
             if partners:
                 since = self._ties.setdefault(pile, self._now[0])
@@ -1122,28 +1148,34 @@ class SpitReferee:
                 and not self._rival_touch(pile, last[0], last[1][0]):
             stalemate = self._spit_card_of(last[0], last[1]) or stalemate
         if not stalemate:  # a stock card turned up and laid unseen: the last hand there's, else anyone's
-            for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
-                if last is not None and player != last[0] and not self._hand_seen(pile, player, first_seen[0]):
-                    continue  # another player's hand was seen there last, and this one's not at all
-                # dated by this player's hand on the pile (over it, if no contact was seen) before it was seen
-                laid = last[1] if last is not None and player == last[0] else self._when(pile, player, first_seen)
-                if (pile, player, laid[0]) in self._used:
-                    laid = first_seen  # that touch laid a card judged already
-                turned = self._turned_unseen(player, laid[0])
-                if self._deferred:
-                    return False
-                if turned is None and last is not None and player == last[0]:
-                    turned = self._only_face_down(player, card, pile, laid)
-                if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
-                    self._attempt(player, card, turned[0], pile, laid, visible=True)
-                    return True
+            for covered in (False, True):  # a hand seen touching a face-down top first, then one seen over it
+                for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
+                    if last is not None and player != last[0] and not self._hand_seen(pile, player, first_seen[0]):
+                        continue  # another player's hand was seen there last, and this one's not at all
+                    # dated by this player's hand on the pile (over it, if no contact was seen) before it was seen
+                    laid = last[1] if last is not None and player == last[0] else self._when(pile, player, first_seen)
+                    if (pile, player, laid[0]) in self._used:
+                        laid = first_seen  # that touch laid a card judged already
+                    turned = self._turned_unseen(player, laid[0], covered=covered)
+                    if self._deferred:
+                        return False
+                    if turned is None and not covered and last is not None and player == last[0]:
+                        turned = self._only_face_down(player, card, pile, laid)
+                    if turned is not None and (covered or laid == first_seen) \
+                            and not self._fits(player, turned[0], card, pile):
+                        continue  # only seen over the place, or no touch seen laying it: turned there if it plays where it lies
+                    if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
+                        self._attempt(player, card, turned[0], pile, laid, visible=True)
+                        return True
         if self._ties or self._returns:
             self._deferred = True
             return False  # a card that touched a pile is not judged yet: the engine's position is not the table's
         if stalemate:
             last = self._last_touch(pile, first_seen, {p for p in self._players if self.state.spit_count(p)})
-        recent = last is not None and last[1][0] >= first_seen[0] - TOUCH_REACH_S
-        side, when = last if last is not None and recent else (self._starter[pile], first_seen)
+        if last is None or last[1][0] < first_seen[0] - TOUCH_REACH_S:  # no contact seen: the hand seen over it
+            last = self._last_cover(pile, first_seen, {p for p in self._players if self.state.spit_count(p)}
+                                    if stalemate else None)
+        side, when = last if last is not None else (self._starter[pile], first_seen)
         landed = self._landed_on(when[0], side)
         if landed.phase != "play":
             landed = self.state
@@ -1356,12 +1388,14 @@ class SpitReferee:
                 return self._now[0] - self._covered.get(zone, -1.0) >= SURE_S and seen is not None and seen[0] < first
         return True
 
-    def _earlier(self, pile: str, card: Card, when: When, *, tied: bool = False) -> bool:
+    def _earlier(self, pile: str, card: Card, when: When, *, tied: bool = False, until: float | None = None) -> bool:
         """Lifted cards (other than `card`) whose player's hand touched `pile` after lifting them
         and more than a frame before `when` (`_close`; with `tied`, within a frame either way
-        too): they touched the pile before `card` (and went under it, or were taken back), so
-        they are judged first, in touch order; not a card seen there and taken back by its player
-        (`_lifted_off`). True when one was applied."""
+        too; with `until`, the time `card` was first seen on top there when its own touch was not
+        seen, only its hand over the pile: any time before that): they touched the pile before
+        `card` (and went under it, or were taken back), so they are judged first, in touch order;
+        not a card seen there and taken back by its player (`_lifted_off`). True when one was applied."""
+        limit = when[0] if until is None else max(when[0], until)
         found = []
         took = self._took_back.get(pile)
         for code, lift in self._lifted.items():
@@ -1370,8 +1404,8 @@ class SpitReferee:
             for touch in self._touches.get(pile, ()):
                 if self._free(pile, touch, lift.player) and lift.t <= touch.t \
                         and not self._taking_back(pile, touch) \
-                        and (tied or not self._close(touch.t, when[0])) \
-                        and (touch.t < when[0] or self._close(touch.t, when[0])):
+                        and (tied or until is not None or not self._close(touch.t, when[0])) \
+                        and (touch.t < limit or self._close(touch.t, when[0])):
                     if took is None or (touch.side, touch.t) != took[:2]:
                         found.append(((touch.t, touch.frame), code, lift))
                     break
@@ -1379,6 +1413,15 @@ class SpitReferee:
         for touched, code, lift in sorted(found, key=lambda item: item[0]):
             applied |= self._attempt(lift.player, parse_card(code), lift.zone, pile, touched, visible=False)
         return applied
+
+    def _contact_at(self, zone: str, side: str, t: float) -> bool:
+        """A contact of `side`'s hand with `zone` began at `t` (not only a hand seen over it)."""
+        return any(touch.contact and touch.side == side and touch.t == t for touch in self._touches.get(zone, ()))
+
+    def _after(self, t: float, when: When) -> When:
+        """The frame after capture time `t`, dated from `when` (a card laid on one that touched at `t`)."""
+        step = round((t - when[0]) / self.frame_interval) + 1
+        return t + self.frame_interval, when[1] + step
 
     def _free(self, pile: str, touch: Touch, side: str) -> bool:
         """`touch` is a contact of `side`'s hand with `pile` that laid no card judged already."""
@@ -1667,12 +1710,14 @@ class SpitReferee:
         table): cards may have landed unseen."""
         return any(end >= since and start <= t for start, end in self._blocked_runs)
 
-    def _came_back(self, code: str, lift: _Lift) -> None:
-        """A lifted card is back on its stock pile: if its player's hand touched a spit pile
-        meanwhile, the card touched it (and is judged there); else it was only picked up."""
+    def _came_back(self, code: str, lift: _Lift, back: float) -> None:
+        """A lifted card is back on its stock pile, first seen there at `back`: if its player's
+        hand touched a spit pile meanwhile, the card touched it (and is judged there); else it was
+        only picked up (a touch from `back` on is the hand's next card)."""
         for pile in self._piles:
             for touch in self._touches.get(pile, ()):
-                if self._free(pile, touch, lift.player) and touch.t >= lift.t and not self._taking_back(pile, touch):
+                if self._free(pile, touch, lift.player) and lift.t <= touch.t < back \
+                        and not self._taking_back(pile, touch):
                     self._returns.append((parse_card(code), lift, pile, (touch.t, touch.frame)))
                     return
 
@@ -1703,6 +1748,11 @@ class SpitReferee:
             when = max((pending[pile][1] for pile in piles), key=lambda w: w[0])
             contact = {pending[pile][2]: pending[pile][1][0] for pile in piles}
             self._pending_spit = {}
+            for pile in piles:  # a spit card doubted when it landed is judged now: no hand there takes it back
+                key = (pile, pending[pile][0])
+                self._flagged.pop(key, None)
+                self._unsure.discard(key)
+                self._doubted.pop(key, None)
             self._apply(move, when, contact=contact)
             self._solo = {pile: pending[pile] for pile in piles} if len(piles) == 1 else None
             return True

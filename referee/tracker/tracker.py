@@ -84,7 +84,8 @@ class Touch:
 class Snapshot:
     """The tracked table after one frame: the settled state of every zone settled so far, the
     zones `unsettled` now (under a hand, unreadable, or showing a new state not yet settled),
-    and what changed in this frame (settled changes and new touches)."""
+    what changed in this frame (settled changes and new touches), and the zones seen before that
+    this frame left `unread` (a reader leaves out a zone that changed and is not read yet)."""
 
     t: float
     frame: int
@@ -92,6 +93,7 @@ class Snapshot:
     unsettled: frozenset[str]
     changes: tuple[ZoneChange, ...] = ()
     touches: tuple[Touch, ...] = ()
+    unread: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -172,7 +174,8 @@ class Tracker:
                 covered.add(name)
         if changes:
             self._stable = MappingProxyType({n: z.stable for n, z in zones.items() if z.stable is not None})
-        return Snapshot(obs.t, frame, self._stable, frozenset(covered), tuple(changes), tuple(touches))
+        unread = frozenset(name for name in zones if name not in obs.zones)
+        return Snapshot(obs.t, frame, self._stable, frozenset(covered), tuple(changes), tuple(touches), unread)
 
     @property
     def zones(self) -> Mapping[str, str]:

@@ -606,6 +606,51 @@ def test_an_unknown_card_laid_where_it_cannot_go_after_its_player_s_touch_laid_a
     assert not _of(events, "illegal_play") and not _of(events, "turn_up")
 
 
+def test_a_card_taken_while_an_arm_hid_its_place_is_judged_at_its_player_s_touch_on_a_pile_since_the_place_was_read() -> None:
+    film = _opened()  # L shows 8♦
+    for _ in range(6):  # A's arm over A2 (no contact seen)
+        film.frame((HandSeen("A", ("A2",), {}),))
+    ta = film.t  # A's 9♥ from A2 touches L
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": ta}),))
+    film.zones["A2"] = "back"
+    for _ in range(6):
+        film.frame((HandSeen("A", ("A2",), {}),))
+    for _ in range(4):  # A2 changed, not read yet, then hidden again
+        film.frame(unread=("A2",))
+    for _ in range(4):
+        film.frame((HandSeen("A", ("A2",), {}), HandSeen("B", ("B3",), {"B3": film.t})))
+    film.zones["B3"] = "back"  # B lifts 8♠
+    film.still(4)
+    tb = film.touch("B", "L", 3, then="8S")  # and lays it on the 9♥ (never seen)
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "9H", ta), ("B", "8S", tb)]
+    assert not _of(events, "illegal_play")
+
+
+def test_a_refused_card_read_back_in_a_place_never_seen_without_it_leaves_its_player_s_next_card_judged_at_its_touch() -> None:
+    film = _opened()  # L shows 8♦
+    for _ in range(3):  # A's hand over A3 takes K♦ (A3 never seen without it)
+        film.frame((HandSeen("A", ("A3",), {}),))
+    bad = film.t
+    for _ in range(3):  # and lays it on L
+        film.frame((HandSeen("A", ("A3", "L"), {"L": bad}),))
+    film.zones["L"] = "KD"
+    film.still(8)
+    back = film.t
+    for _ in range(3):  # A takes it back to A3
+        film.frame((HandSeen("A", ("A3", "L"), {"L": back}),))
+    film.zones["L"] = "8D"
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A3",), {}),))
+    film.still(4)
+    t = film.play("A", "A2", "back", "L")  # 9♥ onto 8♦
+    events = film.judge()
+    assert [(e["card"], e.t) for e in _of(events, "illegal_play")] == [("KD", bad)]
+    assert [(e["card"], e.t, e["called_at"]) for e in _of(events, "play")] == [("9H", t, t)]
+
+
 def test_a_card_refused_in_a_tie_put_back_too_briefly_to_be_read_and_laid_again_is_judged_at_its_touch() -> None:
     film = _opened(spit_r="QC", layout=dict(LAYOUT, B1="KS"))  # L shows 8♦: 9♥ fits it, K♠ does not; R Q♣ fits K♠
     film.touch("A", "A2", 2, then="back")  # A lifts 9♥

@@ -307,6 +307,10 @@ class SpitReferee:
         self._unsettled: frozenset[str] = frozenset()
         self._left_unread: frozenset[str] = frozenset()
         """The zones the last frame left unread (changed, not read yet)."""
+        self._read_clear: dict[str, float] = {}
+        """Per zone, the last frame it was read with no hand over it and no new state pending."""
+        self._shown_until: dict[str, float] = {}
+        """Per stock place, the last frame it was read showing what it showed before its last change."""
         self._layout_due = math.inf
         self._unread_tops: set[str] = set()
         """Stock places of the last layout dealt with their tops not read yet (`UNREAD_LAYOUT_S`)."""
@@ -394,6 +398,15 @@ class SpitReferee:
         if self._call is not None:
             self._call_spit()
         self._unsettled = snap.unsettled
+        shown = set()
+        for zone in snap.zones:
+            if zone not in snap.unsettled and zone not in snap.unread:
+                self._read_clear[zone] = snap.t
+                if zone in self._owner:
+                    shown.add(snap.zones[zone])
+        if any(item[4] == math.inf and item[0] in shown for item in self._refused):  # read back in its place
+            self._refused = [(*item[:4], snap.t) if item[4] == math.inf and item[0] in shown else item
+                             for item in self._refused]
         return self._out
 
     def _call_spit(self) -> None:
@@ -454,6 +467,7 @@ class SpitReferee:
                     else:
                         self._lifted[key[1]] = _Lift(lift.player, lift.zone, change.seen_t)
             return
+        self._shown_until[zone] = self._read_clear.get(zone, change.seen_t)
         if change.after == FACE_DOWN:
             self._face_down_seen[zone] = change.seen_t
         if self._flagged and change.after in CARD_CODES:  # a flagged card back in a stock place
@@ -897,7 +911,13 @@ class SpitReferee:
         when = self._when(zone, owner, self._seen[zone])
         if top is not None and seen == self._under(zone):
             if top.code not in self._lifted:
-                self._lifted[top.code] = _Lift(owner, zone, self._hand_came(zone, owner, when[0]))
+                # it left at any time since the place was last read showing it (an arm reaching past
+                # a place hides it long before and after the hand takes its card)
+                came = self._hand_came(zone, owner, when[0])
+                gone = max(self._shown_until.get(zone, came), self._seen[zone][0] - TOUCH_REACH_S)
+                if self._turned_away(owner, came):
+                    gone = came  # its hand may hold a card turned unseen too: its touches are that card's
+                self._lifted[top.code] = _Lift(owner, zone, min(came, gone))
             return False
         if not self._counts_known and seen in (EMPTY, FACE_DOWN) and self._recounted(zone, seen):
             return True

@@ -651,6 +651,36 @@ def test_a_refused_card_read_back_in_a_place_never_seen_without_it_leaves_its_pl
     assert [(e["card"], e.t, e["called_at"]) for e in _of(events, "play")] == [("9H", t, t)]
 
 
+def test_illegal_play_is_called_on_a_card_seen_lying_on_the_top_last_read_though_its_hand_was_not_seen() -> None:
+    film = _opened()  # L shows 8♦
+    film.still(45)
+    film.touch("A", "A3", 2, then="back")  # A lifts K♦
+    film.still(6)
+    film.zones["L"] = "KD"  # and lays it on L, the hand finder missing the hand there
+    t = film.t
+    film.still(20)
+    film.touch("A", "L", 3, then="8D")  # A takes it back
+    film.touch("A", "A3", 2, then="KD")
+    film.still(6)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "KD", t)]
+
+
+def test_no_illegal_play_is_called_on_a_card_found_on_a_pile_once_another_hand_was_over_it() -> None:
+    film = _opened()  # L shows 8♦
+    film.still(45)
+    film.touch("A", "A3", 2, then="back")  # A lifts K♦
+    film.still(6)
+    for _ in range(3):  # B's hand over L, its contact not seen
+        film.frame((HandSeen("B", ("L",), {}),))
+    film.zones["L"] = "KD"  # K♦ found there, its hand not seen
+    film.still(20)
+    film.touch("A", "L", 3, then="8D")
+    film.touch("A", "A3", 2, then="KD")
+    film.still(6)
+    assert not _of(film.judge(), "illegal_play")
+
+
 def test_a_card_refused_in_a_tie_put_back_too_briefly_to_be_read_and_laid_again_is_judged_at_its_touch() -> None:
     film = _opened(spit_r="QC", layout=dict(LAYOUT, B1="KS"))  # L shows 8♦: 9♥ fits it, K♠ does not; R Q♣ fits K♠
     film.touch("A", "A2", 2, then="back")  # A lifts 9♥

@@ -45,7 +45,8 @@ sees and what the engine expects by a move:
   frame interval; `layout` when a new layout has been read; `game_end`.
 
 Calls against a player (`illegal_play`, `premature_spit`) are made only on a position the
-camera read: a card is refused only when its player's hand was seen laying it, what lay under it
+camera read: a card is refused only when its player's hand was seen laying it (or, the hand
+missed, the card was seen lying on the top last read there, no other hand over the pile since), what lay under it
 was last seen there (or put there by moves judged since) and no hand touched that pile meanwhile
 without a card judged, and no stock place shows what no move explains; a refusal found at a
 touch, before the card is seen, waits for the card to be seen or to come back. A spit card is
@@ -1631,8 +1632,8 @@ class SpitReferee:
             del kept[:-8]
             self._apply(move, when)
             return True
-        if not self._hand_seen(pile, player, when[0]) or not self._read_under(pile, card, player, when[0]) \
-                or self._odd_stock():
+        if not (self._hand_seen(pile, player, when[0]) or (visible and self._laid_in_view(pile, card, player, when[0]))) \
+                or not self._read_under(pile, card, player, when[0]) or self._odd_stock():
             self._judged.discard(key)
             lift = self._lifted.get(card.code)
             if visible and lift is not None:
@@ -1702,6 +1703,19 @@ class SpitReferee:
             return False
         under = parse_card(seen)  # another card than the engine's: refused only if it would be refused on that too
         return not is_adjacent(card, under) or (self.rules.alternate_colours and card.red == under.red)
+
+    def _laid_in_view(self, pile: str, card: Card, player: str, t: float) -> bool:
+        """`player`'s `card`, seen on `pile` at `t` though their hand was not seen laying it, lies on
+        what was last read there, as the engine has it, and no other hand came over the pile since
+        without laying a card judged (none can have uncovered it by taking a card off it)."""
+        if not self._read_under(pile, card, player, t, exact=True):
+            return False
+        since = max(when for seen, when in self._pile_reads.get(pile, ()) if seen != card.code and when < t)
+        touches = self._touches.get(pile, ())
+        visits = [touch for touch in touches if touch.side != player and since < touch.t < t]
+        return not any((pile, touch.side, touch.t) not in self._used and (touch.contact or not any(
+            other.contact and other.side == touch.side and abs(other.t - touch.t) <= self.config.race_window_s
+            for other in touches)) for touch in visits)
 
     def _covered_since(self, pile: str, card: Card, player: str, t: float) -> bool:
         """`player`'s `card`, back in its place, was never read on `pile` after their touch there at

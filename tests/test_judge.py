@@ -250,6 +250,18 @@ def test_premature_spit_of_a_hand_seen_only_over_the_pile_is_dated_by_that_hand(
     assert [(e["player"], e.t) for e in early] == [("B", t)]
 
 
+def test_premature_spit_is_not_called_on_a_position_just_read_again_from_the_table() -> None:
+    film = _opened()
+    film.zones["A1"] = "4C"  # A1 shows a card no move explains: the table is read again 2 s later
+    film.still(70)
+    film.touch("B", "R", 3, then="JH")  # B's spit card while A can play 4♣ or 9♥
+    film.still(8)
+    film.touch("B", "R", 3, then="3C")  # and takes it back
+    film.still(6)
+    events = film.judge()
+    assert _of(events, "resync") and not _of(events, "premature_spit")
+
+
 def test_premature_spit_is_not_called_while_the_move_s_place_was_under_a_hand() -> None:
     film = _opened()
     for _ in range(4):  # A's hand over A1 (the engine's first move: 7C from A1 onto L) as B spits

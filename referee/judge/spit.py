@@ -56,7 +56,8 @@ needs read in its place (and a move into a space only on counts not guessed by a
 when that move is made afterwards (a play; a turn-up dated by its player's first touch there), and
 never when its player turned up a stock card before it and touched that place again after it,
 the card read there still lying in it (the card laid may be the one turned first, the one read
-turned at that later touch). When unsure, nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`), and
+turned at that later touch), and never on a position read again from the table less than `RESYNC_S`
+before it landed (what the re-read guessed may be wrong). When unsure, nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`), and
 the position read is logged (`resync`: stock places, spit piles, spit cards) for a resume to replay.
 A re-read showing a player's stock empty ends the deal (the slap judged from the contacts
 remembered); one showing both spit piles empty waits for the next layout. Counts guessed by a
@@ -320,6 +321,8 @@ class SpitReferee:
         self._call: When | None = None
         self.resyncs = 0
         """How many times the engine's position was read again from the table."""
+        self._resynced_at = -math.inf
+        """When the engine's position was last read again from the table (`_set_position`)."""
         self._now: When = (0.0, 0)
         self._out: list[Event] = []
 
@@ -896,6 +899,7 @@ class SpitReferee:
         self.state = state
         self._unread_tops.clear()
         self.resyncs += 1
+        self._resynced_at = self._now[0]
         self._history.clear()  # the positions before it are of another reading of the table
         self._emit("resync", self._now,
                    stocks={zone: [count, top] for i, player in enumerate(self._players)
@@ -1373,6 +1377,8 @@ class SpitReferee:
         guessed by a re-read)."""
         if isinstance(move, Play) and self._played_since(move, t):
             return True  # the play was made since: it existed
+        if self._resynced_at > t - RESYNC_S:
+            return False  # the position was just read again from the table: what it guessed may be wrong
         if isinstance(move, MoveToSpace) and not self._counts_known:
             return False
         if isinstance(move, (Play, MoveToSpace, StackEqual)):

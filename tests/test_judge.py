@@ -1204,6 +1204,19 @@ def test_a_re_read_table_on_which_a_player_s_stock_is_empty_is_a_deal_they_ended
     assert [(e["pile"], e["winner"]) for e in _of(events, "slap")] == [("R", "B")]
 
 
+def test_a_re_read_table_has_a_card_refused_on_a_pile_just_before_lying_on_the_card_read_under_it() -> None:
+    film = _opened()  # L shows 8♦
+    film.touch("A", "A3", 2, then="back")  # A lifts K♦
+    film.still(4)
+    film.touch("A", "L", 3, then="KD")  # and lays it on 8♦: refused once read there
+    film.still(3)
+    film.zones["B1"] = "4C"  # B1 then shows a card no move explains: the table is read again 2 s later
+    film.still(75)  # K♦ still lying on L
+    events = film.judge()
+    assert [e["card"] for e in _of(events, "illegal_play")] == ["KD"]
+    assert [e["piles"]["L"][1] for e in _of(events, "resync")] == ["8D"]
+
+
 def test_a_table_whose_spit_piles_were_gathered_unseen_is_read_as_between_deals() -> None:
     film = _opened()
     film.zones.update({z: "empty" for z in film.zones})  # the deal ended and the table was cleared, unseen

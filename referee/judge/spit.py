@@ -822,6 +822,10 @@ class SpitReferee:
         piles: dict[str, tuple[int, str]] = {}
         for pile in self._piles:
             seen = self.readings.get(pile, EMPTY)
+            flag = self._flagged.get((pile, seen))
+            if flag is not None and self._now[0] - flag[1] < TAKE_BACK_S:  # refused or doubted there just now,
+                seen = next((card for card, _ in reversed(self._pile_reads.get(pile, [])[:-1])  # to be taken back:
+                             if card != seen and card in CARD_CODES), seen)  # what it lies on
             if seen in CARD_CODES:
                 piles[pile] = (max(len(s.pile(pile)), 1), seen)
                 on_table += piles[pile][0]

@@ -693,6 +693,25 @@ def test_no_illegal_play_is_called_on_a_card_found_on_a_pile_once_another_hand_w
     assert not _of(film.judge(), "illegal_play")
 
 
+def test_a_card_read_back_in_its_place_for_a_frame_before_its_hand_touched_a_pile_is_not_in_a_hand() -> None:
+    film = _opened()  # L shows 8♦
+    film.touch("A", "A4", 2, then="back")  # A's hand takes 2♠ (A4 shows a face-down card)
+    film.still(4)
+    film.zones["A4"] = "2S"  # and puts it back, read in one frame only before its arm hides A4 again
+    film.frame()
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A4",), {}),))
+    film.zones["A4"] = "back"
+    for _ in range(3):  # A4 not read again: the face-down card it settled on stands
+        film.frame(unread=("A4",))
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.still(2)
+    t = film.touch("A", "L", 3, then="9H")  # and lays it on 8♦: the one card in A's hand
+    film.still(8)
+    plays = _of(film.judge(), "play")
+    assert [(e["card"], e.t, e["called_at"]) for e in plays] == [("9H", t, t)]
+
+
 def test_a_card_refused_in_a_tie_put_back_too_briefly_to_be_read_and_laid_again_is_judged_at_its_touch() -> None:
     film = _opened(spit_r="QC", layout=dict(LAYOUT, B1="KS"))  # L shows 8♦: 9♥ fits it, K♠ does not; R Q♣ fits K♠
     film.touch("A", "A2", 2, then="back")  # A lifts 9♥

@@ -309,6 +309,9 @@ class SpitReferee:
         self._unsettled: frozenset[str] = frozenset()
         self._left_unread: frozenset[str] = frozenset()
         """The zones the last frame left unread (changed, not read yet)."""
+        self._read_back: dict[str, float] = {}
+        """Per stock top once thought lifted, the last frame it was read back in its place, not settled
+        there (what the place settled on before, what lay under it, is stale since)."""
         self._read_clear: dict[str, float] = {}
         """Per zone, the last frame it was read with no hand over it and no new state pending."""
         self._shown_until: dict[str, float] = {}
@@ -401,6 +404,12 @@ class SpitReferee:
             self._settle_doubts()
         if self._call is not None:
             self._call_spit()
+        for zone, seen in snap.read.items():  # a stock top read in its place, if only for a frame
+            lift = self._lifted.get(seen)
+            if lift is not None and lift.zone == zone and not lift.attempted and lift.t < snap.t \
+                    and self._expected(zone) == seen and not self._touched_since(lift.player, lift.t, snap.t):
+                del self._lifted[seen]  # back there (or never lifted), having touched no pile: not in a hand
+                self._read_back[seen] = snap.t
         self._unsettled = snap.unsettled
         shown = set()
         for zone in snap.zones:
@@ -919,7 +928,7 @@ class SpitReferee:
         top = s.top(zone)
         when = self._when(zone, owner, self._seen[zone])
         if top is not None and seen == self._under(zone):
-            if top.code not in self._lifted:
+            if top.code not in self._lifted and self._read_back.get(top.code, -math.inf) < self._seen[zone][0]:
                 # it left at any time since the place was last read showing it (an arm reaching past
                 # a place hides it long before and after the hand takes its card)
                 came = self._hand_came(zone, owner, when[0])

@@ -39,13 +39,15 @@ class Film:
     def t(self) -> float:
         return round(len(self.frames) / FPS, 6)
 
-    def frame(self, hands: tuple[HandSeen, ...] = (), **override: str) -> float:
+    def frame(self, hands: tuple[HandSeen, ...] = (), unread: tuple[str, ...] = (), **override: str) -> float:
+        """One frame: the zones as seen (`unread` ones left out: changed, not read yet), hands over theirs."""
         t = self.t
         seen = dict(self.zones, **override)
         for hand in hands:
             for zone in hand.over:
                 seen[zone] = "occluded"
-        self.frames.append(Observation(t, len(self.frames), {z: ZoneReading(v) for z, v in seen.items()}, hands))
+        self.frames.append(Observation(t, len(self.frames), {z: ZoneReading(v) for z, v in seen.items()
+                                                             if z not in unread}, hands))
         return t
 
     def still(self, n: int = 6) -> None:
@@ -233,6 +235,31 @@ def test_premature_spit_names_the_move() -> None:
     assert len(early) == 1 and early[0]["player"] == "B" and early[0].t == t
     assert early[0]["move"] == "A plays 7♣ from A1 onto L"  # the first move the engine finds
     assert not _of(events, "spit")[1:]
+
+
+def test_premature_spit_of_a_hand_seen_only_over_the_pile_is_dated_by_that_hand() -> None:
+    film = _opened()
+    t = film.t
+    for _ in range(3):  # B turns a spit card while A can move, B's contact with R not seen
+        film.frame((HandSeen("B", ("R",), {}),))
+    film.zones["R"] = "JH"
+    film.still(8)
+    film.touch("B", "R", 3, then="3C")  # and takes it back
+    film.still(6)
+    early = _of(film.judge(), "premature_spit")
+    assert [(e["player"], e.t) for e in early] == [("B", t)]
+
+
+def test_premature_spit_is_not_called_on_a_position_just_read_again_from_the_table() -> None:
+    film = _opened()
+    film.zones["A1"] = "4C"  # A1 shows a card no move explains: the table is read again 2 s later
+    film.still(70)
+    film.touch("B", "R", 3, then="JH")  # B's spit card while A can play 4♣ or 9♥
+    film.still(8)
+    film.touch("B", "R", 3, then="3C")  # and takes it back
+    film.still(6)
+    events = film.judge()
+    assert _of(events, "resync") and not _of(events, "premature_spit")
 
 
 def test_premature_spit_is_not_called_while_the_move_s_place_was_under_a_hand() -> None:
@@ -553,6 +580,138 @@ def test_illegal_play_is_called_while_the_place_a_card_was_just_played_from_is_s
         [("B", "QS", tb, "Q♠ is not next to 9♥")]
 
 
+def test_illegal_play_is_called_while_the_place_a_card_was_just_played_from_has_changed_and_is_not_read_yet() -> None:
+    film = _opened()  # L shows 8♦
+    ta = film.t  # A's hand takes 9♥ from A2 onto L; A2 then changed, not read yet
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": ta}),))
+    film.zones["L"] = "9H"
+    for _ in range(6):
+        film.frame(unread=("A2",))
+    for _ in range(2):  # B lifts Q♠
+        film.frame((HandSeen("B", ("B1",), {"B1": film.t}),), unread=("A2",))
+    film.zones["B1"] = "empty"
+    for _ in range(4):
+        film.frame(unread=("A2",))
+    tb = film.t  # and lays it on the 9♥
+    for _ in range(3):
+        film.frame((HandSeen("B", ("L",), {"L": tb}),), unread=("A2",))
+    film.zones["L"] = "QS"
+    for _ in range(8):
+        film.frame(unread=("A2",))
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "9H", ta)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "QS", tb)]
+
+
+
+def test_an_unknown_card_laid_where_it_cannot_go_after_its_player_s_touch_laid_another_is_not_their_card_turned_unseen() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣
+    film.touch("B", "B2", 3)  # B's hand on the face-down top of B2, which is not read again
+    for _ in range(4):  # J♠ shows on R, no hand seen laying it
+        film.frame(unread=("B2",))
+    film.zones["R"] = "JS"
+    for _ in range(10):
+        film.frame(unread=("B2",))
+    events = film.judge()
+    assert not _of(events, "illegal_play") and not _of(events, "turn_up")
+
+
+def test_a_card_taken_while_an_arm_hid_its_place_is_judged_at_its_player_s_touch_on_a_pile_since_the_place_was_read() -> None:
+    film = _opened()  # L shows 8♦
+    for _ in range(6):  # A's arm over A2 (no contact seen)
+        film.frame((HandSeen("A", ("A2",), {}),))
+    ta = film.t  # A's 9♥ from A2 touches L
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": ta}),))
+    film.zones["A2"] = "back"
+    for _ in range(6):
+        film.frame((HandSeen("A", ("A2",), {}),))
+    for _ in range(4):  # A2 changed, not read yet, then hidden again
+        film.frame(unread=("A2",))
+    for _ in range(4):
+        film.frame((HandSeen("A", ("A2",), {}), HandSeen("B", ("B3",), {"B3": film.t})))
+    film.zones["B3"] = "back"  # B lifts 8♠
+    film.still(4)
+    tb = film.touch("B", "L", 3, then="8S")  # and lays it on the 9♥ (never seen)
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "9H", ta), ("B", "8S", tb)]
+    assert not _of(events, "illegal_play")
+
+
+def test_a_refused_card_read_back_in_a_place_never_seen_without_it_leaves_its_player_s_next_card_judged_at_its_touch() -> None:
+    film = _opened()  # L shows 8♦
+    for _ in range(3):  # A's hand over A3 takes K♦ (A3 never seen without it)
+        film.frame((HandSeen("A", ("A3",), {}),))
+    bad = film.t
+    for _ in range(3):  # and lays it on L
+        film.frame((HandSeen("A", ("A3", "L"), {"L": bad}),))
+    film.zones["L"] = "KD"
+    film.still(8)
+    back = film.t
+    for _ in range(3):  # A takes it back to A3
+        film.frame((HandSeen("A", ("A3", "L"), {"L": back}),))
+    film.zones["L"] = "8D"
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A3",), {}),))
+    film.still(4)
+    t = film.play("A", "A2", "back", "L")  # 9♥ onto 8♦
+    events = film.judge()
+    assert [(e["card"], e.t) for e in _of(events, "illegal_play")] == [("KD", bad)]
+    assert [(e["card"], e.t, e["called_at"]) for e in _of(events, "play")] == [("9H", t, t)]
+
+
+def test_illegal_play_is_called_on_a_card_seen_lying_on_the_top_last_read_though_its_hand_was_not_seen() -> None:
+    film = _opened()  # L shows 8♦
+    film.still(45)
+    film.touch("A", "A3", 2, then="back")  # A lifts K♦
+    film.still(6)
+    film.zones["L"] = "KD"  # and lays it on L, the hand finder missing the hand there
+    t = film.t
+    film.still(20)
+    film.touch("A", "L", 3, then="8D")  # A takes it back
+    film.touch("A", "A3", 2, then="KD")
+    film.still(6)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "KD", t)]
+
+
+def test_no_illegal_play_is_called_on_a_card_found_on_a_pile_once_another_hand_was_over_it() -> None:
+    film = _opened()  # L shows 8♦
+    film.still(45)
+    film.touch("A", "A3", 2, then="back")  # A lifts K♦
+    film.still(6)
+    for _ in range(3):  # B's hand over L, its contact not seen
+        film.frame((HandSeen("B", ("L",), {}),))
+    film.zones["L"] = "KD"  # K♦ found there, its hand not seen
+    film.still(20)
+    film.touch("A", "L", 3, then="8D")
+    film.touch("A", "A3", 2, then="KD")
+    film.still(6)
+    assert not _of(film.judge(), "illegal_play")
+
+
+def test_a_card_read_back_in_its_place_for_a_frame_before_its_hand_touched_a_pile_is_not_in_a_hand() -> None:
+    film = _opened()  # L shows 8♦
+    film.touch("A", "A4", 2, then="back")  # A's hand takes 2♠ (A4 shows a face-down card)
+    film.still(4)
+    film.zones["A4"] = "2S"  # and puts it back, read in one frame only before its arm hides A4 again
+    film.frame()
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A4",), {}),))
+    film.zones["A4"] = "back"
+    for _ in range(3):  # A4 not read again: the face-down card it settled on stands
+        film.frame(unread=("A4",))
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.still(2)
+    t = film.touch("A", "L", 3, then="9H")  # and lays it on 8♦: the one card in A's hand
+    film.still(8)
+    plays = _of(film.judge(), "play")
+    assert [(e["card"], e.t, e["called_at"]) for e in plays] == [("9H", t, t)]
+
+
 def test_a_card_refused_in_a_tie_put_back_too_briefly_to_be_read_and_laid_again_is_judged_at_its_touch() -> None:
     film = _opened(spit_r="QC", layout=dict(LAYOUT, B1="KS"))  # L shows 8♦: 9♥ fits it, K♠ does not; R Q♣ fits K♠
     film.touch("A", "A2", 2, then="back")  # A lifts 9♥
@@ -648,6 +807,52 @@ def test_a_card_turned_and_laid_between_two_touches_on_its_place_read_after_the_
     film.touch("B", "B2", 2, then="4D")
     film.still(30)
     assert not _of(film.judge(), "premature_spit")
+
+
+def test_a_card_turned_by_a_hand_seen_only_over_its_place_and_played_is_that_card_turned_and_played() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ onto 8♦
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A2 and A4 show face-down cards
+    for _ in range(4):  # A's hand over A4, its contact not seen: it turns A♦ there and takes it
+        film.frame((HandSeen("A", ("A4",), {}),))
+    film.still(2)
+    t = film.touch("A", "R", 3, then="AD")
+    film.still(10)
+    events = film.judge()
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A4", "AD")]
+    assert [(e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("AD", "A4", t)
+    assert not _of(events, "premature_spit")
+
+
+def test_a_card_put_back_is_not_judged_at_a_touch_of_its_player_s_hand_on_a_pile_from_the_moment_it_is_back() -> None:
+    film = _opened()  # L shows 8♦
+    film.touch("B", "B3", 2, then="back")  # B lifts 8♠
+    film.still(6)
+    film.zones["B3"] = "8S"  # and puts it back as its other hand touches L
+    film.touch("B", "L", 3)
+    film.still(10)
+    assert not _of(film.judge(), "illegal_play")
+
+
+def test_a_card_seen_on_top_whose_hand_was_only_seen_over_the_pile_came_after_a_card_whose_touch_was_seen() -> None:
+    film = _opened()  # R shows 3♣
+    film.touch("A", "A4", 2, then="back")  # A lifts 2♠
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.still(4)
+    for _ in range(3):  # A's hand over R, its contact not seen
+        film.frame((HandSeen("A", ("R",), {}),))
+    tb = film.t
+    for _ in range(3):  # B's 4♦ touches R
+        film.frame((HandSeen("A", ("R",), {}), HandSeen("B", ("R",), {"R": tb})))
+    film.zones["R"] = "2S"  # A's 2♠ lies on top
+    film.still(40)
+    film.touch("A", "R", 3, then="4D")  # A takes it back
+    film.touch("A", "A4", 2, then="2S")
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "4D", tb)]
+    assert [(e["player"], e["card"]) for e in _of(events, "illegal_play")] == [("A", "2S")]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
 
 
 def _settling(rules: SpitRules | None = None) -> tuple[Film, SpitReferee]:
@@ -767,6 +972,31 @@ def test_a_spit_card_laid_before_a_turn_up_its_player_s_touch_dates_later_is_pre
     assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A2", "QC")]
     early = _of(events, "premature_spit")
     assert [(e["player"], e["move"], e.t) for e in early] == [("B", "A turns up the top of A2", tb)]
+
+
+def test_a_spit_card_doubted_when_laid_leaves_its_pile_free_once_the_spit_is_made() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KS", "back back |", "8C", "8H", "9S"], "B": ["9C"]},
+                               spit={"A": "back back", "B": "back back"}, piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "A2": "back", "A3": "8C", "A4": "8H", "A5": "9S",
+                                                            "B1": "9C", "L": "4D", "R": "6D"})  # A's turn-up is the only move
+    film.still(4)
+    laid = round(film.t + 3 / FPS, 6)
+    for i in range(6):  # A turns Q♣ on A2 (it fits nowhere) and lays a spit card on L, no contact seen on A2
+        film.frame((HandSeen("A", ("A2", "L") if i >= 3 else ("A2",), {"L": laid} if i >= 3 else {}),))
+    film.zones.update(A2="QC", L="JH")
+    for _ in range(8):  # the spit card is read before the turn-up
+        film.frame(unread=("A2",))
+    film.still(8)
+    film.touch("B", "R", 3, then="2H")  # B's spit card
+    film.still(8)
+    film.touch("A", "A2", 2, then="back")  # A lifts Q♣ and plays it onto J♥
+    film.still(4)
+    t = film.touch("A", "L", 3, then="QC")
+    film.still(8)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "JH", "R": "2H"}]
+    assert [(e["card"], e.t, e["called_at"]) for e in _of(events, "play")] == [("QC", t, t)]
 
 
 def test_a_spit_card_waits_for_the_other_while_its_player_takes_back_a_refused_card() -> None:
@@ -991,6 +1221,19 @@ def test_a_re_read_table_on_which_a_player_s_stock_is_empty_is_a_deal_they_ended
     assert resync["ended_by"] == "A" and resync["piles"]["L"][1] == "8H"
     assert [e["player"] for e in _of(events, "deal_end")] == ["A"]
     assert [(e["pile"], e["winner"]) for e in _of(events, "slap")] == [("R", "B")]
+
+
+def test_a_re_read_table_has_a_card_refused_on_a_pile_just_before_lying_on_the_card_read_under_it() -> None:
+    film = _opened()  # L shows 8♦
+    film.touch("A", "A3", 2, then="back")  # A lifts K♦
+    film.still(4)
+    film.touch("A", "L", 3, then="KD")  # and lays it on 8♦: refused once read there
+    film.still(3)
+    film.zones["B1"] = "4C"  # B1 then shows a card no move explains: the table is read again 2 s later
+    film.still(75)  # K♦ still lying on L
+    events = film.judge()
+    assert [e["card"] for e in _of(events, "illegal_play")] == ["KD"]
+    assert [e["piles"]["L"][1] for e in _of(events, "resync")] == ["8D"]
 
 
 def test_a_table_whose_spit_piles_were_gathered_unseen_is_read_as_between_deals() -> None:

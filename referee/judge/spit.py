@@ -45,7 +45,8 @@ sees and what the engine expects by a move:
   frame interval; `layout` when a new layout has been read; `game_end`.
 
 Calls against a player (`illegal_play`, `premature_spit`) are made only on a position the
-camera read: a card is refused only when its player's hand was seen laying it, what lay under it
+camera read: a card is refused only when its player's hand was seen laying it (or, the hand
+missed, the card was seen lying on the top last read there, no other hand over the pile since), what lay under it
 was last seen there (or put there by moves judged since) and no hand touched that pile meanwhile
 without a card judged, and no stock place shows what no move explains; a refusal found at a
 touch, before the card is seen, waits for the card to be seen or to come back. A spit card is
@@ -55,7 +56,8 @@ needs read in its place (and a move into a space only on counts not guessed by a
 when that move is made afterwards (a play; a turn-up dated by its player's first touch there), and
 never when its player turned up a stock card before it and touched that place again after it,
 the card read there still lying in it (the card laid may be the one turned first, the one read
-turned at that later touch). When unsure, nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`), and
+turned at that later touch), and never on a position read again from the table less than `RESYNC_S`
+before it landed (what the re-read guessed may be wrong). When unsure, nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`), and
 the position read is logged (`resync`: stock places, spit piles, spit cards) for a resume to replay.
 A re-read showing a player's stock empty ends the deal (the slap judged from the contacts
 remembered); one showing both spit piles empty waits for the next layout. Counts guessed by a
@@ -305,6 +307,15 @@ class SpitReferee:
         """(pile, side, t) of the contacts that laid a card already judged (a play, a spit card)."""
         self._deferred = False
         self._unsettled: frozenset[str] = frozenset()
+        self._left_unread: frozenset[str] = frozenset()
+        """The zones the last frame left unread (changed, not read yet)."""
+        self._read_back: dict[str, float] = {}
+        """Per stock top once thought lifted, the last frame it was read back in its place, not settled
+        there (what the place settled on before, what lay under it, is stale since)."""
+        self._read_clear: dict[str, float] = {}
+        """Per zone, the last frame it was read with no hand over it and no new state pending."""
+        self._shown_until: dict[str, float] = {}
+        """Per stock place, the last frame it was read showing what it showed before its last change."""
         self._layout_due = math.inf
         self._unread_tops: set[str] = set()
         """Stock places of the last layout dealt with their tops not read yet (`UNREAD_LAYOUT_S`)."""
@@ -313,6 +324,8 @@ class SpitReferee:
         self._call: When | None = None
         self.resyncs = 0
         """How many times the engine's position was read again from the table."""
+        self._resynced_at = -math.inf
+        """When the engine's position was last read again from the table (`_set_position`)."""
         self._now: When = (0.0, 0)
         self._out: list[Event] = []
 
@@ -341,6 +354,7 @@ class SpitReferee:
         previous = self._now[0]
         self._now = (snap.t, snap.frame)
         self._out = []
+        self._left_unread = snap.unread
         if self._owner and snap.unsettled >= set(self._owner) | set(self._piles):
             if self._blocked_runs and self._blocked_runs[-1][1] == previous:
                 self._blocked_runs[-1][1] = snap.t
@@ -390,7 +404,22 @@ class SpitReferee:
             self._settle_doubts()
         if self._call is not None:
             self._call_spit()
+        for zone, seen in snap.read.items():  # a stock top read in its place, if only for a frame
+            lift = self._lifted.get(seen)
+            if lift is not None and lift.zone == zone and not lift.attempted and lift.t < snap.t \
+                    and self._expected(zone) == seen and not self._touched_since(lift.player, lift.t, snap.t):
+                del self._lifted[seen]  # back there (or never lifted), having touched no pile: not in a hand
+                self._read_back[seen] = snap.t
         self._unsettled = snap.unsettled
+        shown = set()
+        for zone in snap.zones:
+            if zone not in snap.unsettled and zone not in snap.unread:
+                self._read_clear[zone] = snap.t
+                if zone in self._owner:
+                    shown.add(snap.zones[zone])
+        if any(item[4] == math.inf and item[0] in shown for item in self._refused):  # read back in its place
+            self._refused = [(*item[:4], snap.t) if item[4] == math.inf and item[0] in shown else item
+                             for item in self._refused]
         return self._out
 
     def _call_spit(self) -> None:
@@ -451,6 +480,7 @@ class SpitReferee:
                     else:
                         self._lifted[key[1]] = _Lift(lift.player, lift.zone, change.seen_t)
             return
+        self._shown_until[zone] = self._read_clear.get(zone, change.seen_t)
         if change.after == FACE_DOWN:
             self._face_down_seen[zone] = change.seen_t
         if self._flagged and change.after in CARD_CODES:  # a flagged card back in a stock place
@@ -460,7 +490,7 @@ class SpitReferee:
         if lift is not None and lift.zone == zone and self._expected(zone) == change.after:
             del self._lifted[change.after]
             if not lift.attempted:
-                self._came_back(change.after, lift)
+                self._came_back(change.after, lift, change.seen_t)
         self._refused = [(*item[:4], change.seen_t) if item[0] == change.after and item[4] == math.inf else item
                          for item in self._refused]
 
@@ -573,6 +603,15 @@ class SpitReferee:
             if took is not None and touch.side == took[0] and touch.t in skip:
                 continue
             return touch.side, (touch.t, touch.frame)
+        return None
+
+    def _last_cover(self, zone: str, seen: When, sides: set[str] | None = None) -> tuple[str, When] | None:
+        """The side and the first frame of the last hand (one of `sides`, if given) seen over `zone`
+        less than `TOUCH_REACH_S` before `seen`, where no contact was seen."""
+        for touch in reversed(self._touches.get(zone, ())):
+            if seen[0] - TOUCH_REACH_S <= touch.t <= seen[0] and not touch.contact \
+                    and (sides is None or touch.side in sides):
+                return touch.side, (touch.t, touch.frame)
         return None
 
     def _stock_top_of(self, card: Card) -> tuple[str, str] | None:
@@ -759,10 +798,10 @@ class SpitReferee:
 
     def _odd_stock(self) -> set[str]:
         """The stock places that show what no move explains (`_unexplained`), leaving out one still
-        under a hand and not read since a move judged there took its card (its reading is the card
-        that left it: the place is not read yet, not misread)."""
+        under a hand, or changed and not read yet, and not read since a move judged there took its
+        card (its reading is the card that left it: the place is not read yet, not misread)."""
         return {zone for zone in self._unexplained() if zone in self._owner
-                and (self._clear(zone) or self._moved.get(zone, -1.0) <= self._seen[zone][0])}
+                and ((self._clear(zone) and zone not in self._left_unread) or self._moved.get(zone, -1.0) <= self._seen[zone][0])}
 
     def _unread(self, zone: str) -> bool:
         """`zone` is a spit pile whose last read is older than the move judged there at a hand's
@@ -792,6 +831,10 @@ class SpitReferee:
         piles: dict[str, tuple[int, str]] = {}
         for pile in self._piles:
             seen = self.readings.get(pile, EMPTY)
+            flag = self._flagged.get((pile, seen))
+            if flag is not None and self._now[0] - flag[1] < TAKE_BACK_S:  # refused or doubted there just now,
+                seen = next((card for card, _ in reversed(self._pile_reads.get(pile, [])[:-1])  # to be taken back:
+                             if card != seen and card in CARD_CODES), seen)  # what it lies on
             if seen in CARD_CODES:
                 piles[pile] = (max(len(s.pile(pile)), 1), seen)
                 on_table += piles[pile][0]
@@ -869,6 +912,7 @@ class SpitReferee:
         self.state = state
         self._unread_tops.clear()
         self.resyncs += 1
+        self._resynced_at = self._now[0]
         self._history.clear()  # the positions before it are of another reading of the table
         self._emit("resync", self._now,
                    stocks={zone: [count, top] for i, player in enumerate(self._players)
@@ -884,8 +928,14 @@ class SpitReferee:
         top = s.top(zone)
         when = self._when(zone, owner, self._seen[zone])
         if top is not None and seen == self._under(zone):
-            if top.code not in self._lifted:
-                self._lifted[top.code] = _Lift(owner, zone, self._hand_came(zone, owner, when[0]))
+            if top.code not in self._lifted and self._read_back.get(top.code, -math.inf) < self._seen[zone][0]:
+                # it left at any time since the place was last read showing it (an arm reaching past
+                # a place hides it long before and after the hand takes its card)
+                came = self._hand_came(zone, owner, when[0])
+                gone = max(self._shown_until.get(zone, came), self._seen[zone][0] - TOUCH_REACH_S)
+                if self._turned_away(owner, came):
+                    gone = came  # its hand may hold a card turned unseen too: its touches are that card's
+                self._lifted[top.code] = _Lift(owner, zone, min(came, gone))
             return False
         if not self._counts_known and seen in (EMPTY, FACE_DOWN) and self._recounted(zone, seen):
             return True
@@ -1035,11 +1085,17 @@ class SpitReferee:
             return None
         return hidden[0], laid
 
-    def _turned_unseen(self, player: str, before: float) -> tuple[str, When] | None:
+    def _fits(self, player: str, zone: str, card: Card, pile: str) -> bool:
+        """`card`, turned up on `player`'s face-down top `zone`, can be played on `pile`."""
+        move = TurnUp(player, zone, card)
+        return self.state.check(move) is None and self.state.apply(move).check(Play(player, card, zone, pile)) is None
+
+    def _turned_unseen(self, player: str, before: float, *, covered: bool = False) -> tuple[str, When] | None:
         """A face-down stock top of `player` their hand touched (since the last move there)
-        before `before`: a card turned up and taken away before it could be read. The zone and
-        the first such touch, for the zone touched last; None (and the referee waits) while
-        such a place is not settled."""
+        before `before` (with `covered`, one it was only seen over: the hand finder may miss the
+        contact of a hand turning a card): a card turned up and taken away before it could be
+        read. The zone and the first such touch, for the zone touched last; None (and the
+        referee waits) while such a place is not settled."""
         best: tuple[str, When] | None = None
         latest = -1.0
         s = self.state
@@ -1050,7 +1106,8 @@ class SpitReferee:
                 self._deferred = True  # the card may still show there once the hand has gone
                 return None
             since = self._moved.get(zone, 0.0)
-            touched = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t < before]
+            touched = [t for t in self._touches.get(zone, ())
+                       if (t.contact or covered) and t.side == player and since < t.t < before]
             if touched and touched[-1].t > latest:
                 latest = touched[-1].t
                 best = (zone, self._arrival(zone, touched[0], since))
@@ -1092,7 +1149,14 @@ class SpitReferee:
             if pile in self._pending_spit and self._spat_alone():
                 return True
             when = self._when(pile, player, first_seen)
-            applied = self._earlier(pile, card, when)
+            if self._contact_at(pile, player, when[0]) or any(
+                    when[0] < t < first_seen[0] for _, t in self._pile_reads.get(pile, ())[:-1]):
+                applied = self._earlier(pile, card, when)
+            else:  # only its hand over the pile was seen, and nothing read there since: a card whose touch was seen before it showed lies under it
+                applied = self._earlier(pile, card, when, until=first_seen[0])
+                under = [t for t, side in self._landed.get(pile, ()) if side != player and t >= when[0]]
+                if applied and under:
+                    when = self._after(max(under), when)
             partners = self._tied(pile, player, when) - {self._shown.get(pile)}
             if partners:
                 since = self._ties.setdefault(pile, self._now[0])
@@ -1122,28 +1186,34 @@ class SpitReferee:
                 and not self._rival_touch(pile, last[0], last[1][0]):
             stalemate = self._spit_card_of(last[0], last[1]) or stalemate
         if not stalemate:  # a stock card turned up and laid unseen: the last hand there's, else anyone's
-            for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
-                if last is not None and player != last[0] and not self._hand_seen(pile, player, first_seen[0]):
-                    continue  # another player's hand was seen there last, and this one's not at all
-                # dated by this player's hand on the pile (over it, if no contact was seen) before it was seen
-                laid = last[1] if last is not None and player == last[0] else self._when(pile, player, first_seen)
-                if (pile, player, laid[0]) in self._used:
-                    laid = first_seen  # that touch laid a card judged already
-                turned = self._turned_unseen(player, laid[0])
-                if self._deferred:
-                    return False
-                if turned is None and last is not None and player == last[0]:
-                    turned = self._only_face_down(player, card, pile, laid)
-                if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
-                    self._attempt(player, card, turned[0], pile, laid, visible=True)
-                    return True
+            for covered in (False, True):  # a hand seen touching a face-down top first, then one seen over it
+                for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
+                    if last is not None and player != last[0] and not self._hand_seen(pile, player, first_seen[0]):
+                        continue  # another player's hand was seen there last, and this one's not at all
+                    # dated by this player's hand on the pile (over it, if no contact was seen) before it was seen
+                    laid = last[1] if last is not None and player == last[0] else self._when(pile, player, first_seen)
+                    if (pile, player, laid[0]) in self._used:
+                        laid = first_seen  # that touch laid a card judged already
+                    turned = self._turned_unseen(player, laid[0], covered=covered)
+                    if self._deferred:
+                        return False
+                    if turned is None and not covered and last is not None and player == last[0]:
+                        turned = self._only_face_down(player, card, pile, laid)
+                    if turned is not None and (covered or laid == first_seen) \
+                            and not self._fits(player, turned[0], card, pile):
+                        continue  # only seen over the place, or no touch seen laying it: turned there if it plays where it lies
+                    if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
+                        self._attempt(player, card, turned[0], pile, laid, visible=True)
+                        return True
         if self._ties or self._returns:
             self._deferred = True
             return False  # a card that touched a pile is not judged yet: the engine's position is not the table's
         if stalemate:
             last = self._last_touch(pile, first_seen, {p for p in self._players if self.state.spit_count(p)})
-        recent = last is not None and last[1][0] >= first_seen[0] - TOUCH_REACH_S
-        side, when = last if last is not None and recent else (self._starter[pile], first_seen)
+        if last is None or last[1][0] < first_seen[0] - TOUCH_REACH_S:  # no contact seen: the hand seen over it
+            last = self._last_cover(pile, first_seen, {p for p in self._players if self.state.spit_count(p)}
+                                    if stalemate else None)
+        side, when = last if last is not None else (self._starter[pile], first_seen)
         landed = self._landed_on(when[0], side)
         if landed.phase != "play":
             landed = self.state
@@ -1320,6 +1390,8 @@ class SpitReferee:
         guessed by a re-read)."""
         if isinstance(move, Play) and self._played_since(move, t):
             return True  # the play was made since: it existed
+        if self._resynced_at > t - RESYNC_S:
+            return False  # the position was just read again from the table: what it guessed may be wrong
         if isinstance(move, MoveToSpace) and not self._counts_known:
             return False
         if isinstance(move, (Play, MoveToSpace, StackEqual)):
@@ -1356,12 +1428,14 @@ class SpitReferee:
                 return self._now[0] - self._covered.get(zone, -1.0) >= SURE_S and seen is not None and seen[0] < first
         return True
 
-    def _earlier(self, pile: str, card: Card, when: When, *, tied: bool = False) -> bool:
+    def _earlier(self, pile: str, card: Card, when: When, *, tied: bool = False, until: float | None = None) -> bool:
         """Lifted cards (other than `card`) whose player's hand touched `pile` after lifting them
         and more than a frame before `when` (`_close`; with `tied`, within a frame either way
-        too): they touched the pile before `card` (and went under it, or were taken back), so
-        they are judged first, in touch order; not a card seen there and taken back by its player
-        (`_lifted_off`). True when one was applied."""
+        too; with `until`, the time `card` was first seen on top there when its own touch was not
+        seen, only its hand over the pile: any time before that): they touched the pile before
+        `card` (and went under it, or were taken back), so they are judged first, in touch order;
+        not a card seen there and taken back by its player (`_lifted_off`). True when one was applied."""
+        limit = when[0] if until is None else max(when[0], until)
         found = []
         took = self._took_back.get(pile)
         for code, lift in self._lifted.items():
@@ -1370,8 +1444,8 @@ class SpitReferee:
             for touch in self._touches.get(pile, ()):
                 if self._free(pile, touch, lift.player) and lift.t <= touch.t \
                         and not self._taking_back(pile, touch) \
-                        and (tied or not self._close(touch.t, when[0])) \
-                        and (touch.t < when[0] or self._close(touch.t, when[0])):
+                        and (tied or until is not None or not self._close(touch.t, when[0])) \
+                        and (touch.t < limit or self._close(touch.t, when[0])):
                     if took is None or (touch.side, touch.t) != took[:2]:
                         found.append(((touch.t, touch.frame), code, lift))
                     break
@@ -1379,6 +1453,15 @@ class SpitReferee:
         for touched, code, lift in sorted(found, key=lambda item: item[0]):
             applied |= self._attempt(lift.player, parse_card(code), lift.zone, pile, touched, visible=False)
         return applied
+
+    def _contact_at(self, zone: str, side: str, t: float) -> bool:
+        """A contact of `side`'s hand with `zone` began at `t` (not only a hand seen over it)."""
+        return any(touch.contact and touch.side == side and touch.t == t for touch in self._touches.get(zone, ()))
+
+    def _after(self, t: float, when: When) -> When:
+        """The frame after capture time `t`, dated from `when` (a card laid on one that touched at `t`)."""
+        step = round((t - when[0]) / self.frame_interval) + 1
+        return t + self.frame_interval, when[1] + step
 
     def _free(self, pile: str, touch: Touch, side: str) -> bool:
         """`touch` is a contact of `side`'s hand with `pile` that laid no card judged already."""
@@ -1568,8 +1651,8 @@ class SpitReferee:
             del kept[:-8]
             self._apply(move, when)
             return True
-        if not self._hand_seen(pile, player, when[0]) or not self._read_under(pile, card, player, when[0]) \
-                or self._odd_stock():
+        if not (self._hand_seen(pile, player, when[0]) or (visible and self._laid_in_view(pile, card, player, when[0]))) \
+                or not self._read_under(pile, card, player, when[0]) or self._odd_stock():
             self._judged.discard(key)
             lift = self._lifted.get(card.code)
             if visible and lift is not None:
@@ -1640,6 +1723,19 @@ class SpitReferee:
         under = parse_card(seen)  # another card than the engine's: refused only if it would be refused on that too
         return not is_adjacent(card, under) or (self.rules.alternate_colours and card.red == under.red)
 
+    def _laid_in_view(self, pile: str, card: Card, player: str, t: float) -> bool:
+        """`player`'s `card`, seen on `pile` at `t` though their hand was not seen laying it, lies on
+        what was last read there, as the engine has it, and no other hand came over the pile since
+        without laying a card judged (none can have uncovered it by taking a card off it)."""
+        if not self._read_under(pile, card, player, t, exact=True):
+            return False
+        since = max(when for seen, when in self._pile_reads.get(pile, ()) if seen != card.code and when < t)
+        touches = self._touches.get(pile, ())
+        visits = [touch for touch in touches if touch.side != player and since < touch.t < t]
+        return not any((pile, touch.side, touch.t) not in self._used and (touch.contact or not any(
+            other.contact and other.side == touch.side and abs(other.t - touch.t) <= self.config.race_window_s
+            for other in touches)) for touch in visits)
+
     def _covered_since(self, pile: str, card: Card, player: str, t: float) -> bool:
         """`player`'s `card`, back in its place, was never read on `pile` after their touch there at
         `t`, another card than the engine's top at `t` was, and their hand did not touch the pile
@@ -1667,12 +1763,14 @@ class SpitReferee:
         table): cards may have landed unseen."""
         return any(end >= since and start <= t for start, end in self._blocked_runs)
 
-    def _came_back(self, code: str, lift: _Lift) -> None:
-        """A lifted card is back on its stock pile: if its player's hand touched a spit pile
-        meanwhile, the card touched it (and is judged there); else it was only picked up."""
+    def _came_back(self, code: str, lift: _Lift, back: float) -> None:
+        """A lifted card is back on its stock pile, first seen there at `back`: if its player's
+        hand touched a spit pile meanwhile, the card touched it (and is judged there); else it was
+        only picked up (a touch from `back` on is the hand's next card)."""
         for pile in self._piles:
             for touch in self._touches.get(pile, ()):
-                if self._free(pile, touch, lift.player) and touch.t >= lift.t and not self._taking_back(pile, touch):
+                if self._free(pile, touch, lift.player) and lift.t <= touch.t < back \
+                        and not self._taking_back(pile, touch):
                     self._returns.append((parse_card(code), lift, pile, (touch.t, touch.frame)))
                     return
 
@@ -1703,6 +1801,11 @@ class SpitReferee:
             when = max((pending[pile][1] for pile in piles), key=lambda w: w[0])
             contact = {pending[pile][2]: pending[pile][1][0] for pile in piles}
             self._pending_spit = {}
+            for pile in piles:  # a spit card doubted when it landed is judged now: no hand there takes it back
+                key = (pile, pending[pile][0])
+                self._flagged.pop(key, None)
+                self._unsure.discard(key)
+                self._doubted.pop(key, None)
             self._apply(move, when, contact=contact)
             self._solo = {pile: pending[pile] for pile in piles} if len(piles) == 1 else None
             return True

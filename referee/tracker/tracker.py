@@ -84,7 +84,9 @@ class Touch:
 class Snapshot:
     """The tracked table after one frame: the settled state of every zone settled so far, the
     zones `unsettled` now (under a hand, unreadable, or showing a new state not yet settled),
-    and what changed in this frame (settled changes and new touches)."""
+    what changed in this frame (settled changes and new touches), the zones seen before that
+    this frame left `unread` (a reader leaves out a zone that changed and is not read yet), and
+    what this frame `read` in the zones with no hand over them (settled or not)."""
 
     t: float
     frame: int
@@ -92,6 +94,8 @@ class Snapshot:
     unsettled: frozenset[str]
     changes: tuple[ZoneChange, ...] = ()
     touches: tuple[Touch, ...] = ()
+    unread: frozenset[str] = frozenset()
+    read: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -136,6 +140,7 @@ class Tracker:
                         touches.append(Touch(zone, side, when, frame, is_contact))
                     touching[key] = frame
         changes: list[ZoneChange] = []
+        read: dict[str, str] = {}
         zones = self._zones
         for name, reading in obs.zones.items():
             seen = reading.seen
@@ -148,6 +153,7 @@ class Tracker:
                     z.candidate = None  # what shows once the hand has gone is seen anew
                 covered.add(name)
                 continue
+            read[name] = seen
             if seen == z.stable:
                 if z.candidate is not None:
                     z.candidate = None
@@ -172,7 +178,8 @@ class Tracker:
                 covered.add(name)
         if changes:
             self._stable = MappingProxyType({n: z.stable for n, z in zones.items() if z.stable is not None})
-        return Snapshot(obs.t, frame, self._stable, frozenset(covered), tuple(changes), tuple(touches))
+        unread = frozenset(name for name in zones if name not in obs.zones)
+        return Snapshot(obs.t, frame, self._stable, frozenset(covered), tuple(changes), tuple(touches), unread, read)
 
     @property
     def zones(self) -> Mapping[str, str]:

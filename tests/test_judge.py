@@ -7,17 +7,17 @@ import pytest
 from referee.events import Event
 from referee.judge.judge import Judge
 from referee.judge.speahx import SpeahxReferee
-from referee.judge.spit import (
+from referee.judge.spit.config import (
     ALONE,
     OTHER_SLAP,
     RECOUNT,
     SLAP_FALLBACK,
     SPIT_LAID,
     TOO_CLOSE,
-    SpitReferee,
     UnsupportedRules,
     layout_counts,
 )
+from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen, Observation, ZoneReading
 from referee.rules import get_rules
 from referee.rules.spit import SpitRules, SpitState

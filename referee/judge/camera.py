@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from referee.cards import ALL_CARDS, FACE_DOWN
 from referee.events import Event
-from referee.judge.spit import UnsupportedRules, spit_rules
+from referee.judge.spit.config import UnsupportedRules, spit_rules
 from referee.observations import EMPTY, OCCLUDED, HandSeen, Observation, StreamHeader, ZoneReading
 from referee.rules.spit import SpitRules
 

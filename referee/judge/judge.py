@@ -17,7 +17,8 @@ from typing import Any
 
 from referee.events import Event
 from referee.judge.speahx import SpeahxReferee, is_speahx
-from referee.judge.spit import RefereeConfig, SpitReferee
+from referee.judge.spit.config import RefereeConfig
+from referee.judge.spit.referee import SpitReferee
 from referee.observations import Observation
 from referee.rules import get_rules
 from referee.tracker import Tracker, TrackerConfig

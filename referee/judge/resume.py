@@ -11,7 +11,8 @@ from typing import Final
 from referee.cards import FACE_DOWN, Card, parse_card
 from referee.errors import BadEvent, IllegalMove, ImpossiblePosition, RefereeError
 from referee.events import Event, EventLog, read_events
-from referee.judge.spit import TOO_CLOSE, SpitReferee, layout_counts, spit_rules
+from referee.judge.spit.config import TOO_CLOSE, layout_counts, spit_rules
+from referee.judge.spit.referee import SpitReferee
 from referee.rules.spit import (
     ChoosePile,
     MoveToSpace,

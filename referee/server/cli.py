@@ -11,7 +11,7 @@ from typing import Literal
 
 from referee.errors import RefereeError
 from referee.judge.resume import LoggedGame, load_log
-from referee.judge.spit import spit_rules
+from referee.judge.spit.config import spit_rules
 from referee.pipeline.memory import tune_malloc
 from referee.pipeline.sources import LiveCamera, VideoFile
 from referee.server.demo import cache_folder

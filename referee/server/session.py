@@ -19,7 +19,8 @@ import numpy as np
 from referee.errors import RefereeError
 from referee.events import Event, EventLog
 from referee.judge.resume import TIME_EPS, LoggedGame, reopen, replay, same_calls
-from referee.judge.spit import SpitReferee, spit_rules
+from referee.judge.spit.config import spit_rules
+from referee.judge.spit.referee import SpitReferee
 from referee.observations import Observation
 from referee.pipeline import Pipeline, PipelineConfig
 from referee.pipeline.sources import CapturedFrame, CaptureFactory, LiveCamera, Reconnect, VideoFile

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from referee.errors import RefereeError
-from referee.judge.spit import spit_rules
+from referee.judge.spit.config import spit_rules
 from referee.vision.detector import MODELS_DIR, CardDetector, DetectorSettings, default_threads, read_image
 from referee.vision.layout_photo import PhotoReading, read_layout
 

@@ -1,0 +1,73 @@
+"""The Spit referee: settled table snapshots in, the calls of the event log out, with the rules engine as the judge.
+
+The referee keeps the engine's position of the table (`SpitState`, built with the camera-state
+constructor `SpitState.observed` from each layout as read: counts from the deal, visible tops,
+unknown cards left unknown) and explains every settled difference between what the camera
+sees and what the engine expects by a move:
+
+- a card on a spit pile that is the face-up top of a stock pile (or was just lifted from one):
+  that player plays it; legal: `play` (the engine moves on), else `illegal_play` with the
+  engine's reason (the engine does not move; the card is expected back);
+- a face-down stock top seen face up: `turn_up` (the card is revealed to the engine);
+- a stock top seen in an empty place of the same player: `move_to_space` (on an occupied one:
+  stacking, legal only with the stack-equal option, else an `illegal_play`);
+- an unknown card on a spit pile at a stalemate (or at a deal's start): a spit card; once every
+  pile the engine expects a card on has one, `spit`. While a move exists (on the engine's
+  position when the card touched the pile: plays dated by their touch after it, and the other
+  player's spit cards of the same stalemate, left out): `premature_spit` naming the move the
+  engine finds;
+- a stock card lifted (its place seen without it) whose player's hand then touches a spit pile:
+  the card counts the moment it touches, so it is judged at that frame, before it can be seen;
+  a player's last stock card (which ends the deal) waits to be seen, but one whose hand stays on
+  the pile until the slap is played at its touch once it has not come back for `TIE_WAIT_S`;
+  one that comes back after touching a pile unseen is judged there too (a race loser), unless
+  another card was read on that pile since and the player's hand never went back there (it may
+  have been another card, turned and played unseen, that went under it and stayed);
+- a stock card seen on a spit pile, never seen lifted (its place under a hand), taken off it by its
+  player's hand to show what lay under it: it was refused there (it came second), and is judged at
+  its touch;
+- a card refused on a spit pile is expected back: its player's touches there until it is seen
+  back in its place take it back, even from under a card laid on it since;
+- a card seen on a pile that another player's hand was over just before, laying no card judged
+  (touching it and holding no card seen lifted, or holding one, or one it may have turned and
+  taken unseen, and no contact seen), waits (`TIE_WAIT_S`) for that card to be found under it;
+- two players' cards touching one pile within a frame of each other (contacts are dated to about
+  a frame) wait as long for the evidence: the card its player takes back off the pile was refused,
+  so it came second (judged when it is back in its place); both staying, the one on top;
+- an unknown card laid, not at a stalemate, by a player whose hand was not seen on a face-down
+  stock top but who has just one, that fits there: that card turned up and played;
+- two players' cards on one pile less than `race_window_s` apart: `race`, the second judged
+  against the new top (a card that went under the second is played first);
+- `spit_call` when the engine finds no move, dated to the last move, called at once unless a
+  zone shows what the engine does not expect (a card in a hand, a spit card laid and a pile
+  whose play was judged at the touch, not read yet, do not hold it); `deal_end`; the slap from
+  both hands' first contact with a spit pile after the deal end, "too close to call" below one
+  frame interval; `layout` when a new layout has been read; `game_end`.
+
+Calls against a player (`illegal_play`, `premature_spit`) are made only on a position the
+camera read: a card is refused only when its player's hand was seen laying it (or, the hand
+missed, the card was seen lying on the top last read there, no other hand over the pile since), what lay under it
+was last seen there (or put there by moves judged since) and no hand touched that pile meanwhile
+without a card judged, and no stock place shows what no move explains; a refusal found at a
+touch, before the card is seen, waits for the card to be seen or to come back. A spit card is
+called premature only when the places of the move the engine finds were settled when it landed,
+or (a spit pile) last read as the engine has it with no unjudged touch since, the card the move
+needs read in its place (and a move into a space only on counts not guessed by a re-read), or
+when that move is made afterwards (a play; a turn-up dated by its player's first touch there), and
+never when its player turned up a stock card before it and touched that place again after it,
+the card read there still lying in it (the card laid may be the one turned first, the one read
+turned at that later touch), and never on a position read again from the table less than `RESYNC_S`
+before it landed (what the re-read guessed may be wrong). When unsure, nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`), and
+the position read is logged (`resync`: stock places, spit piles, spit cards) for a resume to replay.
+A re-read showing a player's stock empty ends the deal (the slap judged from the contacts
+remembered); one showing both spit piles empty waits for the next layout. Counts guessed by a
+re-read are corrected from what the table shows: a stock place's count once it shows nothing, or
+a face-down card, under the card taken from it (`RECOUNT`), and the spit cards by who lays them
+(`SPIT_LAID`, `ALONE`).
+
+Event times are capture times of the frame where the card first touched its zone (the hand's
+first contact frame; a turn-up: the frame the hand came over the place, if it was kept from
+coming to rest there by the card turning under it), else the first frame the new state was seen.
+Extra fields: `frame` (that frame's index) and `called_at` (the capture time of the frame at
+which the call was made).
+"""

@@ -1,0 +1,127 @@
+"""The Spit referee's rule-set check, settings, timing constants and call reasons."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from referee.errors import RefereeError
+from referee.rules import get_rules
+from referee.rules.spit import SpitRules
+
+TOO_CLOSE: Final = "too close to call"
+SLAP_FALLBACK: Final = "the first player out chooses (as with free choice)"
+"""Who takes a pile both hands reached within one frame interval: the camera cannot tell whose
+hand is underneath, so the player who emptied their stock first has the choice."""
+TOUCH_REACH_S: Final = 1.5
+"""A change is dated by a hand's touch at most this long before the new state was first seen."""
+LAYOUT_STILL_S: Final = 1.5
+"""A layout that does not fit the counts the engine expects is read once no stock place has
+changed for this long."""
+UNREAD_LAYOUT_S: Final = 0.5
+"""A stock place never read while the rest of a new layout has lain still this long, where a card
+there is what the deal needs, is taken as dealt with its top not read (a card the reader cannot
+make out must not hold up the whole game); its card counts once it is read, without a turn-up."""
+RESYNC_S: Final = 2.0
+"""The table showing, with every zone settled, what no move explains for this long makes the
+referee read its position again from the table."""
+MOVES_PER_FRAME: Final = 32
+"""The most moves one frame's readings are explained by (a frame shows a handful at most)."""
+DOUBT_S: Final = 2.0
+"""How long after a doubtful spit card the move the engine found may be made to show it existed."""
+SURE_S: Final = 0.5
+"""A place under a hand when a spit card landed is taken to have shown then what it shows now
+only once it has been settled this long (a change under a hand may be read late)."""
+TURN_S: Final = 0.4
+"""The longest a hand is seen turning a card over in place before it is at rest on it."""
+TURN_MIN_S: Final = 0.15
+"""A hand over a place this long before it is seen at rest there was turning its card (a shorter
+wait is the hand's own approach)."""
+SPIT_LEAD_S: Final = 0.1
+"""A spit card is judged on the engine's position when it touched its pile: a play dated by its
+touch more than this after it (a touch is seen a frame or two late; a spit card follows the
+stalemate by a player's reaction, a few hundred ms) existed when it landed, so the card was
+premature even if nobody can move by the time it is read; a turn-up so dated shows the card lay
+face down then."""
+SPIT_ROUND_S: Final = 2.0
+"""Another player's spit card laid less than this before a spit card (or after it) was laid at the
+same stalemate (the players' cards of one spit land up to about 2 s apart)."""
+TAKE_BACK_S: Final = 2.5
+"""A card refused on a spit pile is taken back by its player within this long (they notice it
+within a reaction, at most 1.5 s, and reach back for it); meanwhile their hand touching that pile
+is taking it back, even when it lies under a card laid on it since, or was never seen there."""
+OTHER_SLAP: Final = "the spit cards laid show that a slap too close to call went the other way"
+"""The reason of a `resync` that counts the spit cards as the other verdict of such a slap left them."""
+SPIT_LAID: Final = "a player out of spit cards as counted laid one at a stalemate"
+"""The reason of a `resync` that gives that player a spit card of the other's (`SpitReferee._spit_card_of`)."""
+ALONE: Final = "a stock card was laid on a spit card waiting for the other player's: they hold none"
+"""The reason of a `resync` that counts the other player out of spit cards (`SpitReferee._spat_alone`)."""
+RECOUNT: Final = "a stock place shows how many cards it holds where the counts were guessed by a re-read"
+"""The reason of a `resync` that corrects one stock place's count (`SpitReferee._recounted`)."""
+TIE_WAIT_S: Final = 1.0
+"""Two cards touching one pile within a frame of each other: if neither is taken back within this
+time, the one seen on top went second. A card seen on a pile another player's hand touched just
+before with no card judged waits as long for that card to be found (its place read without it)."""
+When = tuple[float, int]
+
+
+class UnsupportedRules(RefereeError):
+    """A rule set the camera referee does not watch (yet)."""
+
+
+def spit_rules(rules: str | SpitRules | Any) -> SpitRules:
+    """The Spit rule set the camera-side referee watches; `UnsupportedRules` for the others
+    (the five-card hand's hidden hands, more than two players)."""
+    if isinstance(rules, str):
+        rules = get_rules(rules)
+    if not isinstance(rules, SpitRules):
+        raise UnsupportedRules(f"the table referee watches Spit rule sets, not {getattr(rules, 'name', rules)!r}")
+    if rules.five_card_hand or rules.players != 2:
+        raise UnsupportedRules(f"the table referee does not watch {rules.name!r} (hidden hands or more than two players)")
+    return rules
+
+
+@dataclass(frozen=True)
+class RefereeConfig:
+    """`race_window_s`: two cards on one pile closer than this make a race (the engine's);
+    `frame_interval_s`: the time resolution of contacts (one frame); `touch_memory_s`: how long
+    a hand's touch is remembered to date a card that lands under it; `settle_frames`: the
+    tracker's, so that a card taken back is judged only once the pile it touched has settled."""
+
+    race_window_s: float = 0.5
+    frame_interval_s: float = 1 / 30
+    touch_memory_s: float = 4.0
+    settle_frames: int = 3
+
+    def __post_init__(self) -> None:
+        if not (self.race_window_s > 0 and self.frame_interval_s > 0 and self.touch_memory_s > 0):
+            raise ValueError("the race window, frame interval and touch memory must be positive")
+        if self.settle_frames < 1:
+            raise ValueError("settle_frames must be at least 1")
+
+
+@dataclass
+class Lift:
+    """A stock top seen lifted (in its player's hand), not yet seen landing or coming back."""
+
+    player: str
+    zone: str
+    t: float
+    attempted: bool = False
+
+
+def layout_counts(sizes: tuple[int, ...], cards: int) -> tuple[list[int], int]:
+    """Cards in each stock pile when `cards` are dealt row by row into piles of `sizes`, and
+    the spit cards left over (RULES.md: "the player deals the five piles as far as the cards go").
+
+    >>> layout_counts((1, 2, 3, 4, 5), 26), layout_counts((1, 2, 3, 4, 5), 8)
+    (([1, 2, 3, 4, 5], 11), ([1, 2, 2, 2, 1], 0))
+    """
+    piles = [0] * len(sizes)
+    dealt = 0
+    for row in range(1, max(sizes) + 1):
+        for k, size in enumerate(sizes):
+            if size >= row and dealt < cards:
+                piles[k] += 1
+                dealt += 1
+    return piles, cards - dealt

@@ -1,0 +1,194 @@
+"""Deal ends, slaps, free choices and reading each new layout."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from referee.judge.spit.config import (
+    LAYOUT_STILL_S,
+    SLAP_FALLBACK,
+    TOO_CLOSE,
+    UNREAD_LAYOUT_S,
+    When,
+    layout_counts,
+)
+from referee.observations import CARD_CODES, EMPTY
+from referee.rules.spit import (
+    ChoosePile,
+    ImpossiblePosition,
+    Slap,
+    SpitState,
+)
+
+
+class DealEnds:
+    """The deal's end, the slap, and the next layout read. A part of `SpitReferee`, which holds the state."""
+
+    def _deal_ended(self, after: SpitState, when: When) -> None:
+        ender = after.deal_ender()
+        player, reason = ender if ender is not None else (self._players[0], "")
+        self._end_t = when[0]
+        self._changed_since_end = set()
+        self._slaps = {}
+        self._lifted.clear()
+        self._refused.clear()
+        self._pending_spit.clear()
+
+        self._emit("deal_end", when, player=player, counts=after.counts(), reason=reason)
+
+    def _watch_slap(self) -> None:
+        """Both players' first contact with a spit pile after the deal ended decides the slap (a
+        hand taking back a card flagged on the pile is not slapping)."""
+        end = self._end_t if self._end_t is not None else 0.0
+        for pile in self._piles:
+            contacts = [touch for touch in self._touches.get(pile, ()) if touch.contact]
+            flags = [(side, since, math.inf) for (p, _), (side, since) in self._flagged.items() if p == pile]
+            if pile in self._took_back:
+                flags.append(self._took_back[pile])
+            skip: dict[str, float] = {}
+            for side, since, gone in flags:
+                after = [touch.t for touch in contacts if touch.side == side and since < touch.t <= min(gone, since + 2.0)]
+                skip[side] = max(skip.get(side, 0.0), after[0] if after else since)
+            for touch in contacts:
+                if touch.t > max(end, skip.get(touch.side, 0.0)) and touch.side in self._players:
+                    known = self._slaps.get(touch.side)
+                    if known is None or touch.t < known[1][0]:
+                        self._slaps[touch.side] = (pile, (touch.t, touch.frame))
+        if len(self._slaps) < len(self._players):
+            return
+        (a, (pile_a, when_a)), (b, (pile_b, when_b)) = sorted(self._slaps.items())
+        margin = round((when_b[0] - when_a[0]) * 1000, 3)
+        extra: dict[str, Any] = {}
+        ender = self.state.deal_ender()
+        if pile_a == pile_b and abs(when_b[0] - when_a[0]) < 0.5 * self.frame_interval:
+            winner = ender[0] if ender is not None else a
+            t0 = min(when_a[0], when_b[0])
+            move = Slap(((a, pile_a, t0), (b, pile_b, t0)), underneath=winner)
+            extra = {"verdict": TOO_CLOSE, "fallback": SLAP_FALLBACK}
+        else:
+            winner = a if when_a[0] <= when_b[0] else b
+            move = Slap(((a, pile_a, when_a[0]), (b, pile_b, when_b[0])))
+        first_pile = pile_a if winner == a else pile_b
+        later = max((when_a, when_b), key=lambda w: w[0])
+        before = self.state
+        self.state = after = before.apply(move)
+        if extra:
+            loser = b if winner == a else a
+            other = before.apply(Slap(move.touches, underneath=loser))
+            self._other_slap = {p: other.held_count(p) for p in self._players}
+        self._emit("slap", later, pile=first_pile, contact={a: when_a[0], b: when_b[0]}, winner=winner,
+                   margin_ms=abs(margin) if pile_a == pile_b else None, evidence="",
+                   piles={a: pile_a, b: pile_b}, frames={a: when_a[1], b: when_b[1]}, **extra)
+        if after.is_over():
+            self._emit("game_end", later, winner=after.winner())
+
+    def _choices(self) -> None:
+        """Free choice: a spit pile lifted off the table by a player due to choose."""
+        for pile in self._piles:
+            if self.readings.get(pile) == EMPTY and self._expected(pile) != EMPTY:
+                seen = self._seen[pile]
+                last = self._last_touch(pile, seen)
+                if last is not None:
+                    move = ChoosePile(last[0], pile)
+                    if self.state.check(move) is None:
+                        self._apply(move, last[1])
+
+    def _read_layout(self) -> None:
+        """A new layout is complete when every stock place that gets cards shows a face-up card
+        (each seen anew since the deal ended): the engine's camera-state constructor reads it.
+        The cards each player holds come from the engine; if the places filled do not fit them
+        (a slap too close to call went the other way) and the table has been still for
+        `LAYOUT_STILL_S`, the nearest counts that fit are taken."""
+        r = self.rules
+        filled: dict[str, tuple[bool, ...]] = {}
+        unread: set[str] = set()
+        for i, player in enumerate(self._players):
+            pattern = []
+            for zone in r.stock_names[i]:
+                seen = self.readings.get(zone)
+                if seen in CARD_CODES:
+                    if not (self._first_layout or zone in self._changed_since_end):
+                        return
+                    pattern.append(True)
+                elif seen in (None, EMPTY):
+                    pattern.append(False)
+                    if seen is None:
+                        unread.add(zone)
+                else:
+                    return
+            filled[player] = tuple(pattern)
+        dealt = self._dealt_unread(filled, unread)
+        if dealt is None:
+            unread = set()
+        else:
+            filled = dealt
+        held = self._layout_holdings(filled)
+        if held is None:
+            return
+        stocks: dict[str, list[tuple[int, str | None]]] = {}
+        spit_cards = {}
+        tops: dict[str, str] = {}
+        latest: When = (0.0, 0)
+        for i, player in enumerate(self._players):
+            counts, spit_cards[player] = layout_counts(r.layout, held[player])
+            stocks[player] = []
+            for count, zone in zip(counts, r.stock_names[i]):
+                top = self.readings.get(zone) if count else None
+                stocks[player].append((count, top))
+                if top is not None:
+                    tops[zone] = top
+                    latest = max(latest, self._when(zone, None, self._seen[zone]))
+        try:
+            self.state = SpitState.observed(r, stocks, spit_cards)
+        except ImpossiblePosition:
+            return
+        other, self._other_slap = self._other_slap, None
+        if other is None and self._spit_shift is not None:  # not settled last deal: the cards held still differ so
+            other = {p: held[p] + self._spit_shift[p] for p in self._players}
+        self._spit_shift = None
+        if other is not None and other != held and all(  # the same piles dealt either way: only the spit cards differ
+                0 <= other[p] <= r.total_cards and layout_counts(r.layout, other[p])[0] == layout_counts(r.layout, held[p])[0]
+                for p in self._players):
+            self._spit_shift = {p: layout_counts(r.layout, other[p])[1] - spit_cards[p] for p in self._players}
+        self._first_layout = False
+        self._unread_tops = unread
+        self._end_t = None
+        self._last_move_t = latest[0]
+        self._moved = dict.fromkeys(self._owner, latest[0])
+        self._landed.clear()
+        self._history.clear()
+        self._emit("layout", latest, counts=self.state.counts(), tops=tops)
+
+    def _dealt_unread(self, filled: dict[str, tuple[bool, ...]], unread: set[str]) -> dict[str, tuple[bool, ...]] | None:
+        """The places filled with those never read taken as dealt, if that gives every player the
+        pattern of the cards the engine has them holding and the rest of the layout has lain still
+        for `UNREAD_LAYOUT_S` (the reader had its tries); else None."""
+        if not unread or self._now[0] - (self._layout_due - LAYOUT_STILL_S) < UNREAD_LAYOUT_S:
+            return None
+        names = self.rules.stock_names
+        dealt = {p: tuple(f or z in unread for f, z in zip(filled[p], names[i])) for i, p in enumerate(self._players)}
+        if any(self._patterns[self.state.held_count(p)] != dealt[p] for p in self._players):
+            return None
+        return dealt
+
+    def _layout_holdings(self, filled: dict[str, tuple[bool, ...]]) -> dict[str, int] | None:
+        """How many cards each player dealt, given which places show a card."""
+        held = {p: self.state.held_count(p) for p in self._players}
+        patterns = self._patterns
+        if all(patterns[n] == filled[p] for p, n in held.items()):
+            return held
+        if self._now[0] < self._layout_due:
+            return None
+        self._layout_due = math.inf  # tried once the table is still; again after the next change
+        total = sum(held.values())
+        options = {p: [n for n in range(total + 1) if patterns[n] == filled[p]] for p in self._players}
+        if not all(options.values()):
+            return None
+        guess = {p: min(options[p], key=lambda n: abs(n - held[p])) for p in self._players}
+        for p in self._players:
+            rest = total - sum(n for q, n in guess.items() if q != p)
+            if rest in options[p]:
+                guess[p] = rest
+                return guess
+        return None

@@ -1,0 +1,236 @@
+"""Lifted stock cards and refusals: cards judged at their touch, taken back, or refused on what was read."""
+
+from __future__ import annotations
+
+from referee.cards import Card, is_adjacent, parse_card
+from referee.judge.spit.config import (
+    TAKE_BACK_S,
+    TIE_WAIT_S,
+    TOUCH_REACH_S,
+    Lift,
+    When,
+)
+from referee.observations import CARD_CODES, EMPTY
+from referee.rules.spit import Play, Spit
+from referee.tracker import Touch
+
+
+class LiftedCards:
+    """Stock cards seen lifted (`_lifted`), judged at their touch, taken back or refused. A part of `SpitReferee`, which holds the state."""
+
+    def _lifted_off(self, pile: str, gone: float) -> None:
+        """The card read on `pile` is gone from it at `gone`: if it is a stock card not judged yet
+        (waiting for a rival's card) and its player's hand touched the pile after it was read there,
+        its player took it back, so it was refused (`_took_back`: the touch that laid it and those
+        that took it back lay no card, and it is judged when it is seen back in its place)."""
+        lift = self._lifted.get(self.readings.get(pile, EMPTY))
+        seen = self._seen.get(pile)
+        if lift is None or lift.attempted or seen is None:
+            return
+        laid = self._when(pile, lift.player, seen)
+        if laid != seen and any(touch.contact and touch.side == lift.player and seen[0] <= touch.t <= gone
+                                for touch in self._touches.get(pile, ())):
+            self._took_back[pile] = (lift.player, laid[0], gone)
+
+    def _taken_off_unseen(self, pile: str, after: str) -> None:
+        """The card read on `pile` is a face-up stock top never seen lifted (its place under a hand),
+        laid by its player's touch, and the pile now shows `after`, what lay under it (the engine's
+        top, or another player's stock card laid just before): its player took it back, so it was
+        refused there and came second; it is judged at that touch once the pile is clear (`_returns`)."""
+        code = self.readings.get(pile, EMPTY)
+        seen = self._seen.get(pile)
+        if code not in CARD_CODES or code in self._lifted or seen is None or self.state.phase != "play":
+            return
+        card = parse_card(code)
+        source = self._stock_top_of(card)
+        if source is None:
+            return
+        player, zone = source
+        rival = self._stock_top_of(parse_card(after)) if after in CARD_CODES else None
+        if after != self._expected(pile) and (rival is None or rival[0] == player):
+            return
+        laid = self._last_touch(pile, seen, {player})
+        if laid is not None and laid[1][0] >= seen[0] - TOUCH_REACH_S:
+            self._returns.append((card, Lift(player, zone, laid[1][0]), pile, laid[1]))
+
+    def _settle_lift(self, card: Card, when: When) -> None:
+        """`card` lands at `when`: if its player's hand touched a spit pile with it before (and
+        it came back unseen), that touch is judged too."""
+        lift = self._lifted.pop(card.code, None)
+        if lift is None or lift.attempted:
+            return
+        for pile in self._piles:
+            for touch in self._touches.get(pile, ()):
+                if self._free(pile, touch, lift.player) and lift.t <= touch.t < when[0] \
+                        and not self._taking_back(pile, touch):
+                    self._returns.append((card, lift, pile, (touch.t, touch.frame)))
+                    return
+
+    def _taking_back(self, pile: str, touch: Touch) -> bool:
+        """`touch` is its hand taking back a card of its own flagged on `pile` (lying there, or
+        gone from there by the time the pile was next read), or refused there and not yet seen back
+        in its place (within `TAKE_BACK_S`: the touches until it was seen back)."""
+        for (p, _), (side, since) in self._flagged.items():
+            if p == pile and side == touch.side and since < touch.t:
+                return True
+        for _, side, p, since, back in self._refused:
+            if p == pile and side == touch.side and since < touch.t <= min(back, since + TAKE_BACK_S):
+                return True
+        took = self._took_back.get(pile)
+        return took is not None and took[0] == touch.side and took[1] < touch.t <= took[2]
+
+    def _laid(self, touches: tuple[Touch, ...]) -> bool:
+        """A hand that lifted a stock card touches a spit pile: the card counts the moment it
+        touches, so it is judged at once, before it can be seen (unless the player has two
+        cards lifted, already touched a pile with it, another player's card touched the same pile
+        within a frame of it (`_tied`), another player's hand touched it just before with no card
+        judged, or the card would end the deal)."""
+        moved = False
+        for touch in touches:
+            if not (touch.contact and touch.zone in self.rules.pile_index):
+                continue
+            for code, lift in list(self._lifted.items()):
+                again = self._lifted_again(code, lift, touch) if lift.attempted and lift.player == touch.side else None
+                if again is not None:  # back in its place at that touch: its player's touches lay it again
+                    self._lifted[code] = Lift(lift.player, lift.zone, again)
+                    self._refused = [(*item[:4], min(item[4], again)) if item[0] == code else item
+                                     for item in self._refused]
+            mine = [(code, lift) for code, lift in self._lifted.items()
+                    if lift.player == touch.side and not lift.attempted and lift.t <= touch.t]
+            rivals = [t for t in touches if t.contact and t.zone == touch.zone and t.side != touch.side]
+            taking_back = self._taking_back(touch.zone, touch) or (bool(mine) and self.readings.get(touch.zone) == mine[0][0])
+            when = (touch.t, touch.frame)
+            if len(mine) != 1 or rivals or taking_back or self._touched_since(touch.side, mine[0][1].t, touch.t) \
+                    or self._rival_touch(touch.zone, touch.side, touch.t) or self._tied(touch.zone, touch.side, when):
+                continue  # a hand on a card of its own already seen there, or flagged there, takes it back
+            code, lift = mine[0]
+            card = parse_card(code)
+            if len([z for z in self.rules.stock_names[self.rules.player_index[lift.player]] if self.state.pile(z)]) == 1 \
+                    and len(self.state.pile(lift.zone)) == 1:
+                if self.state.check(Play(lift.player, card, lift.zone, touch.zone)) is None:
+                    self._last_laid.append((card, lift, touch.zone, when))
+                continue  # the player's last stock card ends the deal: called once the table is read
+            moved |= self._earlier(touch.zone, card, when)
+            if self.state.check(Play(lift.player, card, lift.zone, touch.zone)) is not None:
+                continue  # a refusal is called once the card is seen there, or seen back in its place
+            moved |= self._attempt(lift.player, card, lift.zone, touch.zone, when, visible=True)
+        return moved
+
+    def _lay_last_cards(self) -> None:
+        """A player's last stock card laid where it fits (`_last_laid`) is played at its touch once it
+        has not come back for `TIE_WAIT_S` with its place still read empty and the pile not read since
+        the touch (the hand that laid it may stay on the pile until both slap it, and the piles are
+        gathered): the deal ends there. A card seen since, on the pile or back in its place, is
+        judged as seen."""
+        waiting = []
+        for card, lift, pile, when in self._last_laid:
+            if self._lifted.get(card.code) is not lift or lift.attempted or self.state.phase != "play" \
+                    or self._seen[pile][0] > when[0] or self.readings.get(lift.zone) != EMPTY:
+                continue
+            if self._now[0] - when[0] < TIE_WAIT_S:
+                waiting.append((card, lift, pile, when))
+            elif self._attempt(lift.player, card, lift.zone, pile, when, visible=True):
+                self._reconcile()
+        self._last_laid = waiting
+
+    def _lifted_again(self, code: str, lift: Lift, touch: Touch) -> float | None:
+        """A card judged refused (`lift` attempted) is back in its player's hand and lifted again, its
+        hand touching a spit pile with it now (`touch`): it lies on no pile, is flagged nowhere, its
+        place shows what lies under it, and the hand touched the place after its last contact with a
+        spit pile (the card was taken back to it, too briefly to be read there, and picked up again).
+        The time of that touch on the place, else None."""
+        if code in (self.readings.get(pile) for pile in self._piles) or any(key[1] == code for key in self._flagged):
+            return None
+        top = self.state.top(lift.zone)
+        if top is None or top.code != code or self.readings.get(lift.zone) != self._under(lift.zone):
+            return None
+        laid = [t.t for pile in self._piles for t in self._touches.get(pile, ())
+                if t.contact and t.side == lift.player and lift.t < t.t < touch.t]
+        picked = [t.t for t in self._touches.get(lift.zone, ())
+                  if laid and t.contact and t.side == lift.player and max(laid) < t.t < touch.t]
+        return picked[-1] if picked else None
+
+    def _read_under(self, pile: str, card: Card, player: str, t: float, *, exact: bool = False) -> bool:
+        """What the engine has under `player`'s `card` laid on `pile` at `t` is what the camera
+        last saw there before it, or what the moves judged since then put there (no hand touched
+        the pile meanwhile without a card judged): the position a refusal is judged on was read.
+        Unless `exact`, another card read there than the engine's will do if the card would be
+        refused on it too."""
+        reads = [read for read in self._pile_reads.get(pile, ()) if read[0] != card.code and read[1] < t]
+        if not reads:
+            return False
+        seen, since = reads[-1]
+        if self._blind(since, t):
+            return False  # the view was blocked: cards may have landed unseen
+        # the engine's top there when it was seen (a move is dated by its touch, its card seen a little before or after)
+        dates = {since} | {when for when, _ in self._history if since - TOUCH_REACH_S <= when < t}
+        agrees = any(self._expected_in(self._state_at(date), pile) == seen for date in dates)
+        for touch in self._touches.get(pile, ()):
+            own = touch.side == player and card.code in self._lifted
+            if touch.contact and since < touch.t < t and (pile, touch.side, touch.t) not in self._used \
+                    and not self._taking_back(pile, touch) and not own:
+                return False  # a card may lie there unseen
+        if agrees or exact:
+            return agrees
+        if seen not in CARD_CODES:
+            return False
+        under = parse_card(seen)  # another card than the engine's: refused only if it would be refused on that too
+        return not is_adjacent(card, under) or (self.rules.alternate_colours and card.red == under.red)
+
+    def _laid_in_view(self, pile: str, card: Card, player: str, t: float) -> bool:
+        """`player`'s `card`, seen on `pile` at `t` though their hand was not seen laying it, lies on
+        what was last read there, as the engine has it, and no other hand came over the pile since
+        without laying a card judged (none can have uncovered it by taking a card off it)."""
+        if not self._read_under(pile, card, player, t, exact=True):
+            return False
+        since = max(when for seen, when in self._pile_reads.get(pile, ()) if seen != card.code and when < t)
+        touches = self._touches.get(pile, ())
+        visits = [touch for touch in touches if touch.side != player and since < touch.t < t]
+        return not any((pile, touch.side, touch.t) not in self._used and (touch.contact or not any(
+            other.contact and other.side == touch.side and abs(other.t - touch.t) <= self.config.race_window_s
+            for other in touches)) for touch in visits)
+
+    def _covered_since(self, pile: str, card: Card, player: str, t: float) -> bool:
+        """`player`'s `card`, back in its place, was never read on `pile` after their touch there at
+        `t`, another card than the engine's top at `t` was, and their hand did not touch the pile
+        again: a card of theirs taken back unseen cannot be told from one that went under that
+        card (turned and played unseen) and stayed."""
+        top = self._laid_before(pile, t) or self._expected_in(self._state_at(t, before=True), pile)
+        reads = [seen for seen, when in self._pile_reads.get(pile, ()) if when > t]
+        if card.code in reads or all(seen == top for seen in reads):
+            return False
+        return not any(touch.contact and touch.side == player and touch.t > t for touch in self._touches.get(pile, ()))
+
+    def _laid_before(self, pile: str, t: float) -> str | None:
+        """The card of the latest remembered move dated before `t` that laid one on `pile` (moves
+        are applied in the order they are found, not always in their dates' order)."""
+        best: tuple[float, str] | None = None
+        for when, move in self._made:
+            card = move.card if isinstance(move, Play) and move.to == pile else \
+                dict(move.cards).get(pile) if isinstance(move, Spit) else None
+            if card is not None and when < t and (best is None or when >= best[0]):
+                best = (when, card.code)
+        return best[1] if best is not None else None
+
+    def _came_back(self, code: str, lift: Lift, back: float) -> None:
+        """A lifted card is back on its stock pile, first seen there at `back`: if its player's
+        hand touched a spit pile meanwhile, the card touched it (and is judged there); else it was
+        only picked up (a touch from `back` on is the hand's next card)."""
+        for pile in self._piles:
+            for touch in self._touches.get(pile, ()):
+                if self._free(pile, touch, lift.player) and lift.t <= touch.t < back \
+                        and not self._taking_back(pile, touch):
+                    self._returns.append((parse_card(code), lift, pile, (touch.t, touch.frame)))
+                    return
+
+    def _judge_returns(self) -> None:
+        """Cards taken back are judged once the pile they touched has been clear of hands long
+        enough for the tracker to have settled what lies on it (a card laid just before may show)."""
+        ready = [item for item in self._returns if self._clear(item[2])]
+        if not ready:
+            return
+        self._returns = [item for item in self._returns if item not in ready]
+        for card, lift, pile, when in ready:
+            if self.state.phase == "play":
+                self._earlier(pile, card, when)
+            self._attempt(lift.player, card, lift.zone, pile, when, visible=False, legal_counts=False)

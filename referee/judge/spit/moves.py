@@ -1,0 +1,364 @@
+"""Explaining a stock place's or spit pile's new reading by moves: plays, turn-ups, moves to a space, races."""
+
+from __future__ import annotations
+
+import math
+
+from referee.cards import FACE_DOWN, Card, parse_card
+from referee.errors import IllegalMove
+from referee.judge.spit.config import (
+    TIE_WAIT_S,
+    TOUCH_REACH_S,
+    Lift,
+    When,
+)
+from referee.observations import CARD_CODES, EMPTY
+from referee.rules.spit import (
+    MoveToSpace,
+    Play,
+    PrematureSpit,
+    Refill,
+    Spit,
+    StackEqual,
+    TurnUp,
+)
+from referee.tracker import Touch
+
+
+class TableMoves:
+    """The moves that explain one zone's new reading (`_stock`, `_pile`). A part of `SpitReferee`, which holds the state."""
+
+    def _stock(self, zone: str, seen: str) -> bool:
+        s = self.state
+        owner = self._owner[zone]
+        top = s.top(zone)
+        when = self._when(zone, owner, self._seen[zone])
+        if top is not None and seen == self._under(zone):
+            if top.code not in self._lifted and self._read_back.get(top.code, -math.inf) < self._seen[zone][0]:
+                # it left at any time since the place was last read showing it (an arm reaching past
+                # a place hides it long before and after the hand takes its card)
+                came = self._hand_came(zone, owner, when[0])
+                gone = max(self._shown_until.get(zone, came), self._seen[zone][0] - TOUCH_REACH_S)
+                if self._turned_away(owner, came):
+                    gone = came  # its hand may hold a card turned unseen too: its touches are that card's
+                self._lifted[top.code] = Lift(owner, zone, min(came, gone))
+            return False
+        if not self._counts_known and seen in (EMPTY, FACE_DOWN) and self._recounted(zone, seen):
+            return True
+        if seen not in CARD_CODES:
+            return False
+        card = parse_card(seen)
+        expected = self._expected(zone)
+        if expected == FACE_DOWN and zone in self._unread_tops:
+            self._unread_tops.discard(zone)
+            since = self._moved.get(zone, 0.0)
+            if not any(t.contact and t.side == owner and t.t > since for t in self._touches.get(zone, ())):
+                self.state = s.apply(TurnUp(owner, zone, card))  # dealt face up, read only now: no one turned it
+                return True
+        if expected == FACE_DOWN:
+            return self._turned(owner, zone, card, when)
+        source = self._stock_top_of(card)
+        if expected != EMPTY and any(lift.zone == zone for lift in self._lifted.values()):
+            return False  # its top is still in a hand: what lies there now waits for that card to land
+        if source is not None and source[1] != zone and self.readings.get(source[1]) == seen:
+            return False  # read in two places at once: it has not left the one it still shows in
+        if source is not None and source[0] == owner and source[1] != zone:
+            if expected == EMPTY:
+                return self._try(MoveToSpace(owner, card, source[1], zone), when)
+            move = StackEqual(owner, card, source[1], zone)
+            reason = s.check(move)
+            if reason is None:
+                self._apply(move, when)
+                self._lifted.pop(card.code, None)
+                return True
+            if (zone, seen) not in self._flagged:
+                self._flagged[zone, seen] = (owner, when[0])
+                self._emit("illegal_play", when, player=owner, card=seen, to=zone, reason=reason,
+                           **{"from": source[1]})
+            return False
+        if source is None and not s.cards()[card]:
+            turned = self._turned_unseen(owner, when[0])
+            if turned is not None and self._try(TurnUp(owner, turned[0], card), turned[1]):
+                if expected == EMPTY:
+                    self._try(MoveToSpace(owner, card, turned[0], zone), when)
+                return True
+            if self._deferred:
+                return False
+            if expected == EMPTY and self.rules.refilled_singles:
+                return self._try(Refill(owner, zone, card), when)
+        return False
+
+    def _turned(self, player: str, zone: str, card: Card, when: When) -> bool:
+        """A face-down top seen face up: turned at the player's first touch since the last move
+        there; if their hand touched a spit pile between that and their last touch on the place,
+        the card went there and came back (judged as a play once that pile has settled)."""
+        since = self._moved.get(zone, 0.0)
+        touches = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t <= when[0]]
+        turned = self._arrival(zone, touches[0], since) if touches else when
+        if len(touches) > 1 and self._turned_before(player, zone, touches):
+            return True
+        if not self._try(TurnUp(player, zone, card), turned):
+            return False
+        for pile in self._piles:
+            for touch in self._touches.get(pile, ()):
+                if touch.contact and touch.side == player and turned[0] < touch.t < when[0]:
+                    self._returns.append((card, Lift(player, zone, turned[0]), pile, (touch.t, touch.frame)))
+                    return True
+        return True
+
+    def _turned_before(self, player: str, zone: str, touches: list[Touch]) -> bool:
+        """Between the player's touches on a face-down place, their hand laid an unknown card on a
+        spit pile: that card was turned there first and played (the card now seen turned after)."""
+        for pile in self._piles:
+            shown = self.readings.get(pile)
+            if shown not in CARD_CODES or shown == self._expected(pile) or self.state.cards()[parse_card(shown)]:
+                continue
+            laid = [t for t in self._touches.get(pile, ()) if t.contact and t.side == player
+                    and touches[0].t < t.t < touches[-1].t]
+            if not laid:
+                continue
+            first = parse_card(shown)
+            if self._try(TurnUp(player, zone, first), self._arrival(zone, touches[0], self._moved.get(zone, 0.0))):
+                self._attempt(player, first, zone, pile, (laid[0].t, laid[0].frame), visible=True)
+                return True
+        return False
+
+    def _only_face_down(self, player: str, card: Card, pile: str, laid: When) -> tuple[str, When] | None:
+        """The one face-down stock top of `player`, whose hand laid the unknown `card` on `pile` at
+        `laid`, if `card` turned up there could be played on `pile`: a card turned and played with
+        the hand unseen over its place (dated by the laying touch), not a spit card."""
+        s = self.state
+        hidden = [zone for zone in self.rules.stock_names[self.rules.player_index[player]]
+                  if s.pile(zone) and not s.face_up(zone)]
+        if len(hidden) != 1 or not self._clear(hidden[0]):
+            return None
+        move = TurnUp(player, hidden[0], card)
+        if s.check(move) is not None or s.apply(move).check(Play(player, card, hidden[0], pile)) is not None:
+            return None
+        return hidden[0], laid
+
+    def _fits(self, player: str, zone: str, card: Card, pile: str) -> bool:
+        """`card`, turned up on `player`'s face-down top `zone`, can be played on `pile`."""
+        move = TurnUp(player, zone, card)
+        return self.state.check(move) is None and self.state.apply(move).check(Play(player, card, zone, pile)) is None
+
+    def _turned_unseen(self, player: str, before: float, *, covered: bool = False) -> tuple[str, When] | None:
+        """A face-down stock top of `player` their hand touched (since the last move there)
+        before `before` (with `covered`, one it was only seen over: the hand finder may miss the
+        contact of a hand turning a card): a card turned up and taken away before it could be
+        read. The zone and the first such touch, for the zone touched last; None (and the
+        referee waits) while such a place is not settled."""
+        best: tuple[str, When] | None = None
+        latest = -1.0
+        s = self.state
+        for zone in self.rules.stock_names[self.rules.player_index[player]]:
+            if not s.pile(zone) or s.face_up(zone):
+                continue
+            if not self._clear(zone):
+                self._deferred = True  # the card may still show there once the hand has gone
+                return None
+            since = self._moved.get(zone, 0.0)
+            touched = [t for t in self._touches.get(zone, ())
+                       if (t.contact or covered) and t.side == player and since < t.t < before]
+            if touched and touched[-1].t > latest:
+                latest = touched[-1].t
+                best = (zone, self._arrival(zone, touched[0], since))
+        return best
+
+    def _pile(self, pile: str, seen: str) -> bool:
+        if seen not in CARD_CODES:
+            return False
+        card = parse_card(seen)
+        if (pile, seen) in self._flagged and (pile, seen) not in self._unsure:
+            return self._relaid(pile, card)
+        source = self._stock_top_of(card)
+        first_seen = self._seen[pile]
+        if source is not None:
+            player, zone = source
+            if pile in self._pending_spit and self._spat_alone():
+                return True
+            when = self._when(pile, player, first_seen)
+            if self._contact_at(pile, player, when[0]) or any(
+                    when[0] < t < first_seen[0] for _, t in self._pile_reads.get(pile, ())[:-1]):
+                applied = self._earlier(pile, card, when)
+            else:  # only its hand over the pile was seen, and nothing read there since: a card whose touch was seen before it showed lies under it
+                applied = self._earlier(pile, card, when, until=first_seen[0])
+                under = [t for t, side in self._landed.get(pile, ()) if side != player and t >= when[0]]
+                if applied and under:
+                    when = self._after(max(under), when)
+            partners = self._tied(pile, player, when) - {self._shown.get(pile)}
+            if partners:
+                since = self._ties.setdefault(pile, self._now[0])
+                if self._now[0] - since < TIE_WAIT_S:
+                    self._shown[pile] = seen
+                    return applied
+                applied |= self._earlier(pile, card, when, tied=True)
+            elif self._rival_touch(pile, player, when[0]):
+                since = self._ties.setdefault(pile, self._now[0])
+                if self._now[0] - since < TIE_WAIT_S:
+                    return applied
+            self._ties.pop(pile, None)
+            self._shown.pop(pile, None)
+            return self._attempt(player, card, zone, pile, when, visible=True) or applied
+        if self.state.cards()[card]:
+            return False  # a card the engine knows to lie elsewhere: a misreading
+        last = self._last_touch(pile, first_seen)
+        if self._earlier(pile, card, last[1] if last is not None else first_seen):
+            return True
+        stalemate = self.state.is_stalemate()
+        if last is not None and not self.state.spit_count(last[0]) \
+                and self._spit_shift is not None and self._spit_shift[last[0]] > 0:
+            stalemate = self._unspit_alone(first_seen[0]) or stalemate
+            if stalemate:
+                self._slap_went_the_other_way()
+        elif last is not None and not self.state.spit_count(last[0]) and last[1][0] >= first_seen[0] - TOUCH_REACH_S \
+                and not self._rival_touch(pile, last[0], last[1][0]):
+            stalemate = self._spit_card_of(last[0], last[1]) or stalemate
+        if not stalemate:  # a stock card turned up and laid unseen: the last hand there's, else anyone's
+            for covered in (False, True):  # a hand seen touching a face-down top first, then one seen over it
+                for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
+                    if last is not None and player != last[0] and not self._hand_seen(pile, player, first_seen[0]):
+                        continue  # another player's hand was seen there last, and this one's not at all
+                    # dated by this player's hand on the pile (over it, if no contact was seen) before it was seen
+                    laid = last[1] if last is not None and player == last[0] else self._when(pile, player, first_seen)
+                    if (pile, player, laid[0]) in self._used:
+                        laid = first_seen  # that touch laid a card judged already
+                    turned = self._turned_unseen(player, laid[0], covered=covered)
+                    if self._deferred:
+                        return False
+                    if turned is None and not covered and last is not None and player == last[0]:
+                        turned = self._only_face_down(player, card, pile, laid)
+                    if turned is not None and (covered or laid == first_seen) \
+                            and not self._fits(player, turned[0], card, pile):
+                        continue  # only seen over the place, or no touch seen laying it: turned there if it plays where it lies
+                    if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
+                        self._attempt(player, card, turned[0], pile, laid, visible=True)
+                        return True
+        if self._ties or self._returns:
+            self._deferred = True
+            return False  # a card that touched a pile is not judged yet: the engine's position is not the table's
+        if stalemate:
+            last = self._last_touch(pile, first_seen, {p for p in self._players if self.state.spit_count(p)})
+        if last is None or last[1][0] < first_seen[0] - TOUCH_REACH_S:  # no contact seen: the hand seen over it
+            last = self._last_cover(pile, first_seen, {p for p in self._players if self.state.spit_count(p)}
+                                    if stalemate else None)
+        side, when = last if last is not None else (self._starter[pile], first_seen)
+        landed = self._landed_on(when[0], side)
+        if landed.phase != "play":
+            landed = self.state
+        if landed.is_stalemate():
+            if stalemate:
+                self._pending_spit[pile] = (seen, when, side)
+                return self._spit()
+            self._flagged[pile, seen] = (side, when[0])  # laid at a stalemate that a later spit ended: no call
+            return False
+        try:
+            landed.apply(Spit(((pile, card),)))
+        except PrematureSpit as exc:
+            self._flagged[pile, seen] = (side, when[0])  # the hand that comes for it takes it back
+            if self._turned_around(side, when[0]):
+                return False  # it may be the card turned before it was laid, not a spit card
+            if not self._sure_of(exc.move, when[0], (pile, card, side)):
+                self._unsure.add((pile, seen))
+                self._doubted[pile, seen] = (side, when, exc.with_traceback(None))  # not the frames it was raised through
+                self._deferred = True  # what the move needs may have changed unseen: wait for the table
+                return False
+            self._unsure.discard((pile, seen))
+            self._doubted.pop((pile, seen), None)
+            self._emit("premature_spit", when, player=side, move=exc.move.describe(), reason=str(exc))
+            return False
+        except IllegalMove:
+            pass
+        self._flagged[pile, seen] = (side, when[0])
+        return False
+
+    def _earlier(self, pile: str, card: Card, when: When, *, tied: bool = False, until: float | None = None) -> bool:
+        """Lifted cards (other than `card`) whose player's hand touched `pile` after lifting them
+        and more than a frame before `when` (`_close`; with `tied`, within a frame either way
+        too; with `until`, the time `card` was first seen on top there when its own touch was not
+        seen, only its hand over the pile: any time before that): they touched the pile before
+        `card` (and went under it, or were taken back), so they are judged first, in touch order;
+        not a card seen there and taken back by its player (`_lifted_off`). True when one was applied."""
+        limit = when[0] if until is None else max(when[0], until)
+        found = []
+        took = self._took_back.get(pile)
+        for code, lift in self._lifted.items():
+            if code == card.code or lift.attempted:
+                continue
+            for touch in self._touches.get(pile, ()):
+                if self._free(pile, touch, lift.player) and lift.t <= touch.t \
+                        and not self._taking_back(pile, touch) \
+                        and (tied or until is not None or not self._close(touch.t, when[0])) \
+                        and (touch.t < limit or self._close(touch.t, when[0])):
+                    if took is None or (touch.side, touch.t) != took[:2]:
+                        found.append(((touch.t, touch.frame), code, lift))
+                    break
+        applied = False
+        for touched, code, lift in sorted(found, key=lambda item: item[0]):
+            applied |= self._attempt(lift.player, parse_card(code), lift.zone, pile, touched, visible=False)
+        return applied
+
+    def _attempt(self, player: str, card: Card, zone: str, pile: str, when: When, *, visible: bool,
+                 legal_counts: bool = True) -> bool:
+        """`player`'s `card` from `zone` touched `pile` at `when`: a race if another player's card
+        landed there just before, then a play or an illegal play. True when the engine moved."""
+        key = (player, card.code, when[0])
+        if key in self._judged:
+            return False
+        move = Play(player, card, zone, pile)
+        # taken back, so it was refused: on a card that touched within a frame of it and stayed
+        # (it came second), else on the top before it (it came first)
+        reason = (self.state if legal_counts else self._state_at(when[0] + self._tie_s)).check(move)
+        first = False
+        if reason is None and not legal_counts:
+            reason = self._state_at(when[0], before=True).check(move)
+            if reason is None:
+                return False
+            first = True
+        self._judged.add(key)
+        landed = [item for item in self._landed.get(pile, ()) if item[0] < when[0] or not first and (
+            item[0] == when[0] or (not legal_counts and self._close(item[0], when[0])))]
+        raced = landed[-1] if landed and landed[-1][1] != player and when[0] - landed[-1][0] < self.config.race_window_s \
+            else None
+        if reason is None:
+            self._race(pile, raced, player, when)
+            self._settle_lift(card, when)
+            kept = self._landed.setdefault(pile, [])
+            kept.append((when[0], player))
+            kept.sort()
+            del kept[:-8]
+            self._apply(move, when)
+            return True
+        if not (self._hand_seen(pile, player, when[0]) or (visible and self._laid_in_view(pile, card, player, when[0]))) \
+                or not self._read_under(pile, card, player, when[0]) or self._odd_stock():
+            self._judged.discard(key)
+            lift = self._lifted.get(card.code)
+            if visible and lift is not None:
+                lift.attempted = True  # seen there: no other touch is this card's
+            return False  # the position the card is refused on was not read: no call against the player
+        if not legal_counts and self._covered_since(pile, card, player, when[0]):
+            return False  # another card was read there since and the player never reached back: it may lie under it
+        lift = self._lifted.get(card.code)
+        if lift is not None:
+            lift.attempted = True
+        if visible:
+            if lift is None:
+                self._lifted[card.code] = Lift(player, zone, when[0], attempted=True)
+            self._flagged[pile, card.code] = (player, when[0])
+        if legal_counts:  # not yet back in its place: its player will come for it
+            horizon = self._now[0] - self.config.touch_memory_s
+            self._refused = [item for item in self._refused if item[3] >= horizon]
+            self._refused.append((card.code, player, pile, when[0], math.inf))
+        self._used.add((pile, player, when[0]))
+        self._race(pile, raced, player, when)
+        self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
+        return False
+
+    def _race(self, pile: str, raced: tuple[float, str] | None, player: str, when: When) -> None:
+        """`player`'s card judged at `when` on `pile` came less than the race window after `raced`
+        (time, player), another player's card laid there, or touched within a frame of it (`_close`)
+        and was found first: a race (its margin the contacts' difference either way)."""
+        if raced is not None:
+            t0, first = raced
+            self._emit("race", when, pile=pile, first=first, second=player,
+                       margin_ms=round(abs(when[0] - t0) * 1000, 3), first_t=t0, second_t=when[0])

@@ -1,0 +1,478 @@
+"""The Spit referee's state and public class: snapshots fed in, zones reconciled with the engine, calls out."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from referee.cards import FACE_DOWN, Card
+from referee.errors import IllegalMove
+from referee.events import Event
+from referee.judge.spit.config import (
+    LAYOUT_STILL_S,
+    MOVES_PER_FRAME,
+    RESYNC_S,
+    SPIT_LEAD_S,
+    SPIT_ROUND_S,
+    TIE_WAIT_S,
+    TURN_S,
+    Lift,
+    RefereeConfig,
+    When,
+    layout_counts,
+    spit_rules,
+)
+from referee.judge.spit.deals import DealEnds
+from referee.judge.spit.lifts import LiftedCards
+from referee.judge.spit.moves import TableMoves
+from referee.judge.spit.rereads import Rereads
+from referee.judge.spit.spits import SpitCalls
+from referee.judge.spit.touches import HandTouches
+from referee.observations import CARD_CODES, EMPTY
+from referee.rules.spit import (
+    ImpossiblePosition,
+    Play,
+    PrematureSpit,
+    Spit,
+    SpitMove,
+    SpitRules,
+    SpitState,
+    TurnUp,
+    transition_events,
+)
+from referee.tracker import Snapshot, Touch, ZoneChange
+
+
+class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, DealEnds):
+    """Referees one game of a two-player Spit rule set from tracker snapshots (`update`).
+
+    The game starts with its first layout to be read, or from `state` (a position already on the
+    table, e.g. `SpitState.position(...)`). `on_event` is called with each call as it is made;
+    `update` also returns them.
+    """
+
+    def __init__(self, rules: str | SpitRules = "classic", config: RefereeConfig = RefereeConfig(),
+                 on_event: Callable[[Event], None] | None = None, *, state: SpitState | None = None) -> None:
+        self.rules = r = spit_rules(rules)
+        if r.decks != 1:
+            raise ImpossiblePosition("the camera referee tells cards apart by their faces: one deck only")
+        self.config = config
+        self.frame_interval = config.frame_interval_s
+        self.on_event = on_event
+        share = r.total_cards // r.players
+        self.state: SpitState = SpitState.position(
+            r, {}, phase="layout", held={p: " ".join([FACE_DOWN] * share) for p in r.player_names})
+        self._players = r.player_names
+        self._owner = {z: r.player_names[i] for i, names in enumerate(r.stock_names) for z in names}
+        self._stock_zones = tuple(self._owner)
+        self._piles = r.spit_pile_names
+        self._starter = dict(zip(r.spit_pile_names, r.player_names))
+        self.readings: dict[str, str] = {}
+        self._seen: dict[str, When] = {}
+        self._touches: dict[str, list[Touch]] = {}
+        self._lifted: dict[str, Lift] = {}
+        self._flagged: dict[tuple[str, str], tuple[str, float]] = {}
+        self._took_back: dict[str, tuple[str, float, float]] = {}
+        self._refused: list[tuple[str, str, str, float, float]] = []
+        """Cards refused on a spit pile: (card, player, pile, time refused, first seen back in a
+        stock place or inf), kept for the touch memory."""
+        self._judged: set[tuple[str, str, float]] = set()
+        self._landed: dict[str, list[tuple[float, str]]] = {}
+        self._history: list[tuple[float, SpitState]] = []
+        self._pending_spit: dict[str, tuple[str, When, str]] = {}
+        self._last_move_t = 0.0
+        self._resumed_at = -math.inf
+        """The capture time the referee went on from (`resume`): touches are dated no earlier."""
+        self._end_t: float | None = None
+        self._first_layout = state is None
+        if state is not None:
+            if state.rules != r:
+                raise ImpossiblePosition("the starting position is of another rule set")
+            self.state = state
+        self._changed_since_end: set[str] = set()
+        self._slaps: dict[str, tuple[str, When]] = {}
+        self._other_slap: dict[str, int] | None = None
+        """After a slap too close to call: the cards each player would hold had it gone the other way."""
+        self._solo: dict[str, tuple[str, When, str]] | None = None
+        """The spit card of the last move, if it was a player spitting alone."""
+        self._spit_shift: dict[str, int] | None = None
+        """The layout read could have come from that other slap too: what it would add to each
+        player's spit cards (the piles dealt look the same); kept into later deals until the spit
+        cards laid settle it."""
+        self._returns: list[tuple[Card, Lift, str, When]] = []
+        self._last_laid: list[tuple[Card, Lift, str, When]] = []
+        """A player's last stock card, lifted, touching a spit pile where it fits: (card, its lift, the
+        pile, the touch), judged once the table shows it (`_lay_last_cards`)."""
+        self._ties: dict[str, float] = {}
+        self._shown: dict[str, str] = {}
+        self._moved: dict[str, float] = {}
+        self._face_down_seen: dict[str, float] = {}
+        """Per stock place, when it was last seen showing a face-down top."""
+        self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))
+        self._covered: dict[str, float] = {}
+        self._pile_reads: dict[str, list[tuple[str, float]]] = {}
+        self._unsettled_runs: dict[str, list[list[float]]] = {}
+        """Per zone, the last few stretches [first, last frame time] it was unsettled."""
+        self._blocked_runs: list[list[float]] = []
+        """Times every zone was unsettled at once (the view blocked: no hands can cover them all)."""
+        self._counts_known = True
+        """The face-down cards under each stock top are as dealt and moved: no re-read has guessed
+        counts (nor the cards each player held at a later deal, whose layouts are counted from them)."""
+        self._spits: list[tuple[float, frozenset[str]]] = []
+        """The last spits applied: their time and the players whose cards they were."""
+        self._made: list[tuple[float, SpitMove]] = []
+        """The last moves applied, with their times."""
+        self._doubted: dict[tuple[str, str], tuple[str, When, PrematureSpit]] = {}
+        """Spit cards laid while a move may have existed: (pile, card) -> (player, time, the engine's objection)."""
+        self._unsure: set[tuple[str, str]] = set()
+        """Spit cards laid while a move may have existed, the move not (yet) sure: not called."""
+        self._used: set[tuple[str, str, float]] = set()
+        """(pile, side, t) of the contacts that laid a card already judged (a play, a spit card)."""
+        self._deferred = False
+        self._unsettled: frozenset[str] = frozenset()
+        self._left_unread: frozenset[str] = frozenset()
+        """The zones the last frame left unread (changed, not read yet)."""
+        self._read_back: dict[str, float] = {}
+        """Per stock top once thought lifted, the last frame it was read back in its place, not settled
+        there (what the place settled on before, what lay under it, is stale since)."""
+        self._read_clear: dict[str, float] = {}
+        """Per zone, the last frame it was read with no hand over it and no new state pending."""
+        self._shown_until: dict[str, float] = {}
+        """Per stock place, the last frame it was read showing what it showed before its last change."""
+        self._layout_due = math.inf
+        self._unread_tops: set[str] = set()
+        """Stock places of the last layout dealt with their tops not read yet (`UNREAD_LAYOUT_S`)."""
+        self._odd_since = math.inf
+        self._odd: set[str] = set()
+        self._call: When | None = None
+        self.resyncs = 0
+        """How many times the engine's position was read again from the table."""
+        self._resynced_at = -math.inf
+        """When the engine's position was last read again from the table (`_set_position`)."""
+        self._now: When = (0.0, 0)
+        self._out: list[Event] = []
+
+    def resume(self, state: SpitState, t: float, *, counts_known: bool = True) -> None:
+        """Go on from `state`, the position rebuilt from a game's log whose last call was made at
+        capture time `t` (`referee.judge.resume`); the table is then read afresh (between deals,
+        every place read counts as changed since the deal ended). `counts_known`: False when the
+        log has a re-read of the table (`resync`; the replay's). A hand
+        already touching a place then (its contact begun before `t`) is dated from the frame it is
+        first seen in: nothing from before `t` dates or makes a call."""
+        if state.rules != self.rules:
+            raise ImpossiblePosition("the position to go on from is of another rule set")
+        self.state = state
+        self._counts_known = counts_known
+        self._first_layout = False
+        self._last_move_t = t
+        self._resumed_at = t
+        self._moved = dict.fromkeys(self._owner, t)
+        self._end_t = None if state.phase in ("start", "play") else t
+        self._changed_since_end = set()
+
+    def update(self, snap: Snapshot) -> list[Event]:
+        """Take one frame's snapshot; the calls it makes (often none)."""
+        previous = self._now[0]
+        self._now = (snap.t, snap.frame)
+        self._out = []
+        self._left_unread = snap.unread
+        if self._owner and snap.unsettled >= set(self._owner) | set(self._piles):
+            if self._blocked_runs and self._blocked_runs[-1][1] == previous:
+                self._blocked_runs[-1][1] = snap.t
+            else:
+                self._blocked_runs.append([snap.t, snap.t])
+                del self._blocked_runs[:-8]
+        for zone in snap.unsettled:
+            self._covered[zone] = snap.t
+            runs = self._unsettled_runs.setdefault(zone, [])
+            if runs and runs[-1][1] == previous:
+                runs[-1][1] = snap.t
+            else:
+                runs.append([snap.t, snap.t])
+                del runs[:-8]
+        if snap.touches:
+            self._remember(tuple(touch if touch.t >= self._resumed_at else replace(touch, t=snap.t, frame=snap.frame)
+                                 for touch in snap.touches))
+        if snap.changes:
+            for change in snap.changes:
+                self._changed(change)
+            self._reconcile()
+        elif snap.touches and self.state.slap_due:
+            self._watch_slap()
+        if snap.touches and self.state.phase == "play" and self._laid(snap.touches):
+            self._reconcile()
+        if self._returns:
+            self._judge_returns()
+        if self._last_laid:
+            self._lay_last_cards()
+        if not snap.changes and (
+                (self._deferred and snap.unsettled != self._unsettled)
+                or (self.state.phase == "layout" and self._layout_due <= snap.t)
+                or (self._ties and min(self._ties.values()) <= snap.t - TIE_WAIT_S)):
+            self._reconcile()
+        if snap.frame % 15 == 0 and self.state.phase == "play":  # twice a second: anything left unexplained?
+            self._odd = self._unexplained()
+            self._odd_since = min(self._odd_since, snap.t) if self._odd else math.inf
+        if self._odd_since + RESYNC_S <= snap.t and self.state.phase == "play" and all(map(self._clear, self._odd)):
+            self._odd = self._unexplained()
+            if self._odd and not any(map(self._unread, self._odd)):
+                self._resync()
+                self._reconcile()
+        if self._spit_shift is not None and self._pending_spit and self._alone_by_the_other_slap():
+            self._slap_went_the_other_way()
+            self._reconcile()
+        if self._doubted:
+            self._settle_doubts()
+        if self._call is not None:
+            self._call_spit()
+        for zone, seen in snap.read.items():  # a stock top read in its place, if only for a frame
+            lift = self._lifted.get(seen)
+            if lift is not None and lift.zone == zone and not lift.attempted and lift.t < snap.t \
+                    and self._expected(zone) == seen and not self._touched_since(lift.player, lift.t, snap.t):
+                del self._lifted[seen]  # back there (or never lifted), having touched no pile: not in a hand
+                self._read_back[seen] = snap.t
+        self._unsettled = snap.unsettled
+        shown = set()
+        for zone in snap.zones:
+            if zone not in snap.unsettled and zone not in snap.unread:
+                self._read_clear[zone] = snap.t
+                if zone in self._owner:
+                    shown.add(snap.zones[zone])
+        if any(item[4] == math.inf and item[0] in shown for item in self._refused):  # read back in its place
+            self._refused = [(*item[:4], snap.t) if item[4] == math.inf and item[0] in shown else item
+                             for item in self._refused]
+        return self._out
+
+    def _remember(self, touches: tuple[Touch, ...]) -> None:
+        horizon = self._now[0] - self.config.touch_memory_s
+        for touch in touches:
+            kept = self._touches.setdefault(touch.zone, [])
+            if kept and kept[0].t < horizon:
+                kept[:] = [k for k in kept if k.t >= horizon]
+            kept.append(touch)
+
+    def _changed(self, change: ZoneChange) -> None:
+        zone = change.zone
+        if zone in self._piles:
+            self._lifted_off(zone, change.seen_t)
+            self._taken_off_unseen(zone, change.after)
+        self.readings[zone] = change.after
+        self._seen[zone] = (change.seen_t, change.seen_frame)
+        if self._end_t is not None:
+            self._changed_since_end.add(zone)
+        if zone in self._owner:
+            self._layout_due = change.seen_t + LAYOUT_STILL_S
+        if zone in self._piles:
+            reads = self._pile_reads.setdefault(zone, [])
+            reads.append((change.after, change.seen_t))
+            del reads[:-4]
+            self._ties.pop(zone, None)
+            for key in [key for key in self._flagged if key[0] == zone and key[1] != change.after]:
+                side, since = self._flagged.pop(key)
+                self._unsure.discard(key)
+                self._took_back[zone] = (side, since, change.seen_t)
+                lift = self._lifted.get(key[1])
+                if lift is not None and lift.attempted:  # taken back into its player's hand: it may be laid again
+                    if self.readings.get(lift.zone) == key[1]:
+                        del self._lifted[key[1]]  # its place was never seen without it: it goes back unseen
+                    else:
+                        self._lifted[key[1]] = Lift(lift.player, lift.zone, change.seen_t)
+            return
+        self._shown_until[zone] = self._read_clear.get(zone, change.seen_t)
+        if change.after == FACE_DOWN:
+            self._face_down_seen[zone] = change.seen_t
+        if self._flagged and change.after in CARD_CODES:  # a flagged card back in a stock place
+            for key in [key for key in self._flagged if key[1] == change.after]:
+                del self._flagged[key]
+        lift = self._lifted.get(change.after)
+        if lift is not None and lift.zone == zone and self._expected(zone) == change.after:
+            del self._lifted[change.after]
+            if not lift.attempted:
+                self._came_back(change.after, lift, change.seen_t)
+        self._refused = [(*item[:4], change.seen_t) if item[0] == change.after and item[4] == math.inf else item
+                         for item in self._refused]
+
+    def _emit(self, kind: str, when: When, **fields: Any) -> None:
+        event = Event.make(kind, round(when[0], 6), **fields, frame=when[1], called_at=round(self._now[0], 6))
+        self._out.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def _expected(self, zone: str) -> str:
+        s = self.state
+        if zone in self.rules.pile_index:
+            top = s.top(zone)
+            return EMPTY if top is None else top.code
+        pile = s.pile(zone)
+        if not pile:
+            return EMPTY
+        top = s.top(zone)
+        return FACE_DOWN if top is None else top.code
+
+    def _under(self, zone: str) -> str:
+        """What a stock pile shows with its top card lifted."""
+        s = self.state
+        pile = s.pile(zone)
+        if len(pile) < 2:
+            return EMPTY
+        below = pile[-2]
+        return below.code if s.face_up(zone) > 1 and below is not None else FACE_DOWN
+
+    def _stock_top_of(self, card: Card) -> tuple[str, str] | None:
+        """(player, zone) of the stock pile whose face-up top is `card`, or that it was lifted from."""
+        lift = self._lifted.get(card.code)
+        if lift is not None and self.state.top(lift.zone) is card:
+            return lift.player, lift.zone
+        for zone in self._stock_zones:
+            if self.state.top(zone) is card:
+                return self._owner[zone], zone
+        return None
+
+    def _landed_on(self, t: float, side: str) -> SpitState:
+        """The engine's position when a spit card of `side` touched a pile at `t`: the last plays,
+        dated by their touch more than `SPIT_LEAD_S` after it, left out, and so are another
+        player's spit cards dated less than `SPIT_ROUND_S` before it or later (laid at the same
+        stalemate); any other move since is taken to have been made before it (a move applied
+        after a play left out, as a turn-up whose card was read late, is made again without it)."""
+        state = self.state
+        kept: list[SpitMove] = []
+        passed: list[SpitMove] = []
+        for (when, previous), (_, move) in zip(reversed(self._history), reversed(self._made)):
+            if isinstance(move, Spit):
+                if not any(date == when and side not in players and date > t - SPIT_ROUND_S
+                           for date, players in self._spits):
+                    break
+            elif not (when > t + SPIT_LEAD_S and ((isinstance(move, Play) and any(
+                    touch.contact and touch.side == move.player and touch.t == when
+                    for touch in self._touches.get(move.to, ()))) or (isinstance(move, TurnUp) and any(
+                    touch.contact and touch.side == move.player and when <= touch.t <= when + TURN_S
+                    for touch in self._touches.get(move.pile, ()))))):
+                passed.insert(0, move)  # made before it, or dated less surely (a turn-up with no touch seen)
+                continue
+            state, kept = previous, list(passed)
+        for move in kept:
+            try:
+                state = state.apply(move)
+            except IllegalMove:
+                return self.state
+        return state
+
+    def _state_at(self, t: float, *, before: bool = False) -> SpitState:
+        """The engine's position at time `t` (moves dated later, or with `before` at `t` too,
+        left out), as far as remembered."""
+        state = self.state
+        for when, previous in reversed(self._history):
+            if when < t or (when == t and not before):
+                break
+            state = previous
+        return state
+
+    def _apply(self, move: SpitMove, when: When, **extra: Any) -> None:
+        self._solo = None
+        before = self.state
+        after = before.apply(move)
+        self.state = after
+        self._history.append((when[0], before))
+        self._made.append((when[0], move))
+        del self._made[:-16]
+        for name in ("source", "to", "pile"):
+            zone = getattr(move, name, None)
+            if isinstance(zone, str):
+                self._moved[zone] = max(self._moved.get(zone, 0.0), when[0])
+        if len(self._history) > 16:
+            del self._history[:-16]
+        self._last_move_t = max(self._last_move_t, when[0])
+        if isinstance(move, Play):
+            self._used.add((move.to, move.player, when[0]))
+        if isinstance(move, Spit):
+            self._spits.append((when[0], frozenset(extra.get("contact", ()))))
+            del self._spits[:-4]
+        for side, t in extra.get("contact", {}).items():
+            self._used.update((pile, side, t) for pile in self._piles)
+        if len(self._used) > 64:
+            horizon = self._now[0] - self.config.touch_memory_s
+            self._used = {used for used in self._used if used[2] >= horizon}
+        ended = after.phase in ("settle", "layout", "over") and self._end_t is None
+        if isinstance(move, Spit) and self._call is not None:  # the players confirm the stalemate
+            call, self._call = self._call, None
+            self._emit("spit_call", call)
+        for kind, fields in transition_events(before, move, after):
+            if kind == "spit_call":
+                self._call = (self._last_move_t, when[1])
+            elif kind == "game_end":
+                if ended:
+                    self._deal_ended(after, when)
+                    ended = False
+                self._emit(kind, when, **fields)
+            elif kind != "deal_end":
+                self._emit(kind, when, **fields, **extra)
+        if ended:
+            self._deal_ended(after, when)
+
+    def _clear(self, zone: str) -> bool:
+        """`zone` has been settled (no hand over it, readable, no new state pending) since the last frame."""
+        return self._now[0] - self._covered.get(zone, -1.0) > 0.5 * self.frame_interval
+
+    def _reconcile(self) -> None:
+        """Explain every zone that differs from the engine's position by a move, until none can be
+        (at most `MOVES_PER_FRAME` moves: a card read in two places at once, as across a cut in the
+        video, could otherwise be moved back and forth for ever)."""
+        self._deferred = False
+        progress = True
+        steps = 0
+        while progress and steps < MOVES_PER_FRAME:
+            steps += 1
+            phase = self.state.phase
+            if phase == "layout":
+                self._read_layout()
+                if self.state.phase == "layout":
+                    return
+                continue
+            if phase == "settle":
+                if self.state.slap_due:
+                    self._watch_slap()
+                else:
+                    self._choices()
+                if self.state.phase == "settle":
+                    return
+                continue
+            if phase == "over":
+                return
+            progress = False
+            for zone in self._stock_zones:
+                seen = self.readings.get(zone)
+                if seen is not None and phase == "play" and seen != self._expected(zone):
+                    progress = self._stock(zone, seen)
+                    if progress:
+                        break
+            if progress:
+                continue
+            for pile in sorted(self._piles, key=self._shows_spit_card):  # stock cards first: a spit card is judged after them
+                seen = self.readings.get(pile)
+                if seen is not None and seen != self._expected(pile) and seen != EMPTY:
+                    progress = self._pile(pile, seen)
+                    if progress:
+                        break
+        self._odd = self._unexplained() if self.state.phase == "play" else set()
+        if self._odd:
+            self._odd_since = min(self._odd_since, self._now[0])
+        else:
+            self._odd_since = math.inf
+
+    def _try(self, move: SpitMove, when: When) -> bool:
+        """Apply `move` if the engine finds it legal (else it is no explanation of what is seen)."""
+        if self.state.check(move) is not None:
+            return False
+        card = getattr(move, "card", None)
+        if card is not None:
+            self._settle_lift(card, when)
+        self._apply(move, when)
+        return True
+
+    @staticmethod
+    def _expected_in(state: SpitState, pile: str) -> str:
+        """What `state` has on top of spit pile `pile`."""
+        top = state.top(pile)
+        return EMPTY if top is None else top.code

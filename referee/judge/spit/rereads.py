@@ -1,0 +1,211 @@
+"""Re-reading the engine's position from the table when it shows what no move explains, and recounts."""
+
+from __future__ import annotations
+
+import math
+
+from referee.cards import FACE_DOWN, parse_card
+from referee.judge.spit.config import (
+    RECOUNT,
+    RESYNC_S,
+    TAKE_BACK_S,
+    When,
+)
+from referee.observations import CARD_CODES, EMPTY
+from referee.rules.spit import ImpossiblePosition, SpitState
+
+
+class Rereads:
+    """The table read again (`_resync`) and the counts it guessed corrected. A part of `SpitReferee`, which holds the state."""
+
+    def _shows_spit_card(self, pile: str) -> bool:
+        """Spit pile `pile` shows a card that is no stock top (a spit card, or a card not read yet)."""
+        seen = self.readings.get(pile)
+        return seen not in CARD_CODES or self._stock_top_of(parse_card(seen)) is None
+
+    def _unexplained(self) -> set[str]:
+        """The settled zones that show what no move explains: not the engine's card, nor a stock
+        place whose top is in a hand, nor a card flagged as illegal on a pile (unless it has lain
+        there longer than `RESYNC_S`: a card refused is taken back), nor a spit card waiting for
+        the other spit cards (unless it has lain there longer than `RESYNC_S` and `TAKE_BACK_S`: the
+        other player may first take back a card refused)."""
+        lifted_from = {lift.zone for lift in self._lifted.values()}
+        odd = set()
+        for zone, seen in self.readings.items():
+            if seen == self._expected(zone) or zone in lifted_from:
+                continue
+            flag = self._flagged.get((zone, seen))
+            if flag is not None and self._now[0] - flag[1] < RESYNC_S:
+                continue
+            pending = self._pending_spit.get(zone)
+            if pending is not None and pending[0] == seen and self._now[0] - pending[1][0] < RESYNC_S + TAKE_BACK_S:
+                continue
+            if zone in self._owner and self.state.top(zone) is not None and seen == self._under(zone):
+                continue
+            odd.add(zone)
+        return odd
+
+    def _odd_stock(self) -> set[str]:
+        """The stock places that show what no move explains (`_unexplained`), leaving out one still
+        under a hand, or changed and not read yet, and not read since a move judged there took its
+        card (its reading is the card that left it: the place is not read yet, not misread)."""
+        return {zone for zone in self._unexplained() if zone in self._owner
+                and ((self._clear(zone) and zone not in self._left_unread) or self._moved.get(zone, -1.0) <= self._seen[zone][0])}
+
+    def _unread(self, zone: str) -> bool:
+        """`zone` is a spit pile whose last read is older than the move judged there at a hand's
+        touch less than `RESYNC_S` ago (the card laid is not read yet): not a read to go by."""
+        moved = self._moved.get(zone, -1.0)
+        return zone in self.rules.pile_index and moved > self._seen[zone][0] and self._now[0] - moved < RESYNC_S
+
+    def _resync(self) -> None:
+        """The table has shown what no move explains for `RESYNC_S`: the engine's position is read
+        again from the table (the camera-state constructor: counts kept from the engine where
+        the table agrees, visible tops as seen, the spit cards making up the deck)."""
+        s = self.state
+        r = self.rules
+        if not any(self.readings.get(pile) in CARD_CODES for pile in self._piles):
+            self._between_deals(sorted(self._odd))  # the spit piles gathered: the deal ended unseen
+            return
+        stocks: dict[str, list[tuple[int, str | None]]] = {}
+        on_table = 0
+        for i, player in enumerate(self._players):
+            places: list[tuple[int, str | None]] = []
+            for zone in r.stock_names[i]:
+                seen = self.readings.get(zone, EMPTY)
+                count = 0 if seen == EMPTY else max(len(s.pile(zone)), 1)
+                places.append((count, seen if seen in CARD_CODES else None))
+                on_table += count
+            stocks[player] = places
+        piles: dict[str, tuple[int, str]] = {}
+        for pile in self._piles:
+            seen = self.readings.get(pile, EMPTY)
+            flag = self._flagged.get((pile, seen))
+            if flag is not None and self._now[0] - flag[1] < TAKE_BACK_S:  # refused or doubted there just now,
+                seen = next((card for card, _ in reversed(self._pile_reads.get(pile, [])[:-1])  # to be taken back:
+                             if card != seen and card in CARD_CODES), seen)  # what it lies on
+            if seen in CARD_CODES:
+                piles[pile] = (max(len(s.pile(pile)), 1), seen)
+                on_table += piles[pile][0]
+        spit = {p: s.spit_count(p) for p in self._players}
+        spare = r.total_cards - on_table - sum(spit.values())
+        richest = max(self._players, key=lambda p: spit[p])
+        spit[richest] = max(0, spit[richest] + spare)
+        emptied = [p for p in self._players if not any(count for count, _ in stocks[p])]
+        ender = emptied[0] if len(emptied) == 1 and not r.refilled_singles else None
+        if not self._set_position(stocks, piles, spit, sorted(self._odd), ended_by=ender):
+            return
+        if ender is not None:
+            self._deal_ended(self.state, self._emptied_at(ender))
+        self._odd_since = math.inf
+        self._lifted.clear()
+        self._flagged.clear()
+        self._refused.clear()
+        self._unsure.clear()
+        self._moved = dict.fromkeys(self._owner, self._now[0])
+
+    def _emptied_at(self, player: str) -> When:
+        """When `player`'s stock was emptied: their first contact with a spit pile after the last of
+        their places was seen empty (the hand laying the last card), else when that place was."""
+        gone = max((self._seen.get(zone, self._now) for zone in self.rules.stock_names[self.rules.player_index[player]]),
+                   key=lambda when: when[0])
+        laid = [touch for pile in self._piles for touch in self._touches.get(pile, ())
+                if touch.contact and touch.side == player and touch.t >= gone[0]]
+        first = min(laid, key=lambda touch: touch.t, default=None)
+        return gone if first is None else (first.t, first.frame)
+
+    def _between_deals(self, odd: list[str]) -> None:
+        """The spit piles show no card while the engine has the deal in play: it ended unseen and the
+        piles were gathered. The engine waits for the next layout, each player holding what it
+        counts in their stock and spit cards and half the spit piles' cards (which player took
+        which pile is not known: the layout's places and the spit cards laid later tell more).
+        A layout already dealt (every stock place showing a face-up card) is read at once."""
+        s = self.state
+        held = {p: s.held_count(p) for p in self._players}
+        gathered = self.rules.total_cards - sum(held.values())
+        for k, p in enumerate(sorted(self._players, key=lambda p: held[p])):
+            held[p] += gathered // len(self._players) + (k < gathered % len(self._players))
+        try:
+            self.state = SpitState.position(self.rules, {}, phase="layout",
+                                            held={p: " ".join([FACE_DOWN] * n) for p, n in held.items()})
+        except ImpossiblePosition:
+            return
+        self.resyncs += 1
+        self._history.clear()
+        self._emit("resync", self._now, stocks={}, piles={}, spit_cards={}, held=held, unexplained=odd)
+        self._other_slap = self._spit_shift = None  # a slap too close to call before is of no help now
+        self._end_t = self._now[0]
+        fresh = all(self.readings.get(zone) in CARD_CODES for zone in self._owner)
+        self._changed_since_end = set(self._owner) if fresh else set()
+        self._slaps = {}
+        self._lifted.clear()
+        self._flagged.clear()
+        self._refused.clear()
+        self._pending_spit.clear()
+        self._unsure.clear()
+        self._odd_since = math.inf
+        self._layout_due = self._now[0]
+
+    def _set_position(self, stocks: dict[str, list[tuple[int, str | None]]], piles: dict[str, tuple[int, str]],
+                      spit: dict[str, int], odd: list[str], *, ended_by: str | None = None, **extra: str) -> bool:
+        """The engine's position set anew (camera-state constructor; `ended_by`: the player whose
+        stock is empty, ending the deal), logged as a `resync` for a resume to replay; False
+        (nothing changed) if it is not a position of the game."""
+        r = self.rules
+        try:
+            state = SpitState.observed(r, stocks, spit, piles, ended_by=ended_by)  # type: ignore[arg-type]
+        except ImpossiblePosition:
+            return False
+        if ended_by is not None:
+            extra["ended_by"] = ended_by
+        self.state = state
+        self._unread_tops.clear()
+        self.resyncs += 1
+        self._resynced_at = self._now[0]
+        self._history.clear()  # the positions before it are of another reading of the table
+        self._emit("resync", self._now,
+                   stocks={zone: [count, top] for i, player in enumerate(self._players)
+                           for zone, (count, top) in zip(r.stock_names[i], stocks[player])},
+                   piles={pile: [count, top] for pile, (count, top) in piles.items()},
+                   spit_cards=spit, counts=state.counts(), unexplained=odd, **extra)
+        self._counts_known = False
+        return True
+
+    def _recounted(self, zone: str, seen: str) -> bool:
+        """On counts guessed by a re-read, a stock place showing nothing under its top (lifted, or
+        played from it and not seen face down since the move before put that card face up there)
+        where the engine has face-down cards, or a face-down card where the engine has none after a
+        card was played from it, had as many cards as the table shows: the cards counted there, or
+        missing, are its player's spit cards (the other's when they have none). A stock so emptied
+        ends the deal, dated by the move that took its last card."""
+        s = self.state
+        owner = self._owner[zone]
+        count = len(s.pile(zone))
+        here = [(when, move) for when, move in self._made
+                if zone in (getattr(move, "source", None), getattr(move, "to", None), getattr(move, "pile", None))]
+        last = here[-1] if here else None
+        took = last is not None and getattr(last[1], "source", None) == zone
+        shown = here[-2][0] if len(here) > 1 else -math.inf  # since the card taken was put face up there
+        if seen == EMPTY and s.top(zone) is not None and count > 1 and s.face_up(zone) == 1:
+            count = 1  # its top is in a hand, nothing under it
+        elif seen == EMPTY and s.top(zone) is None and count and took and self._face_down_seen.get(zone, -1.0) < shown:
+            count = 0  # never seen face down since: not a card turned and taken unseen
+        elif seen == FACE_DOWN and not count and took:
+            count = 1
+        else:
+            return False
+        spit = {p: s.spit_count(p) for p in self._players}
+        giver = owner if spit[owner] or count < len(s.pile(zone)) else max(self._players, key=lambda p: spit[p])
+        spit[giver] += len(s.pile(zone)) - count
+        if spit[giver] < 0:
+            return False
+        stocks = {p: [(count if name == zone else len(s.pile(name)),
+                       getattr(s.top(name), "code", None) if count or name != zone else None) for name in names]
+                  for p, names in zip(self._players, self.rules.stock_names)}
+        piles = {pile: (len(s.pile(pile)), self._expected_in(s, pile)) for pile in self._piles if s.pile(pile)}
+        ender = owner if not any(n for n, _ in stocks[owner]) and not self.rules.refilled_singles else None
+        if not self._set_position(stocks, piles, spit, [zone], ended_by=ender, reason=RECOUNT):
+            return False
+        if ender is not None and last is not None:
+            self._deal_ended(self.state, (last[0], self._frame_at(last[0])))
+        return True

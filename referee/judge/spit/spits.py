@@ -1,0 +1,252 @@
+"""The "Spit!" calls, spit cards and spits, premature or doubted, and who holds spit cards."""
+
+from __future__ import annotations
+
+from referee.cards import FACE_DOWN, Card, parse_card
+from referee.judge.spit.config import (
+    ALONE,
+    DOUBT_S,
+    OTHER_SLAP,
+    RESYNC_S,
+    SPIT_LAID,
+    SPIT_LEAD_S,
+    SPIT_ROUND_S,
+    TOUCH_REACH_S,
+    TURN_S,
+    When,
+)
+from referee.observations import EMPTY
+from referee.rules.spit import (
+    MoveToSpace,
+    Play,
+    Spit,
+    SpitMove,
+    StackEqual,
+    TurnUp,
+)
+
+
+class SpitCalls:
+    """The stalemate's "Spit!" call, the spit cards laid and the spit. A part of `SpitReferee`, which holds the state."""
+
+    def _call_spit(self) -> None:
+        """"Spit!" once the engine's stalemate stands on a table it can explain: dated to the
+        move that made it. A move found meanwhile (the stalemate was an artefact of a card not
+        yet read) cancels it. Not waited for: a card in a hand (the engine has it in its place,
+        where it has no move, or the engine would find one) unless it has been there longer than
+        `TOUCH_REACH_S`, a spit card already laid, and a spit pile still under a hand whose last
+        read is older than the play judged there at its touch (a card counts the moment it touches)."""
+        if not self.state.is_stalemate() or self.state.phase != "play":
+            self._call = None
+            return
+        if any(not lift.attempted and self._now[0] - lift.t > TOUCH_REACH_S for lift in self._lifted.values()):
+            return  # a card in a hand this long: the engine may have missed where it went
+        for zone in self._unexplained():
+            pending = self._pending_spit.get(zone)
+            if pending is not None and self.readings.get(zone) == pending[0]:
+                continue
+            if not self._clear(zone) and self._unread(zone):
+                continue
+            return
+        call, self._call = self._call, None
+        if call is not None:
+            self._emit("spit_call", call)
+
+    def _alone_by_the_other_slap(self) -> bool:
+        """Only spit cards of one player lie waiting, for `SPIT_ROUND_S`, and the other, who has
+        spit cards as the engine counts them, would have none after the other verdict of a slap
+        too close to call."""
+        shift = self._spit_shift
+        laid = {side for _, when, side in self._pending_spit.values()}
+        if shift is None or len(laid) != 1 or min(when[0] for _, when, _ in self._pending_spit.values()) \
+                > self._now[0] - SPIT_ROUND_S:
+            return False
+        s = self.state
+        return all(s.spit_count(p) > 0 and s.spit_count(p) + shift[p] == 0 for p in self._players if p not in laid)
+
+    def _unspit_alone(self, t: float) -> bool:
+        """The last move was a player spitting alone less than `SPIT_ROUND_S` before `t`, when a spit
+        card of the other player touched: it is taken back (its card waits again), the position
+        is the stalemate before it."""
+        solo = self._solo
+        if solo is None or not self._history or next(iter(solo.values()))[1][0] <= t - SPIT_ROUND_S:
+            return False
+        self.state = self._history.pop()[1]
+        self._made.pop()
+        self._spits.pop()
+        self._pending_spit.update(solo)
+        self._solo = None
+        return True
+
+    def _slap_went_the_other_way(self) -> None:
+        """The layout read could have come from the other verdict of a slap too close to call, and
+        the spit cards laid say it did (a player out of them as the engine counts lays one, or one
+        who would be out lets the other spit alone): each player's spit cards are counted as that
+        slap left them, logged as a `resync` of the engine's position with those counts."""
+        shift, self._spit_shift = self._spit_shift, None
+        if shift is None:
+            return
+        self._respit({p: self.state.spit_count(p) + shift[p] for p in self._players}, OTHER_SLAP)
+
+    def _respit(self, spit: dict[str, int], reason: str) -> bool:
+        """The engine's position with each player holding `spit` spit cards, logged as a `resync`
+        with `reason`; False if that is no position of the game."""
+        s = self.state
+        stocks = {p: [(len(s.pile(zone)), getattr(s.top(zone), "code", None)) for zone in names]
+                  for p, names in zip(self._players, self.rules.stock_names)}
+        piles = {pile: (len(s.pile(pile)), self._expected_in(s, pile)) for pile in self._piles if s.pile(pile)}
+        return self._set_position(stocks, piles, spit, [], reason=reason)
+
+    def _spit_card_of(self, player: str, laid: When) -> bool:
+        """`player`, out of spit cards as the engine counts them, laid one at `laid` (their hand the
+        only one on the pile then): they hold at least one, counted from the other player's (a solo
+        spit of the other less than `SPIT_ROUND_S` before is taken back: both spit). True when the
+        engine's position now has the stalemate at which they spit."""
+        if not self.state.is_active(player):
+            return False
+        if self._solo is not None and next(iter(self._solo.values()))[2] != player:
+            self._unspit_alone(laid[0])
+        s = self.state
+        others = [p for p in self._players if p != player and s.spit_count(p)]
+        if not others or not s.is_stalemate():
+            return False
+        giver = max(others, key=s.spit_count)
+        spit = {p: s.spit_count(p) for p in self._players}
+        spit[giver] -= 1
+        spit[player] += 1
+        self._spit_shift = None  # counted as the spit cards laid show, whatever a slap too close to call left
+        return self._respit(spit, SPIT_LAID)
+
+    def _spat_alone(self) -> bool:
+        """The spit cards of only one player lie waiting on a stalemate and a stock card has been laid
+        since (play goes on): the other players hold no spit cards, theirs as counted are the
+        spitter's, and the spit is applied. True when it was."""
+        laid = {side for _, _, side in self._pending_spit.values()}
+        s = self.state
+        if len(laid) != 1 or not s.is_stalemate():
+            return False
+        (spitter,) = laid
+        spit = dict.fromkeys(self._players, 0)
+        spit[spitter] = sum(s.spit_count(p) for p in self._players)
+        if spit == {p: s.spit_count(p) for p in self._players}:
+            return False
+        self._spit_shift = None  # counted as the spit cards laid show, whatever a slap too close to call left
+        return self._respit(spit, ALONE) and self._spit()
+
+    def _relaid(self, pile: str, card: Card) -> bool:
+        """A spit card called premature, or refused, still read on `pile` once nobody can move:
+        if its player's hand has touched the pile since, the card was taken back and laid again
+        (too quickly to be read off the pile): their spit card, dated by that touch."""
+        key = (pile, card.code)
+        side, since = self._flagged[key]
+        s = self.state
+        if s.phase != "play" or s.cards()[card] or not s.spit_count(side) or not s.is_stalemate():
+            return False
+        touches = [t for t in self._touches.get(pile, ()) if t.contact and t.side == side and t.t > since]
+        if not touches:
+            return False
+        del self._flagged[key]
+        self._pending_spit[pile] = (card.code, (touches[-1].t, touches[-1].frame), side)
+        return self._spit()
+
+    def _settle_doubts(self) -> None:
+        """A spit card laid while the move the engine found was not sure, and taken back: called
+        premature once that move is made (it existed): a play, or a turn-up dated by its player's
+        first touch on the place since the move before it there, later than the spit card (the
+        card lay face down until then); forgotten after `DOUBT_S`."""
+        for key, (side, when, exc) in list(self._doubted.items()):
+            if key in self._unsure and key in self._flagged and self.readings.get(key[0]) == key[1]:
+                continue  # still lying there: judged where it lies
+            if self._now[0] - when[0] > DOUBT_S or self.state.phase != "play":
+                del self._doubted[key]
+            elif (isinstance(exc.move, Play) and self._played_since(exc.move, when[0])) \
+                    or (isinstance(exc.move, TurnUp) and self._turned_after(exc.move, when[0])):
+                del self._doubted[key]
+                self._emit("premature_spit", when, player=side, move=exc.move.describe(), reason=str(exc))
+
+    def _played_since(self, move: Play, t: float) -> bool:
+        """The play `move` was made at `t` (within a frame) or later."""
+        return any(when >= t - self.frame_interval and self._same(move, made) for when, made in self._made)
+
+    def _turned_around(self, player: str, t: float) -> bool:
+        """A turn-up of `player`, dated by their touch before `t`, whose card still lies in its
+        place and was touched by their hand again after `t`: the card read there may have been
+        turned at that later touch, and the card turned first laid on a spit pile at `t`."""
+        for when, made in self._made:
+            if isinstance(made, TurnUp) and made.player == player and when < t and made.card is not None \
+                    and self.readings.get(made.pile) == made.card.code and any(
+                        touch.contact and touch.side == player and touch.t > t
+                        for touch in self._touches.get(made.pile, ())):
+                return True
+        return False
+
+    def _turned_after(self, move: TurnUp, t: float) -> bool:
+        """The turn-up `move` was made, dated more than `SPIT_LEAD_S` after `t` by a touch of its
+        player's hand seen on the place (its first since the move before it there: the card lay
+        face down at `t`)."""
+        for when, made in self._made:
+            if when > t + SPIT_LEAD_S and self._same(move, made):
+                return any(touch.contact and touch.side == move.player and when <= touch.t <= when + TURN_S
+                           for touch in self._touches.get(move.pile, ()))
+        return False
+
+    def _sure_of(self, move: SpitMove, t: float, spit: tuple[str, Card, str]) -> bool:
+        """The move the engine finds at `t`, when `spit` (pile, card, player) was laid, existed: a
+        play made since, or it rests on what the camera sees (the places it uses were settled then,
+        or, a spit pile, showed the engine's top when last read before `t`, with no hand laying an
+        unjudged card there since; no stock place shows what no move explains; and a move into a
+        space, which counts only when it uncovers a face-down card, is not judged on counts
+        guessed by a re-read)."""
+        if isinstance(move, Play) and self._played_since(move, t):
+            return True  # the play was made since: it existed
+        if self._resynced_at > t - RESYNC_S:
+            return False  # the position was just read again from the table: what it guessed may be wrong
+        if isinstance(move, MoveToSpace) and not self._counts_known:
+            return False
+        if isinstance(move, (Play, MoveToSpace, StackEqual)):
+            needs = (move.source, move.card.code)
+        else:
+            needs = (move.pile, FACE_DOWN if isinstance(move, TurnUp) else EMPTY)
+        if self.readings.get(needs[0]) != needs[1]:
+            return False  # the place the move needs is not read as the engine has it (its card may be in a hand)
+        zones = {getattr(move, name) for name in ("source", "to", "pile") if isinstance(getattr(move, name, None), str)}
+        pile, card, side = spit
+        return all(self._settled_at(zone, t) or (
+            zone in self.rules.pile_index and self._read_under(zone, card, side, t, exact=True)) for zone in zones) \
+            and not (self._unexplained() - set(self._piles))
+
+    @staticmethod
+    def _same(named: SpitMove, made: SpitMove) -> bool:
+        """`made` is the move `named` (a turn-up named before its card was known matches it)."""
+        if type(named) is not type(made):
+            return False
+        for name in ("player", "source", "to", "pile", "card"):
+            a, b = getattr(named, name, None), getattr(made, name, None)
+            if a != b and not (name == "card" and a is None):
+                return False
+        return True
+
+    def _spit(self) -> bool:
+        """Every pile the engine expects a spit card on has one: the spit."""
+        pending = self._pending_spit
+        for option in self.state.table_moves():
+            if not isinstance(option, Spit):
+                continue
+            piles = [pile for pile, _ in option.cards]
+            if not all(pile in pending for pile in piles):
+                continue
+            move = Spit(tuple((pile, parse_card(pending[pile][0])) for pile in piles))
+            if self.state.check(move) is not None:
+                continue
+            when = max((pending[pile][1] for pile in piles), key=lambda w: w[0])
+            contact = {pending[pile][2]: pending[pile][1][0] for pile in piles}
+            self._pending_spit = {}
+            for pile in piles:  # a spit card doubted when it landed is judged now: no hand there takes it back
+                key = (pile, pending[pile][0])
+                self._flagged.pop(key, None)
+                self._unsure.discard(key)
+                self._doubted.pop(key, None)
+            self._apply(move, when, contact=contact)
+            self._solo = {pile: pending[pile] for pile in piles} if len(piles) == 1 else None
+            return True
+        return False

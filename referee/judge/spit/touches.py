@@ -1,0 +1,192 @@
+"""Hand touches and contact dating: when a hand came over, touched or left a zone."""
+
+from __future__ import annotations
+
+from referee.cards import FACE_DOWN
+from referee.judge.spit.config import (
+    SURE_S,
+    TOUCH_REACH_S,
+    TURN_MIN_S,
+    TURN_S,
+    When,
+)
+from referee.tracker import Touch
+
+
+class HandTouches:
+    """Dating by hands: the contacts remembered (`_touches`) and the zones' settled stretches. A part of `SpitReferee`, which holds the state."""
+
+    def _when(self, zone: str, side: str | None, seen: When) -> When:
+        """The start of the last contact of a hand of `side` (any side: None) with `zone` within
+        `TOUCH_REACH_S` before `seen`; else the start of the last time such a hand covered it;
+        else `seen` itself (the first frame the new state was seen)."""
+        cover: When | None = None
+        for touch in reversed(self._touches.get(zone, ())):
+            if touch.t > seen[0] or (side is not None and touch.side != side):
+                continue
+            if touch.t < seen[0] - TOUCH_REACH_S:
+                break
+            if touch.contact:
+                if cover is not None and touch.t < cover[0] - 0.1:
+                    break  # the last hand there covered it without a contact seen
+                return touch.t, touch.frame
+            if cover is None:
+                cover = (touch.t, touch.frame)
+        return cover or seen
+
+    def _hand_came(self, zone: str, side: str, t: float) -> float:
+        """When the hand of `side` whose contact with `zone` began at `t` came over it: the start of
+        its last cover of the place less than `TURN_S` before (a hand taking a card), else `t`. A card
+        lifted there left it after that; the hand may touch a spit pile with it before its contact
+        with the place is dated (a hand over both at once)."""
+        came = t
+        for touch in self._touches.get(zone, ()):
+            if touch.side == side and not touch.contact and t - TURN_S <= touch.t <= t:
+                came = touch.t
+        return min(came, t)
+
+    def _last_touch(self, zone: str, seen: When, sides: set[str] | None = None) -> tuple[str, When] | None:
+        """The side and first contact of the hand that touched `zone` last before `seen` (one of
+        `sides`, if given), leaving out a hand that was taking back a card flagged there."""
+        touches = self._touches.get(zone, ())
+        skip: set[float] = set()
+        took = self._took_back.get(zone)
+        if took is not None:  # the touch that laid a flagged card and the one that took it back
+            side, since, gone = took
+            skip.add(since)
+            skip.update([t.t for t in touches if t.contact and t.side == side and since < t.t <= gone][:1])
+        for touch in reversed(touches):
+            if touch.t > seen[0] or not touch.contact or (sides is not None and touch.side not in sides) \
+                    or (zone, touch.side, touch.t) in self._used:
+                continue
+            if took is not None and touch.side == took[0] and touch.t in skip:
+                continue
+            return touch.side, (touch.t, touch.frame)
+        return None
+
+    def _last_cover(self, zone: str, seen: When, sides: set[str] | None = None) -> tuple[str, When] | None:
+        """The side and the first frame of the last hand (one of `sides`, if given) seen over `zone`
+        less than `TOUCH_REACH_S` before `seen`, where no contact was seen."""
+        for touch in reversed(self._touches.get(zone, ())):
+            if seen[0] - TOUCH_REACH_S <= touch.t <= seen[0] and not touch.contact \
+                    and (sides is None or touch.side in sides):
+                return touch.side, (touch.t, touch.frame)
+        return None
+
+    def _frame_at(self, t: float) -> int:
+        """The index of the frame of capture time `t`, from a touch remembered then (else the current one)."""
+        return next((touch.frame for touches in self._touches.values() for touch in touches if touch.t == t), self._now[1])
+
+    def _arrival(self, zone: str, contact: Touch, since: float) -> When:
+        """When the hand that made `contact` came over `zone`: a hand turning a card over is not at
+        rest (the card moves under it) until the card lies turned, so the turn is dated by the
+        start of the stretch the place was under a hand, if that began `TURN_MIN_S` to `TURN_S` before."""
+        for first, last in reversed(self._unsettled_runs.get(zone, ())):
+            if first <= contact.t <= last + self.frame_interval:
+                if since < first and TURN_MIN_S <= contact.t - first <= TURN_S:
+                    return first, contact.frame - round((contact.t - first) / self.frame_interval)
+                break
+        return contact.t, contact.frame
+
+    def _settled_at(self, zone: str, t: float) -> bool:
+        """`zone` was settled (no hand over it, nothing unread) in the frames around `t`, or it
+        shows what it showed before the stretch it was unsettled then, and has been settled for
+        `SURE_S` since."""
+        margin = 1.5 * self.frame_interval
+        for first, last in self._unsettled_runs.get(zone, ()):
+            if first - margin <= t <= last + margin:
+                seen = self._seen.get(zone)
+                return self._now[0] - self._covered.get(zone, -1.0) >= SURE_S and seen is not None and seen[0] < first
+        return True
+
+    def _contact_at(self, zone: str, side: str, t: float) -> bool:
+        """A contact of `side`'s hand with `zone` began at `t` (not only a hand seen over it)."""
+        return any(touch.contact and touch.side == side and touch.t == t for touch in self._touches.get(zone, ()))
+
+    def _after(self, t: float, when: When) -> When:
+        """The frame after capture time `t`, dated from `when` (a card laid on one that touched at `t`)."""
+        step = round((t - when[0]) / self.frame_interval) + 1
+        return t + self.frame_interval, when[1] + step
+
+    def _free(self, pile: str, touch: Touch, side: str) -> bool:
+        """`touch` is a contact of `side`'s hand with `pile` that laid no card judged already."""
+        return touch.contact and touch.side == side and (pile, side, touch.t) not in self._used
+
+    def _touched_since(self, side: str, since: float, before: float) -> bool:
+        """A hand of `side` touched a spit pile between `since` and `before` (its card went there)."""
+        return any(t.contact and t.side == side and since <= t.t < before
+                   for pile in self._piles for t in self._touches.get(pile, ()))
+
+    def _rival_touch(self, pile: str, player: str, t: float) -> bool:
+        """Another player's hand was over `pile` less than the race window before `t` (or in the same
+        frame) and laid no card judged yet: touching it while holding no card seen lifted (those are
+        judged in touch order), or over it without a contact seen while holding one, or a card
+        turned and taken unseen (`_turned_away`), and touching no other spit pile since; no other
+        card than the one there now was read there since (its card was on top, and is gone). Its
+        card may lie under `player`'s, so `player`'s card waits for it (at most `TIE_WAIT_S`)."""
+        now = self.readings.get(pile)
+        reads = self._pile_reads.get(pile, ())
+        window = [touch for touch in self._touches.get(pile, ()) if touch.side != player
+                  and t - self.config.race_window_s < touch.t <= t and (pile, touch.side, touch.t) not in self._used
+                  and not self._taking_back(pile, touch)
+                  and not any(when > touch.t and seen != now for seen, when in reads)]
+        for touch in window:
+            holding = any(lift.player == touch.side and not lift.attempted and lift.t <= touch.t
+                          for lift in self._lifted.values()) or self._turned_away(touch.side, touch.t)
+            if touch.contact and not any(lift.player == touch.side and lift.t <= touch.t
+                                         for lift in self._lifted.values()):
+                return True
+            if holding and not any(other.contact and other.side == touch.side for other in window) \
+                    and not any(other.contact and other.side == touch.side and other.t >= touch.t
+                                for name in self._piles if name != pile for other in self._touches.get(name, ())):
+                return True
+        return False
+
+    def _turned_away(self, player: str, t: float) -> bool:
+        """`player`'s hand may hold at `t` a stock card turned up and taken before it could be read:
+        their hand touched a face-down top of theirs since the last move there and before `t`, and
+        the place has not been read showing a face-down top since (it shows another card, or none,
+        or is still under a hand)."""
+        s = self.state
+        for zone in self.rules.stock_names[self.rules.player_index[player]]:
+            if not s.pile(zone) or s.face_up(zone) or (self.readings.get(zone) == FACE_DOWN and self._clear(zone)):
+                continue
+            since = self._moved.get(zone, 0.0)
+            if any(touch.contact and touch.side == player and since < touch.t < t
+                   for touch in self._touches.get(zone, ())):
+                return True
+        return False
+
+    def _tied(self, pile: str, player: str, when: When) -> set[str]:
+        """Other players' lifted cards, not judged yet, that touched `pile` at `when` to within a
+        frame (`_close`): which came first shows only later (a card seen on top and taken back was
+        second; both staying: the one on top)."""
+        tied = set()
+        for code, lift in self._lifted.items():
+            if lift.player != player and not lift.attempted:
+                for touch in self._touches.get(pile, ()):
+                    if touch.contact and touch.side == lift.player and lift.t <= touch.t \
+                            and self._close(touch.t, when[0]):
+                        tied.add(code)
+        return tied
+
+    @property
+    def _tie_s(self) -> float:
+        """Contacts less than this apart (1.5 frame intervals: dated one frame apart, not two) are
+        within a frame of each other: a contact is dated to about a frame either way, so their
+        order is not seen."""
+        return 1.5 * self.frame_interval
+
+    def _close(self, t0: float, t1: float) -> bool:
+        """Two contacts within a frame of each other (`_tie_s`)."""
+        return abs(t1 - t0) < self._tie_s
+
+    def _hand_seen(self, pile: str, player: str, t: float) -> bool:
+        """A hand of `player` was seen over `pile` at most `TOUCH_REACH_S` before `t` (the card
+        judged at `t` was seen being laid, not found there once the view cleared)."""
+        return any(touch.side == player and t - TOUCH_REACH_S <= touch.t <= t for touch in self._touches.get(pile, ()))
+
+    def _blind(self, since: float, t: float) -> bool:
+        """The whole view was blocked at some time between `since` and `t` (something over the
+        table): cards may have landed unseen."""
+        return any(end >= since and start <= t for start, end in self._blocked_runs)

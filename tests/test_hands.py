@@ -113,10 +113,25 @@ def test_a_hand_of_the_tables_colour_is_found_from_its_sleeve_to_its_fingers() -
     x, y = int(target[0]), int(target[1])
     frame = table.copy()
     frame[y + 60:300, x - 22:x + 22] = 40  # a dark sleeve from the near edge
-    frame[y - 20:y + 60, x - 22:x + 22] = 158  # a bare hand barely lighter than the table (24 grey levels in all)
+    frame[y - 8:y + 60, x - 22:x + 22] = 158  # a bare hand barely lighter than the table (24 grey levels in all)
     hands = finder.update(view.warp(frame), 1 / 30, 1)
     assert [h.side for h in hands] == ["A"]
-    assert "L" in hands[0].over
+    assert calibration.layout.locate(np.array(hands[0].position)) == "L"  # its fingertips, not its cuff
+
+
+def test_a_hands_faint_shadow_hides_no_zone() -> None:
+    calibration, table = _table()
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    finder.update(view.warp(table), 0.0, 0)
+    target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
+    x, y = int(target[0]), int(target[1])
+    frame = table.copy()
+    frame[y + 30:300, x - 22:x + 22] = 40  # the arm, short of L
+    frame[y - 30:y + 30, x - 40:x + 40] = 142  # its shadow over L (24 grey levels darker in all)
+    hands = finder.update(view.warp(frame), 1 / 30, 1)
+    assert [h.side for h in hands] == ["A"]
+    assert "L" not in hands[0].over
 
 
 def test_a_card_laid_down_is_no_part_of_the_arm_that_moves_on() -> None:

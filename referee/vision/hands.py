@@ -46,9 +46,9 @@ class BadHandConfig(RefereeError, ValueError):
 @dataclass(frozen=True)
 class HandConfig:
     """`px_per_cm`, `margin_cm`: the top-down view (play area grown by the margin); `threshold`:
-    grey levels a pixel must differ from the reference (summed over the channels, averaged over its
-    3x3 neighbourhood) to be foreground, `weak_threshold` to belong to an arm found so (a hand of the
-    table's own colour); `min_area_cm2`: smaller blobs are noise; `still_frames`: frames a pixel must stay within
+    grey levels a pixel must differ from the reference (summed over the channels) to be foreground,
+    `weak_threshold` (averaged over its 3x3 neighbourhood, where noise averages out) to belong to an
+    arm found so (a hand of the table's own colour); `min_area_cm2`: smaller blobs are noise; `still_frames`: frames a pixel must stay within
     `still_threshold` to join the reference (`forget_frames` for a pixel inside a hand: an arm
     lying still that long becomes table); `over_fraction`: share of a zone a hand must cover to be
     over it; a hand is at rest when no more than `stir_share` of its pixels changed since the
@@ -219,7 +219,8 @@ class HandFinder:
             if not grown:
                 return owned
 
-    def update(self, image: np.ndarray, t: float, frame: int, face_down: frozenset[str] = frozenset()) -> tuple[HandSeen, ...]:
+    def update(self, image: np.ndarray, t: float, frame: int,
+               face_down: frozenset[str] = frozenset()) -> tuple[HandSeen, ...]:
         """One top-down view (`TableView.warp`) captured at `t`: the hands over the table; `face_down`:
         the zones last seen holding a face-down card (a hand touching one turns it over in place)."""
         cfg = self.config
@@ -231,8 +232,7 @@ class HandFinder:
         assert self._previous is not None
         moving_mask = cv2.compare(largest_difference(image, self._previous), cfg.still_threshold, cv2.CMP_GT)
         moving = moving_mask > 0
-        difference = cv2.blur(summed_difference(image, self.reference), (3, 3))
-        labels, stats, owners = self._arms(difference)
+        labels, stats, owners, strong = self._arms(summed_difference(image, self.reference))
         hands: list[Hand] = []
         hand_mask = np.zeros(labels.shape, np.uint8)
         height, width = labels.shape
@@ -255,22 +255,23 @@ class HandFinder:
                 area = int(part.sum())
                 if area >= self._min_area:
                     stirring = np.count_nonzero(part & moving[y:y + h, x:x + w]) / area
-                    hands.append(self._describe(player, part, (x, y), stirring))
+                    hiding = part & (strong[y:y + h, x:x + w] > 0)
+                    hands.append(self._describe(player, part, hiding, (x, y), stirring))
         self._learn(image, hand_mask, moving_mask)
         self.hands = tuple(hands)
         return self._report(t, frame, face_down)
 
-    def _arms(self, difference: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, list[str]]]:
+    def _arms(self, difference: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, list[str]], np.ndarray]:
         """The foreground's blobs (labels and stats) and the players whose arm each holds. An arm is a
         blob differing by more than `threshold` that reaches a player's edge; it is grown through
         what differs by more than `weak_threshold` (a hand of the table's colour differs little),
         leaving out pieces that have been still for longer than their arm (a card it laid down or
-        turned over, which its hand leaves)."""
+        turned over, which its hand leaves). Also the clear foreground (what hides a zone)."""
         cfg = self.config
         kernel = self._kernel
         strong = cv2.morphologyEx(cv2.compare(difference, cfg.threshold, cv2.CMP_GT) // 255, cv2.MORPH_OPEN, kernel)
-        fore = cv2.morphologyEx(cv2.compare(difference, cfg.weak_threshold, cv2.CMP_GT) // 255, cv2.MORPH_OPEN,
-                                kernel) | strong
+        faint = cv2.compare(cv2.blur(difference, (3, 3)), cfg.weak_threshold, cv2.CMP_GT) // 255
+        fore = cv2.morphologyEx(faint, cv2.MORPH_OPEN, kernel) | strong
         count, pieces, piece_stats, _ = cv2.connectedComponentsWithStats(strong, connectivity=8)
         areas = piece_stats[:, cv2.CC_STAT_AREA]
         arms = {p: [a for a in found if areas[a] >= self._min_area] for p, found in self._edges(pieces).items()}
@@ -298,7 +299,7 @@ class HandFinder:
                 label = label_of(arm)
                 if player not in owners.setdefault(label, []):
                     owners[label].append(player)
-        return labels, stats, owners
+        return labels, stats, owners, strong
 
     def _learn(self, image: np.ndarray, hand_mask: np.ndarray, moving: np.ndarray) -> None:
         """Pixels still for `still_frames` (outside hands; inside after `forget_frames`) join the reference."""
@@ -312,17 +313,21 @@ class HandFinder:
         cv2.copyTo(image, learn, self.reference)
         self._previous = image
 
-    def _describe(self, side: str, part: np.ndarray, offset: tuple[int, int], stirring: float) -> Hand:
-        """A hand from its blob (cut from the view at `offset`): zones covered, tip, entry, grip zone."""
+    def _describe(self, side: str, part: np.ndarray, hiding: np.ndarray, offset: tuple[int, int],
+                  stirring: float) -> Hand:
+        """A hand from its blob (cut from the view at `offset`): the zones its `hiding` pixels (those
+        differing clearly) cover, tip, entry, grip zone."""
         view = self.view
         height, width = view.size[1], view.size[0]
         mask = np.zeros((height, width), bool)
         x, y = offset
         mask[y:y + part.shape[0], x:x + part.shape[1]] = part
+        hidden = np.zeros((height, width), bool)
+        hidden[y:y + part.shape[0], x:x + part.shape[1]] = hiding
         over = []
         for name, zone in view.zones.items():
             zx, zy, zw, zh = view.boxes[name]
-            covered = np.count_nonzero(mask[zy:zy + zh, zx:zx + zw] & zone)
+            covered = np.count_nonzero(hidden[zy:zy + zh, zx:zx + zw] & zone)
             if covered >= self.config.over_fraction * zone.sum():
                 over.append(name)
         vs, us = np.nonzero(part)

@@ -275,28 +275,28 @@ class HandFinder:
         count, pieces, piece_stats, _ = cv2.connectedComponentsWithStats(strong, connectivity=8)
         areas = piece_stats[:, cv2.CC_STAT_AREA]
         arms = {p: [a for a in found if areas[a] >= self._min_area] for p, found in self._edges(pieces).items()}
-        _, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
-
-        def label_of(piece: int) -> int:
-            x, y, w, h = piece_stats[piece, :4]
-            return int(labels[y:y + h, x:x + w][pieces[y:y + h, x:x + w] == piece][0])
-
-        still = np.bincount(pieces.ravel(), weights=self._still.ravel(), minlength=count) / np.maximum(areas, 1)
-        arm_still: dict[int, float] = {}
-        every_arm = {a for found in arms.values() for a in found}
+        blobs, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
+        inside = strong > 0
+        piece_of = pieces[inside]
+        label_of = np.zeros(count, np.int32)  # each piece lies in one blob
+        label_of[piece_of] = labels[inside]
+        still = np.bincount(piece_of, weights=self._still[inside], minlength=count) / np.maximum(areas, 1)
+        every_arm = [a for found in arms.values() for a in found]
+        arm_still = np.full(blobs, np.inf)  # per blob: how long its arm has been still (the least of its arms)
         for arm in every_arm:
-            label = label_of(arm)
-            arm_still[label] = min(arm_still.get(label, 255.0), float(still[arm]))
-        left = [piece for piece in range(1, count) if areas[piece] >= self._min_area / 4 and piece not in every_arm
-                and still[piece] >= cfg.still_frames and label_of(piece) in arm_still
-                and still[piece] > arm_still[label_of(piece)] + cfg.still_frames]
-        if left:
-            fore[np.isin(pieces, left)] = 0
+            arm_still[label_of[arm]] = min(arm_still[label_of[arm]], still[arm])
+        left = (still >= cfg.still_frames) & (still > arm_still[label_of] + cfg.still_frames) \
+            & (areas >= self._min_area / 4)
+        left[0] = False
+        left[every_arm] = False
+        if left.any():
+            fore[left[pieces]] = 0
             _, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
+            label_of[piece_of] = labels[inside]
         owners: dict[int, list[str]] = {}
         for player, found in arms.items():
             for arm in found:
-                label = label_of(arm)
+                label = int(label_of[arm])
                 if player not in owners.setdefault(label, []):
                     owners[label].append(player)
         return labels, stats, owners, strong

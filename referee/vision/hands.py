@@ -48,10 +48,11 @@ class HandConfig:
     """`px_per_cm`, `margin_cm`: the top-down view (play area grown by the margin); `threshold`:
     grey levels a pixel must differ from the reference (summed over the channels) to be foreground,
     `weak_threshold` (averaged over its 3x3 neighbourhood, where noise averages out) to belong to an
-    arm found so (a hand of the table's own colour); `min_area_cm2`: smaller blobs are noise; `still_frames`: frames a pixel must stay within
-    `still_threshold` to join the reference (`forget_frames` for a pixel inside a hand: an arm
-    lying still that long becomes table); `over_fraction`: share of a zone a hand must cover to be
-    over it; a hand is at rest when no more than `stir_share` of its pixels changed since the
+    arm found so (a hand of the table's own colour); `min_area_cm2`: smaller blobs are noise;
+    `still_frames`: frames a pixel must stay within `still_threshold` to join the reference
+    (`forget_frames` for a pixel inside a hand: an arm lying still that long becomes table);
+    `over_fraction`: share of a zone a hand's foreground pixels must cover for it to be over the
+    zone; a hand is at rest when no more than `stir_share` of its pixels changed since the
     previous frame and its tip (the middle of its leading `lead_cm`) moved less than `stop_cm`;
     it touches the first pile zone met going back along the arm from `grip_cm` behind the tip
     (a hand carrying a card) to `palm_cm` (a flat hand, fingers beyond the pile); on a zone showing

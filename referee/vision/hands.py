@@ -62,7 +62,7 @@ class HandConfig:
     px_per_cm: float = 4.0
     margin_cm: float = 10.0
     threshold: int = 30
-    weak_threshold: int = 18
+    weak_threshold: int = 20
     min_area_cm2: float = 12.0
     still_frames: int = 4
     still_threshold: int = 10

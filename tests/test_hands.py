@@ -104,6 +104,79 @@ def test_a_hand_at_rest_on_a_pile_touches_it_from_the_frame_it_stopped() -> None
     assert contacts[-1] == contacts[5] == {"L": pytest.approx(5 / 30)}  # ...and dated to when it stopped
 
 
+def test_a_hand_of_the_tables_colour_is_found_from_its_sleeve_to_its_fingers() -> None:
+    calibration, table = _table()
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    finder.update(view.warp(table), 0.0, 0)
+    target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
+    x, y = int(target[0]), int(target[1])
+    frame = table.copy()
+    frame[y + 60:300, x - 22:x + 22] = 40  # a dark sleeve from the near edge
+    frame[y - 8:y + 60, x - 22:x + 22] = 158  # a bare hand barely lighter than the table (24 grey levels in all)
+    hands = finder.update(view.warp(frame), 1 / 30, 1)
+    assert [h.side for h in hands] == ["A"]
+    assert calibration.layout.locate(np.array(hands[0].position)) == "L"  # its fingertips, not its cuff
+
+
+def test_a_hands_faint_shadow_hides_no_zone() -> None:
+    calibration, table = _table()
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    finder.update(view.warp(table), 0.0, 0)
+    target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
+    x, y = int(target[0]), int(target[1])
+    frame = table.copy()
+    frame[y + 30:300, x - 22:x + 22] = 40  # the arm, short of L
+    frame[y - 30:y + 30, x - 40:x + 40] = 142  # its shadow over L (24 grey levels darker in all)
+    hands = finder.update(view.warp(frame), 1 / 30, 1)
+    assert [h.side for h in hands] == ["A"]
+    assert "L" not in hands[0].over
+
+
+def test_a_card_laid_down_is_no_part_of_the_arm_that_moves_on() -> None:
+    calibration, table = _table()
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    finder.update(view.warp(table), 0.0, 0)
+    target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
+    x, y = int(target[0]), int(target[1])
+    rng = np.random.default_rng(1)
+    over = []
+    for i in range(1, 13):
+        frame = table.copy()
+        frame[y - 20:y + 20, x - 14:x + 14] = 250  # the card laid on L, lying still
+        frame[y + 20:300, x - 14:x + 14] = 158  # the pale hand's shadow joining it to the arm
+        frame[y + 40:300, x + 14:x + 50] = rng.integers(30, 110, (260 - y, 36, 3), dtype=np.uint8)  # the arm, stirring
+        hands = finder.update(view.warp(frame), i / 30, i)
+        assert [h.side for h in hands] == ["A"]
+        over.append("L" in hands[0].over)
+    assert over[0] and not any(over[-3:])
+
+
+def test_a_hand_turning_a_face_down_card_touches_it_from_when_it_stopped_over_it() -> None:
+    calibration, table = _table()
+    view = TableView(calibration)
+    target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
+    x = int(target[0])
+    sleeve = np.random.default_rng(0).integers(30, 110, (300, 44, 3), dtype=np.uint8)
+    flipping = np.random.default_rng(2)
+    contacts = {}
+    for face_down in (frozenset(), frozenset({"L"})):
+        finder = HandFinder(view)
+        finder.update(view.warp(table), 0.0, 0)
+        for i, reach in enumerate([0.3, 0.6, 0.8] + [1.0] * 10, start=1):  # at rest over L from frame 4
+            frame = table.copy()
+            top = int(299 - (299 - target[1]) * reach)
+            frame[top:300, x - 22:x + 22] = sleeve[: 300 - top]
+            if 5 <= i <= 9:  # the card turning over under the fingers
+                frame[top:top + 25, x - 22:x + 22] = flipping.integers(0, 255, (25, 44, 3), dtype=np.uint8)
+            hands = finder.update(view.warp(frame), i / 30, i, face_down)
+        contacts[face_down] = dict(hands[0].contact)
+    assert contacts[frozenset({"L"})] == {"L": pytest.approx(4 / 30)}
+    assert contacts[frozenset()]["L"] > 8 / 30  # a card landing: dated when the hand stopped stirring
+
+
 def test_settings_are_checked() -> None:
     with pytest.raises(BadHandConfig):
         HandConfig(threshold=0)

@@ -5,7 +5,11 @@ Every frame is warped once into a small top-down view of the play area and a mar
 included): a pixel joins it once it has been still for a few frames and is not part of a hand.
 What differs from the reference and is connected to a player's edge of the view is an arm with
 its hand (and whatever it carries); what differs but lies loose on the table is a card that
-moved, left to the zones' change detection (`referee.vision.observe`). An arm that reaches
+moved, left to the zones' change detection (`referee.vision.observe`). The arm is grown through
+what differs less (a hand of the table's own colour, found only in pieces by a single threshold,
+would leave its loose pieces to be learned into the reference and seen as a hand once it left),
+but not through a piece that has been still for longer than the arm (a card its hand laid down
+or turned over and left). An arm that reaches
 across to the other edge (two arms meeting over a pile) is split between the two edges by
 growing both at once through the blob.
 
@@ -15,6 +19,8 @@ carried card), the arrival is dated inside the frame interval from the last two 
 (reaching movements end with a minimum-jerk deceleration: distance to go ~ time to go cubed),
 and the touched zone is the first pile zone under the hand going back along the arm from just
 behind the tip (a card carried under the fingers) to the palm (a flat slap, fingers beyond).
+A hand turning over a face-down card in place stirs until the card lies turned, so a touch on
+a zone showing a face-down card is dated from when the hand's tip stopped over it.
 """
 
 from __future__ import annotations
@@ -40,18 +46,23 @@ class BadHandConfig(RefereeError, ValueError):
 @dataclass(frozen=True)
 class HandConfig:
     """`px_per_cm`, `margin_cm`: the top-down view (play area grown by the margin); `threshold`:
-    grey levels a pixel must differ from the reference (summed over the channels) to be foreground;
-    `min_area_cm2`: smaller blobs are noise; `still_frames`: frames a pixel must stay within
-    `still_threshold` to join the reference (`forget_frames` for a pixel inside a hand: an arm
-    lying still that long becomes table); `over_fraction`: share of a zone a hand must cover to be
-    over it; a hand is at rest when no more than `stir_share` of its pixels changed since the
+    grey levels a pixel must differ from the reference (summed over the channels) to be foreground,
+    `weak_threshold` (averaged over its 3x3 neighbourhood, where noise averages out) to belong to an
+    arm found so (a hand of the table's own colour); `min_area_cm2`: smaller blobs are noise;
+    `still_frames`: frames a pixel must stay within `still_threshold` to join the reference
+    (`forget_frames` for a pixel inside a hand: an arm lying still that long becomes table);
+    `over_fraction`: share of a zone a hand's foreground pixels must cover for it to be over the
+    zone; a hand is at rest when no more than `stir_share` of its pixels changed since the
     previous frame and its tip (the middle of its leading `lead_cm`) moved less than `stop_cm`;
     it touches the first pile zone met going back along the arm from `grip_cm` behind the tip
-    (a hand carrying a card) to `palm_cm` (a flat hand, fingers beyond the pile)."""
+    (a hand carrying a card) to `palm_cm` (a flat hand, fingers beyond the pile); on a zone showing
+    a face-down card (turned over in place, stirring under the hand) it touches from when its tip
+    came within `settle_cm` of where it rests."""
 
     px_per_cm: float = 4.0
     margin_cm: float = 10.0
     threshold: int = 30
+    weak_threshold: int = 20
     min_area_cm2: float = 12.0
     still_frames: int = 4
     still_threshold: int = 10
@@ -62,13 +73,15 @@ class HandConfig:
     stir_share: float = 0.1
     stop_cm: float = 3.0
     lead_cm: float = 2.5
+    settle_cm: float = 2.5
 
     def __post_init__(self) -> None:
         if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0 and self.stop_cm > 0
-                and self.lead_cm > 0):
-            raise BadHandConfig("px_per_cm, min_area_cm2, stop_cm and lead_cm must be positive and margin_cm >= 0")
-        if not (0 < self.threshold < 256 and 0 < self.still_threshold < 256):
-            raise BadHandConfig("thresholds are grey levels in 1..255")
+                and self.lead_cm > 0 and self.settle_cm > 0):
+            raise BadHandConfig("px_per_cm, min_area_cm2, stop_cm, lead_cm and settle_cm must be positive "
+                                "and margin_cm >= 0")
+        if not (0 < self.weak_threshold <= self.threshold < 256 and 0 < self.still_threshold < 256):
+            raise BadHandConfig("thresholds are grey levels in 1..255, weak_threshold at most threshold")
         if not (1 <= self.still_frames < self.forget_frames <= 255):
             raise BadHandConfig("still_frames must be at least 1 and less than forget_frames (at most 255)")
         if not 0.0 < self.over_fraction <= 1.0:
@@ -160,7 +173,7 @@ class Hand:
 class _Track:
     """One side's hand followed over frames: recent (capture time, stirring, at rest) and its current contact."""
 
-    history: list[tuple[float, float, bool]] = field(default_factory=list)
+    history: list[tuple[float, float, bool, tuple[float, float]]] = field(default_factory=list)
     tip: tuple[float, float] | None = None
     contact: dict[str, float] = field(default_factory=dict)
     seen_frame: int = -1
@@ -207,8 +220,10 @@ class HandFinder:
             if not grown:
                 return owned
 
-    def update(self, image: np.ndarray, t: float, frame: int) -> tuple[HandSeen, ...]:
-        """One top-down view (`TableView.warp`) captured at `t`: the hands over the table."""
+    def update(self, image: np.ndarray, t: float, frame: int,
+               face_down: frozenset[str] = frozenset()) -> tuple[HandSeen, ...]:
+        """One top-down view (`TableView.warp`) captured at `t`: the hands over the table; `face_down`:
+        the zones last seen holding a face-down card (a hand touching one turns it over in place)."""
         cfg = self.config
         if self.reference is None:
             self.reference = image.copy()
@@ -218,18 +233,10 @@ class HandFinder:
         assert self._previous is not None
         moving_mask = cv2.compare(largest_difference(image, self._previous), cfg.still_threshold, cv2.CMP_GT)
         moving = moving_mask > 0
-        fore = cv2.compare(summed_difference(image, self.reference), cfg.threshold, cv2.CMP_GT) // 255
-        fore = cv2.morphologyEx(fore, cv2.MORPH_OPEN, self._kernel)
-        _, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
-        edges = self._edges(labels)
-        owners: dict[int, list[str]] = {}
-        for player, found in edges.items():
-            for label in found:
-                if stats[label, cv2.CC_STAT_AREA] >= self._min_area:
-                    owners.setdefault(label, []).append(player)
+        labels, stats, owners, strong = self._arms(summed_difference(image, self.reference))
         hands: list[Hand] = []
-        hand_mask = np.zeros_like(fore)
-        height, width = fore.shape
+        hand_mask = np.zeros(labels.shape, np.uint8)
+        height, width = labels.shape
         strips = {"bottom": (slice(height - 2, height), slice(None)), "top": (slice(0, 2), slice(None)),
                   "left": (slice(None), slice(0, 2)), "right": (slice(None), slice(width - 2, width))}
         for label, players in owners.items():
@@ -249,10 +256,51 @@ class HandFinder:
                 area = int(part.sum())
                 if area >= self._min_area:
                     stirring = np.count_nonzero(part & moving[y:y + h, x:x + w]) / area
-                    hands.append(self._describe(player, part, (x, y), stirring))
+                    hiding = part & (strong[y:y + h, x:x + w] > 0)
+                    hands.append(self._describe(player, part, hiding, (x, y), stirring))
         self._learn(image, hand_mask, moving_mask)
         self.hands = tuple(hands)
-        return self._report(t, frame)
+        return self._report(t, frame, face_down)
+
+    def _arms(self, difference: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, list[str]], np.ndarray]:
+        """The foreground's blobs (labels and stats) and the players whose arm each holds. An arm is a
+        blob differing by more than `threshold` that reaches a player's edge; it is grown through
+        what differs by more than `weak_threshold` (a hand of the table's colour differs little),
+        leaving out pieces that have been still for longer than their arm (a card it laid down or
+        turned over, which its hand leaves). Also the clear foreground (what hides a zone)."""
+        cfg = self.config
+        kernel = self._kernel
+        strong = cv2.morphologyEx(cv2.compare(difference, cfg.threshold, cv2.CMP_GT) // 255, cv2.MORPH_OPEN, kernel)
+        faint = cv2.compare(cv2.blur(difference, (3, 3)), cfg.weak_threshold, cv2.CMP_GT) // 255
+        fore = cv2.morphologyEx(faint, cv2.MORPH_OPEN, kernel) | strong
+        count, pieces, piece_stats, _ = cv2.connectedComponentsWithStats(strong, connectivity=8)
+        areas = piece_stats[:, cv2.CC_STAT_AREA]
+        arms = {p: [a for a in found if areas[a] >= self._min_area] for p, found in self._edges(pieces).items()}
+        blobs, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
+        inside = strong > 0
+        piece_of = pieces[inside]
+        label_of = np.zeros(count, np.int32)  # each piece lies in one blob
+        label_of[piece_of] = labels[inside]
+        still = np.bincount(piece_of, weights=self._still[inside], minlength=count) / np.maximum(areas, 1)
+        every_arm = [a for found in arms.values() for a in found]
+        arm_still = np.full(blobs, np.inf)  # per blob: how long its arm has been still (the least of its arms)
+        for arm in every_arm:
+            arm_still[label_of[arm]] = min(arm_still[label_of[arm]], still[arm])
+        left = (still >= cfg.still_frames) & (still > arm_still[label_of] + cfg.still_frames) \
+            & (areas >= self._min_area / 4)
+        left[0] = False
+        left[every_arm] = False
+        if left.any():
+            fore[left[pieces]] = 0
+            _, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
+            label_of[piece_of] = labels[inside]
+        owners: dict[int, list[str]] = {}
+        for player, found in arms.items():
+            for arm in found:
+                label = int(label_of[arm])
+                if player not in owners.setdefault(label, []):
+                    owners[label].append(player)
+        return labels, stats, owners, strong
 
     def _learn(self, image: np.ndarray, hand_mask: np.ndarray, moving: np.ndarray) -> None:
         """Pixels still for `still_frames` (outside hands; inside after `forget_frames`) join the reference."""
@@ -266,17 +314,21 @@ class HandFinder:
         cv2.copyTo(image, learn, self.reference)
         self._previous = image
 
-    def _describe(self, side: str, part: np.ndarray, offset: tuple[int, int], stirring: float) -> Hand:
-        """A hand from its blob (cut from the view at `offset`): zones covered, tip, entry, grip zone."""
+    def _describe(self, side: str, part: np.ndarray, hiding: np.ndarray, offset: tuple[int, int],
+                  stirring: float) -> Hand:
+        """A hand from its blob (cut from the view at `offset`): the zones its `hiding` pixels (those
+        differing clearly) cover, tip, entry, grip zone."""
         view = self.view
         height, width = view.size[1], view.size[0]
         mask = np.zeros((height, width), bool)
         x, y = offset
         mask[y:y + part.shape[0], x:x + part.shape[1]] = part
+        hidden = np.zeros((height, width), bool)
+        hidden[y:y + part.shape[0], x:x + part.shape[1]] = hiding
         over = []
         for name, zone in view.zones.items():
             zx, zy, zw, zh = view.boxes[name]
-            covered = np.count_nonzero(mask[zy:zy + zh, zx:zx + zw] & zone)
+            covered = np.count_nonzero(hidden[zy:zy + zh, zx:zx + zw] & zone)
             if covered >= self.config.over_fraction * zone.sum():
                 over.append(name)
         vs, us = np.nonzero(part)
@@ -302,7 +354,7 @@ class HandFinder:
         return Hand(side, mask, tuple(over), (float(tip[0]), float(tip[1])), (float(entry[0]), float(entry[1])),
                     grip_zone, stirring)
 
-    def _report(self, t: float, frame: int) -> tuple[HandSeen, ...]:
+    def _report(self, t: float, frame: int, face_down: frozenset[str]) -> tuple[HandSeen, ...]:
         """The hands as observations, with the contacts each side's hand has made and kept."""
         cfg = self.config
         out = []
@@ -321,12 +373,13 @@ class HandFinder:
             rest = hand.stirring <= cfg.stir_share and track.tip is not None \
                 and math.dist(track.tip, hand.tip) < cfg.stop_cm
             track.tip = hand.tip
-            track.history.append((t, hand.stirring, rest))
-            del track.history[:-8]
+            track.history.append((t, hand.stirring, rest, hand.tip))
+            del track.history[:-16]
             if not rest:
                 track.contact.clear()
             elif hand.grip_zone is not None and hand.grip_zone not in track.contact:
-                track.contact = {hand.grip_zone: self._arrival(track.history)}
+                arrival = self._settled(track.history) if hand.grip_zone in face_down else self._arrival(track.history)
+                track.contact = {hand.grip_zone: arrival}
             over = tuple(hand.over) + tuple(z for z in track.contact if z not in hand.over)
             out.append(HandSeen(hand.side, over, dict(track.contact), (round(hand.tip[0], 2), round(hand.tip[1], 2))))
         for side, track in self._tracks.items():
@@ -335,7 +388,7 @@ class HandFinder:
                 track.contact.clear()
         return tuple(out)
 
-    def _arrival(self, history: list[tuple[float, float, bool]]) -> float:
+    def _arrival(self, history: list[tuple[float, float, bool, tuple[float, float]]]) -> float:
         """When a hand found at rest in the last frame came to rest. The frame-to-frame steps are
         measured by the share of its pixels that changed: the first frame of the run at rest shows
         the hand already resting in the frame before it, and the two steps before that date the
@@ -347,9 +400,19 @@ class HandFinder:
             j -= 1
         if j <= 1:
             return history[0][0]
-        (t0, before, _), (t1, last, _) = history[j - 2], history[j - 1]
+        (t0, before, _, _), (t1, last, _, _) = history[j - 2], history[j - 1]
         if before <= 1e-6:
             return t1
         ratio = min(last / before, 1 / 7)
         s = (ratio / (1 + ratio)) ** (1 / 3)
         return t0 + s / (1 - s) * (t1 - t0)
+
+    def _settled(self, history: list[tuple[float, float, bool, tuple[float, float]]]) -> float:
+        """When a hand found at rest on a face-down card stopped there: the card it turns over in
+        place stirs under it until it lies turned, so the hand's arrival is the first frame of the
+        run whose tip lies within `settle_cm` of where it rests now."""
+        tip = history[-1][3]
+        j = len(history) - 1
+        while j > 0 and math.dist(history[j - 1][3], tip) < self.config.settle_cm:
+            j -= 1
+        return history[j][0]

@@ -218,7 +218,9 @@ class Observer:
                 state.still = 0
             self.cost = FrameCost(0, time.perf_counter() - began, 0.0, 0.0)
             return Observation(t, index, {name: _OCCLUDED for name in self._zones}, ())
-        hands = self.hands.update(image, t, index)
+        face_down = frozenset(name for name, state in self._zones.items()
+                              if state.reading is not None and state.reading.seen == FACE_DOWN)
+        hands = self.hands.update(image, t, index, face_down)
         covered = {zone for hand in hands for zone in hand.over}
         after_hands = time.perf_counter()
         readings: dict[str, ZoneReading] = {}

@@ -294,6 +294,24 @@ def test_turn_up_is_dated_by_the_hand_coming_over_the_place() -> None:
     assert [(e["pile"], e["card"], e.t) for e in turn_ups] == [("A2", "4C", arrived)]
 
 
+def test_a_card_is_not_turned_up_before_the_card_above_it_was_played() -> None:
+    film = _opened()
+    for _ in range(3):  # A's hand over A2 lifting its 9H: no contact seen
+        film.frame((HandSeen("A", ("A2",), {}),))
+    film.zones["A2"] = "back"
+    laid = film.t
+    for _ in range(3):  # laying it on L, the arm still over A2
+        film.frame((HandSeen("A", ("A2", "L"), {"L": laid}),))
+    film.zones["L"] = "9H"
+    for _ in range(5):  # back over A2, turning its card
+        film.frame((HandSeen("A", ("A2",), {}),))
+    film.zones["A2"] = "4C"
+    film.still(8)
+    events = film.judge()
+    assert [(e.type, e["card"], e.t) for e in events if e.type in ("play", "turn_up")] == [
+        ("play", "9H", laid), ("turn_up", "4C", laid)]
+
+
 def test_turn_up_of_a_card_turned_and_played_unseen_is_dated_by_the_hand_coming_over_the_place() -> None:
     film = _opened()
     film.play("A", "A2", "back", "L")  # 9H onto 8D; A2 shows its last card, face down

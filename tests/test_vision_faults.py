@@ -37,9 +37,10 @@ class Watched:
         return self.said_until(float("inf"))
 
     def said_until(self, end: float) -> list[tuple[str, str | None, str | None, str | None, str | None]]:
-        """`said` of the calls about moments up to `end` (s)."""
+        """`said` of the calls about moments up to `end` (s), in the order of those moments (two
+        calls made within a frame or two of each other may come out in either order)."""
         return [(e.type, e.get("player"), e.get("card"), e.get("from"), e.get("to") or e.get("pile"))
-                for e in self.calls if e.t <= end]
+                for e in sorted(self.calls, key=lambda e: e.t) if e.t <= end]
 
 
 class _Occluded(TruthReader):

@@ -95,6 +95,8 @@ class TableMoves:
         since = self._moved.get(zone, 0.0)
         touches = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t <= when[0]]
         turned = self._arrival(zone, touches[0], since) if touches else when
+        if turned[0] < since:  # one hand, one card at a time: not turned before the card above it was played
+            turned = since, turned[1] + round((since - turned[0]) / self.frame_interval)
         if len(touches) > 1 and self._turned_before(player, zone, touches):
             return True
         if not self._try(TurnUp(player, zone, card), turned):

@@ -69,6 +69,17 @@ def _table(calibration_size: tuple[int, int] = (400, 300)):  # type: ignore[no-u
     return calibration, image
 
 
+def _watching_l():  # type: ignore[no-untyped-def]
+    """A hand finder that has learned the empty table: the calibration, the table, its view, the
+    finder and pile L's centre in pixels."""
+    calibration, table = _table()
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    finder.update(view.warp(table), 0.0, 0)
+    target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
+    return calibration, table, view, finder, (int(target[0]), int(target[1]))
+
+
 def test_two_arms_meeting_over_a_pile_are_split_between_the_two_edges() -> None:
     calibration, table = _table()
     view = TableView(calibration)
@@ -105,12 +116,7 @@ def test_a_hand_at_rest_on_a_pile_touches_it_from_the_frame_it_stopped() -> None
 
 
 def test_a_hand_of_the_tables_colour_is_found_from_its_sleeve_to_its_fingers() -> None:
-    calibration, table = _table()
-    view = TableView(calibration)
-    finder = HandFinder(view)
-    finder.update(view.warp(table), 0.0, 0)
-    target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
-    x, y = int(target[0]), int(target[1])
+    calibration, table, view, finder, (x, y) = _watching_l()
     frame = table.copy()
     frame[y + 60:300, x - 22:x + 22] = 40  # a dark sleeve from the near edge
     frame[y - 8:y + 60, x - 22:x + 22] = 158  # a bare hand barely lighter than the table (24 grey levels in all)
@@ -120,12 +126,7 @@ def test_a_hand_of_the_tables_colour_is_found_from_its_sleeve_to_its_fingers() -
 
 
 def test_a_hands_faint_shadow_hides_no_zone() -> None:
-    calibration, table = _table()
-    view = TableView(calibration)
-    finder = HandFinder(view)
-    finder.update(view.warp(table), 0.0, 0)
-    target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
-    x, y = int(target[0]), int(target[1])
+    calibration, table, view, finder, (x, y) = _watching_l()
     frame = table.copy()
     frame[y + 30:300, x - 22:x + 22] = 40  # the arm, short of L
     frame[y - 30:y + 30, x - 40:x + 40] = 142  # its shadow over L (24 grey levels darker in all)
@@ -135,12 +136,7 @@ def test_a_hands_faint_shadow_hides_no_zone() -> None:
 
 
 def test_a_card_laid_down_is_no_part_of_the_arm_that_moves_on() -> None:
-    calibration, table = _table()
-    view = TableView(calibration)
-    finder = HandFinder(view)
-    finder.update(view.warp(table), 0.0, 0)
-    target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
-    x, y = int(target[0]), int(target[1])
+    calibration, table, view, finder, (x, y) = _watching_l()
     rng = np.random.default_rng(1)
     over = []
     for i in range(1, 13):

@@ -281,3 +281,14 @@ def test_a_cached_game_is_rendered_once_and_named_after_the_renderer(tmp_path: P
     assert video.is_file() and renderer_version()[:8] in video.name
     made = video.stat().st_mtime_ns
     assert cached_game(tmp_path, 5, options) == video and video.stat().st_mtime_ns == made
+
+
+def test_a_cached_game_whose_render_was_cut_short_is_rendered_again(tmp_path: Path) -> None:
+    options = RenderOptions(width=320, height=180, max_seconds=0.3)
+    video = cached_game(tmp_path, 5, options)
+    frames = video.with_suffix(".frames.json")
+    whole = frames.read_text(encoding="utf-8")
+    for cut in ("", whole[: len(whole) // 2]):
+        frames.write_text(cut, encoding="utf-8")
+        assert cached_game(tmp_path, 5, options) == video
+        assert frames.read_text(encoding="utf-8") == whole

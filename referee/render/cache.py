@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import sys
 import time
 from pathlib import Path
@@ -13,11 +14,13 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 
 
 def renderer_version() -> str:
-    """A digest of the simulator's, renderer's and scene generator's sources (16 hex digits)."""
+    """A digest of the simulator's, renderer's and scene generator's sources (16 hex digits); this
+    module draws nothing, so it is left out."""
     digest = hashlib.sha256()
     for package in ("simulate", "render", "synth"):
         for path in sorted((_PACKAGE / package).glob("*.py")):
-            digest.update(path.read_bytes())
+            if path.resolve() != Path(__file__).resolve():
+                digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -26,10 +29,19 @@ def cached_game(cache: Path, seed: int, options: RenderOptions, rules: str = "cl
     times beside it), rendered on first use; says on stderr how long rendering took."""
     tag = f"{options.width}x{options.height}" + (f"-{options.max_seconds:g}s" if options.max_seconds else "")
     video = cache / f"game-{rules}-{seed}-{tag}-{renderer_version()[:8]}.mp4"
-    if not video.with_suffix(".frames.json").is_file():
+    if not _complete(video.with_suffix(".frames.json")):
         cache.mkdir(parents=True, exist_ok=True)
         began = time.perf_counter()
         result = simulate_and_render(video, seed, rules, None, options)
         print(f"rendered seed {seed}: {result.frame_count} frames in {time.perf_counter() - began:.0f} s",
               file=sys.stderr)
     return video
+
+
+def _complete(frames: Path) -> bool:
+    """Whether a render finished: its frame times, written last, are whole (a render cut short
+    leaves them empty or cut)."""
+    try:
+        return "frame_count" in json.loads(frames.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False

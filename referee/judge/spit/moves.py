@@ -22,7 +22,7 @@ from referee.rules.spit import (
     StackEqual,
     TurnUp,
 )
-from referee.tracker import Touch
+from referee.tracker import Touch, ZoneChange
 
 
 class TableMoves:
@@ -156,7 +156,7 @@ class TableMoves:
         for zone in self.rules.stock_names[self.rules.player_index[player]]:
             if not s.pile(zone) or s.face_up(zone):
                 continue
-            if not self._clear(zone):
+            if not self._clear(zone) and not self._hurried:
                 self._deferred = True  # the card may still show there once the hand has gone
                 return None
             since = self._moved.get(zone, 0.0)
@@ -166,6 +166,28 @@ class TableMoves:
                 latest = touched[-1].t
                 best = (zone, self._arrival(zone, touched[0], since))
         return best
+
+    def _covering(self, change: ZoneChange) -> None:
+        """Spit pile `change.zone` shows a card unknown to the engine, waiting for a face-down place of
+        its player to be read (`_turned_unseen`: the place still under a hand), and another card
+        settles on top of it (`change`): that card is never to be read again, so it is judged now on
+        what is known, a place its player's hand touched (or was over) before it was laid, still
+        unread, counting as the one it was turned on where the card plays on the pile."""
+        pile = change.zone
+        seen = self.readings.get(pile)
+        if self.state.phase != "play" or seen not in CARD_CODES or change.after not in CARD_CODES \
+                or seen == self._expected(pile) or change.after == self._expected(pile) \
+                or (pile, seen) in self._flagged or pile in self._pending_spit:
+            return
+        card = parse_card(seen)
+        if self.state.cards()[card] or self._stock_top_of(card) is not None:
+            return
+        self._hurried, self._deferred = True, False
+        try:
+            if self._pile(pile, seen):
+                self._reconcile()
+        finally:
+            self._hurried = False
 
     def _pile(self, pile: str, seen: str) -> bool:
         if seen not in CARD_CODES:
@@ -230,9 +252,10 @@ class TableMoves:
                         return False
                     if turned is None and not covered and last is not None and player == last[0]:
                         turned = self._only_face_down(player, card, pile, laid)
-                    if turned is not None and (covered or laid == first_seen) \
+                    if turned is not None and (covered or laid == first_seen or self._hurried
+                                               or (last is not None and player != last[0])) \
                             and not self._fits(player, turned[0], card, pile):
-                        continue  # only seen over the place, or no touch seen laying it: turned there if it plays where it lies
+                        continue  # only seen over the place, no touch seen laying it, another hand there since, or judged before the place is read: turned there if it plays where it lies
                     if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
                         self._attempt(player, card, turned[0], pile, laid, visible=True)
                         return True

@@ -131,6 +131,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._used: set[tuple[str, str, float]] = set()
         """(pile, side, t) of the contacts that laid a card already judged (a play, a spit card)."""
         self._deferred = False
+        self._hurried = False
+        """A card about to be covered is being judged (`_covering`): no waiting for places to be read."""
         self._unsettled: frozenset[str] = frozenset()
         self._left_unread: frozenset[str] = frozenset()
         """The zones the last frame left unread (changed, not read yet)."""
@@ -197,6 +199,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                                  for touch in snap.touches))
         if snap.changes:
             for change in snap.changes:
+                if change.zone in self._piles:
+                    self._covering(change)
                 self._changed(change)
             self._reconcile()
         elif snap.touches and self.state.slap_due:

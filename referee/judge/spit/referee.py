@@ -221,7 +221,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._odd_since = min(self._odd_since, snap.t) if self._odd else math.inf
         if self._odd_since + RESYNC_S <= snap.t and self.state.phase == "play" and all(map(self._clear, self._odd)):
             self._odd = self._unexplained()
-            if self._odd and not any(map(self._unread, self._odd)):
+            if self._odd and not any(map(self._unread, self._odd)) and not any(map(self._stale, self._odd)):
                 self._resync()
                 self._reconcile()
         if self._spit_shift is not None and self._pending_spit and self._alone_by_the_other_slap():

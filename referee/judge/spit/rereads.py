@@ -58,6 +58,11 @@ class Rereads:
         moved = self._moved.get(zone, -1.0)
         return zone in self.rules.pile_index and moved > self._seen[zone][0] and self._now[0] - moved < RESYNC_S
 
+    def _stale(self, zone: str) -> bool:
+        """`zone` is a stock place not read (settled, no hand over it) since a move judged there: what it
+        last showed is from before that move (an arm over it all along), not a read to go by."""
+        return zone in self._owner and self._read_clear.get(zone, -math.inf) <= self._moved.get(zone, -math.inf)
+
     def _resync(self) -> None:
         """The table has shown what no move explains for `RESYNC_S`: the engine's position is read
         again from the table (the camera-state constructor: counts kept from the engine where
@@ -72,7 +77,7 @@ class Rereads:
         for i, player in enumerate(self._players):
             places: list[tuple[int, str | None]] = []
             for zone in r.stock_names[i]:
-                seen = self.readings.get(zone, EMPTY)
+                seen = self._expected(zone) if self._stale(zone) else self.readings.get(zone, EMPTY)
                 count = 0 if seen == EMPTY else max(len(s.pile(zone)), 1)
                 places.append((count, seen if seen in CARD_CODES else None))
                 on_table += count

@@ -74,10 +74,17 @@ class LiftedCards:
             if p == pile and side == touch.side and since < touch.t:
                 return True
         for _, side, p, since, back in self._refused:
-            if p == pile and side == touch.side and since < touch.t <= min(back, since + TAKE_BACK_S):
+            if p == pile and side == touch.side and since < touch.t <= min(back, since + TAKE_BACK_S) \
+                    and not self._uncovered(pile, since, touch.t):
                 return True
         took = self._took_back.get(pile)
         return took is not None and took[0] == touch.side and took[1] < touch.t <= took[2]
+
+    def _uncovered(self, pile: str, since: float, t: float) -> bool:
+        """`pile` was read showing the card a refusal at `since` was judged on again after it and before
+        `t`: the card refused is off it (a touch of its player's from then on lays another card)."""
+        under = self._expected_in(self._state_at(since), pile)
+        return any(since < when < t and seen == under for seen, when in self._pile_reads.get(pile, ()))
 
     def _laid(self, touches: tuple[Touch, ...]) -> bool:
         """A hand that lifted a stock card touches a spit pile: the card counts the moment it

@@ -33,7 +33,10 @@ class TableMoves:
         owner = self._owner[zone]
         top = s.top(zone)
         when = self._when(zone, owner, self._seen[zone])
-        if top is not None and seen == self._under(zone):
+        turned_under = top is not None and seen in CARD_CODES and self._under(zone) == FACE_DOWN \
+            and not s.cards()[parse_card(seen)] and self._stock_top_of(parse_card(seen)) is None
+        if top is not None and (seen == self._under(zone) or turned_under):
+            # lifted; or lifted and the face-down card under it turned up since: its turn-up waits for it to land
             if top.code not in self._lifted and self._read_back.get(top.code, -math.inf) < self._seen[zone][0]:
                 # it left at any time since the place was last read showing it (an arm reaching past
                 # a place hides it long before and after the hand takes its card)

@@ -226,9 +226,15 @@ class LiftedCards:
         for pile in self._piles:
             for touch in self._touches.get(pile, ()):
                 if self._free(pile, touch, lift.player) and lift.t <= touch.t < back \
-                        and not self._taking_back(pile, touch):
+                        and not self._taking_back(pile, touch) and not self._lifted_later(code, lift, touch.t):
                     self._returns.append((parse_card(code), lift, pile, (touch.t, touch.frame)))
                     return
+
+    def _lifted_later(self, code: str, lift: Lift, t: float) -> bool:
+        """Another card of `lift`'s player, not judged yet, was seen lifted after `lift` and before `t`:
+        a touch at `t` is that card's (the one the hand took last)."""
+        return any(other != code and later.player == lift.player and not later.attempted and lift.t < later.t <= t
+                   for other, later in self._lifted.items())
 
     def _judge_returns(self) -> None:
         """Cards taken back are judged once the pile they touched has been clear of hands long

@@ -315,7 +315,7 @@ class TableMoves:
                 continue
             for touch in self._touches.get(pile, ()):
                 if self._free(pile, touch, lift.player) and lift.t <= touch.t \
-                        and not self._taking_back(pile, touch) \
+                        and not self._taking_back(pile, touch) and not self._lifted_later(code, lift, touch.t) \
                         and (tied or until is not None or not self._close(touch.t, when[0])) \
                         and (touch.t < limit or self._close(touch.t, when[0])):
                     if took is None or (touch.side, touch.t) != took[:2]:

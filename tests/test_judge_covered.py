@@ -1,0 +1,138 @@
+"""The referee's calls where arms hide places and cards are covered before they are read: each test is named after the call it checks."""
+
+from __future__ import annotations
+
+from test_judge import Film, _of, _opened
+
+from referee.observations import HandSeen
+
+
+def _over(film: Film, n: int, *hands: HandSeen) -> float:
+    """`n` frames with `hands` (and nothing else) over the table; the first one's time."""
+    t = film.t
+    for _ in range(n):
+        film.frame(hands)
+    return t
+
+
+def test_a_card_turned_and_laid_with_its_place_under_the_hand_is_played_before_another_card_covers_it() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
+    _over(film, 4, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 3♥ on A4 (never read there)
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}))  # and lays it on R, its arm over A4 all along
+    film.zones["R"] = "3H"
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 6, arm)  # 3♥ read on R, A4 still hidden
+    _over(film, 2, arm, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦
+    film.zones["B2"] = "back"
+    _over(film, 3, arm)
+    tb = film.t
+    _over(film, 3, arm, HandSeen("B", ("R",), {"R": tb}))  # and lays it on the 3♥
+    film.zones["R"] = "4D"
+    _over(film, 6, arm)
+    film.still(10)  # the arm leaves: A4 shows the next face-down card
+    events = film.judge()
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A4", "3H")]
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-2:] == \
+        [("A", "3H", "A4", ta), ("B", "4D", "B2", tb)]
+    assert not _of(events, "illegal_play") and not _of(events, "resync")
+
+
+def test_an_unknown_card_laid_after_another_player_touched_the_pile_is_no_illegal_play_of_theirs_where_it_does_not_fit() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 3♦ on A4 and takes it, unseen
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": film.t}))  # and lays it on R, not read
+    tb = film.t
+    _over(film, 3, HandSeen("B", ("R",), {"R": tb}))  # B lays a spit card on it: 9♠, no stalemate
+    film.zones["R"] = "9S"
+    film.still(12)
+    film.touch("B", "R", 3, then="3D")  # B takes the 9♠ back: A's 3♦ shows
+    film.still(12)
+    events = film.judge()
+    assert not _of(events, "illegal_play")
+    assert [(e["player"], e["card"], e["from"]) for e in _of(events, "play")][-1] == ("A", "3D", "A4")
+
+
+def test_a_stock_place_not_read_since_its_card_was_played_makes_no_re_read_of_the_table() -> None:
+    film = _opened()  # R shows 3♣
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 2, HandSeen("A", ("A4",), {"A4": film.t}))  # A takes 2♠ under an arm that stays on A4
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}))  # and lays it on R
+    film.zones["R"] = "2S"
+    film.zones["A4"] = "back"  # (never read: the arm hides it)
+    _over(film, 6, arm)
+    _over(film, 2, arm, HandSeen("B", ("B5",), {"B5": film.t}))  # B lifts A♣
+    film.zones["B5"] = "back"
+    _over(film, 3, arm)
+    tb = film.t
+    _over(film, 3, arm, HandSeen("B", ("R",), {"R": tb}))  # and lays it on the 2♠
+    film.zones["R"] = "AC"
+    _over(film, 75, arm)  # the arm stays for 2.5 s
+    film.frame(unread=("A4",))  # the arm gone, A4 not read yet
+    _over(film, 6, arm)
+    film.still(10)
+    events = film.judge()
+    assert [(e["card"], e["from"], e.t) for e in _of(events, "play")] == [("2S", "A4", ta), ("AC", "B5", tb)]
+    assert not _of(events, "resync") and not _of(events, "illegal_play")
+
+
+def test_a_card_covered_before_it_was_read_is_played_once_the_card_turned_under_it_in_its_place_shows() -> None:
+    film = _opened()  # R shows 3♣
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 2, HandSeen("A", ("A4",), {"A4": film.t}))  # A takes 2♠ under an arm that stays on A4
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}))  # and lays it on R, not read
+    _over(film, 2, arm, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦
+    film.zones["B2"] = "back"
+    _over(film, 3, arm)
+    tb = film.t
+    _over(film, 3, arm, HandSeen("B", ("R",), {"R": tb}))  # and lays it on the unread 2♠ (4♦ would fit on 3♣)
+    film.zones["R"] = "4D"
+    _over(film, 6, arm)
+    film.zones["A4"] = "6H"  # the arm leaves: A turned 6♥ under the 2♠
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "2S", ta)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4D", tb)]
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A4", "6H")]
+
+
+def test_a_card_laid_after_a_refused_card_was_taken_off_the_pile_is_played_at_its_touch() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("B", "B3", "back", "R")  # 8♠ onto 3♣: refused
+    film.touch("B", "R", 3, then="3C")  # B takes it off R (B3 not read again yet: 8♠ in B's hand)
+    film.still(6)
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.still(4)
+    tb = film.touch("B", "R", 3)  # and lays it on 3♣
+    _over(film, 3, HandSeen("A", ("A5",), {"A5": film.t}))  # A lifts 5♥
+    film.zones["A5"] = "back"
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("R",), {"R": ta}))  # and lays it on the 4♦ before that is read
+    film.zones["R"] = "5H"
+    film.still(10)
+    film.zones["B3"] = "8S"  # B's 8♠ back in its place
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "4D", tb), ("A", "5H", ta)]
+    assert [(e["card"], e["reason"]) for e in _of(events, "illegal_play")] == [("8S", "8♠ is not next to 3♣")]
+
+
+def test_a_card_back_in_its_place_is_not_refused_at_a_touch_of_its_player_after_they_lifted_another_card() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("B", "B3", "back", "R")  # 8♠ onto 3♣: refused
+    film.touch("B", "R", 3, then="3C")  # B takes it off R (8♠ in B's hand, B3 showing the card under it)
+    film.still(80)  # and holds it for a while
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.still(4)
+    tb = film.touch("B", "R", 3, then="4D")  # and lays it on 3♣
+    film.zones["B3"] = "8S"  # 8♠ back in its place, R not read yet
+    for _ in range(6):
+        film.frame(unread=("R",))
+    film.still(10)
+    events = film.judge()
+    assert [e["card"] for e in _of(events, "illegal_play")] == ["8S"]  # its refusal on 3♣, once
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "4D", tb)]

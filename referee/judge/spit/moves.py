@@ -172,10 +172,11 @@ class TableMoves:
 
     def _covering(self, change: ZoneChange) -> None:
         """Spit pile `change.zone` shows a card unknown to the engine, waiting for a face-down place of
-        its player to be read (`_turned_unseen`: the place still under a hand), and another card
-        settles on top of it (`change`): that card is never to be read again, so it is judged now on
-        what is known, a place its player's hand touched (or was over) before it was laid, still
-        unread, counting as the one it was turned on where the card plays on the pile."""
+        its player to be read (`_turned_unseen`: the place still under a hand), and another player's
+        hand, touching the pile since, lays a card on top of it (`change`): that card is never to be
+        read again, so it is judged now on what is known, a place its player's hand touched (or was
+        over) before it was laid, still unread, counting as the one it was turned on where the card
+        plays on the pile."""
         pile = change.zone
         seen = self.readings.get(pile)
         if self.state.phase != "play" or seen not in CARD_CODES or change.after not in CARD_CODES \
@@ -185,6 +186,11 @@ class TableMoves:
         card = parse_card(seen)
         if self.state.cards()[card] or self._stock_top_of(card) is not None:
             return
+        laid = self._last_touch(pile, self._seen[pile])
+        covering = [touch for touch in self._touches.get(pile, ())
+                    if touch.contact and self._seen[pile][0] < touch.t <= change.seen_t]
+        if laid is None or not covering or covering[-1].side == laid[0]:
+            return  # no other hand seen laying a card on it (its own hand may be taking it back)
         self._hurried, self._deferred = True, False
         try:
             if self._pile(pile, seen):

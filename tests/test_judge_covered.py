@@ -136,3 +136,21 @@ def test_a_card_back_in_its_place_is_not_refused_at_a_touch_of_its_player_after_
     events = film.judge()
     assert [e["card"] for e in _of(events, "illegal_play")] == ["8S"]  # its refusal on 3♣, once
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "4D", tb)]
+
+
+def test_a_card_lifted_after_its_player_s_hand_touched_a_pile_is_not_refused_at_that_touch() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣
+    t = film.t
+    for i in range(8):  # B5 left out, not read (something changed there, the hand not seen yet) ...
+        touching = (HandSeen("B", ("R",), {"R": round(t + 3 / 30, 6)}),) if 3 <= i < 5 else ()
+        film.frame(touching, unread=("B5",))  # ... while B's hand is back on R for a moment, holding nothing
+    film.touch("B", "B5", 2, then="back")  # only now B lifts A♣
+    film.still(4)
+    film.touch("A", "A5", 2, then="back")  # A lifts 5♥
+    film.still(4)
+    ta = film.touch("A", "R", 3, then="5H")  # and plays it on 4♦
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("A", "5H", ta)
+    assert not _of(events, "illegal_play")

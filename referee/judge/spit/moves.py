@@ -41,7 +41,10 @@ class TableMoves:
                 # it left at any time since the place was last read showing it (an arm reaching past
                 # a place hides it long before and after the hand takes its card)
                 came = self._hand_came(zone, owner, when[0])
-                gone = max(self._shown_until.get(zone, came), self._seen[zone][0] - TOUCH_REACH_S)
+                shown = self._shown_until.get(zone, came)
+                reached = [touch.t for touch in self._touches.get(zone, ()) if touch.side == owner and touch.t > shown]
+                gone = max(shown, self._seen[zone][0] - TOUCH_REACH_S, min(reached, default=-math.inf))
+                # not before its player's hand was first seen there since (the card leaves in that hand)
                 if self._turned_away(owner, came):
                     gone = came  # its hand may hold a card turned unseen too: its touches are that card's
                 self._lifted[top.code] = Lift(owner, zone, min(came, gone))

@@ -154,3 +154,17 @@ def test_a_card_lifted_after_its_player_s_hand_touched_a_pile_is_not_refused_at_
     events = film.judge()
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("A", "5H", ta)
     assert not _of(events, "illegal_play")
+
+
+def test_a_card_whose_hand_touched_an_empty_place_on_its_way_to_a_pile_is_moved_there_and_played_from_there() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A1", "empty", "L")  # 7♣ onto 8♦: A1 is a space
+    film.touch("A", "A4", 2, then="back")  # A lifts 2♠
+    film.still(2)
+    tm = film.touch("A", "A1", 3)  # lays it in the space, too briefly to be read there, and takes it again
+    film.still(2)
+    tp = film.touch("A", "R", 3, then="2S")  # plays it on 3♣
+    film.still(10)
+    events = film.judge()
+    assert [(e["card"], e["from"], e["to"], e.t) for e in _of(events, "move_to_space")] == [("2S", "A4", "A1", tm)]
+    assert [(e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("2S", "A1", tp)

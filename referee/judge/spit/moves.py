@@ -358,12 +358,15 @@ class TableMoves:
         raced = landed[-1] if landed and landed[-1][1] != player and when[0] - landed[-1][0] < self.config.race_window_s \
             else None
         if reason is None:
+            space = self._space_touched(player, card, zone, when[0])
             self._race(pile, raced, player, when)
             self._settle_lift(card, when)
             kept = self._landed.setdefault(pile, [])
             kept.append((when[0], player))
             kept.sort()
             del kept[:-8]
+            if space is not None and self._try(MoveToSpace(player, card, zone, space[0]), space[1]):
+                move = Play(player, card, space[0], pile)  # moved to a space of theirs on the way, unseen
             self._apply(move, when)
             return True
         if not (self._hand_seen(pile, player, when[0]) or (visible and self._laid_in_view(pile, card, player, when[0]))) \
@@ -390,6 +393,23 @@ class TableMoves:
         self._race(pile, raced, player, when)
         self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
         return False
+
+    def _space_touched(self, player: str, card: Card, zone: str, t: float) -> tuple[str, When] | None:
+        """An empty stock place of `player`'s (still read empty) their hand touched after `card` left
+        `zone` (seen lifted, else since the last move there) and before it touched a spit pile at `t`:
+        the card was moved into that space first, unseen under the hand, and played from there. The
+        place and the first such contact."""
+        lift = self._lifted.get(card.code)
+        since = max(lift.t if lift is not None else self._moved.get(zone, 0.0), t - TOUCH_REACH_S)
+        for space in self.rules.stock_names[self.rules.player_index[player]]:
+            if space == zone or self.state.pile(space) or self.readings.get(space) != EMPTY:
+                continue
+            after = max(since, self._moved.get(space, -math.inf))
+            touched = [touch for touch in self._touches.get(space, ())
+                       if touch.contact and touch.side == player and after < touch.t < t]
+            if touched:
+                return space, (touched[0].t, touched[0].frame)
+        return None
 
     def _race(self, pile: str, raced: tuple[float, str] | None, player: str, when: When) -> None:
         """`player`'s card judged at `when` on `pile` came less than the race window after `raced`

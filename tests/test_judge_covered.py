@@ -168,3 +168,26 @@ def test_a_card_whose_hand_touched_an_empty_place_on_its_way_to_a_pile_is_moved_
     events = film.judge()
     assert [(e["card"], e["from"], e["to"], e.t) for e in _of(events, "move_to_space")] == [("2S", "A4", "A1", tm)]
     assert [(e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("2S", "A1", tp)
+
+
+def test_a_card_laid_just_after_a_rival_hand_seen_only_over_the_pile_waits_for_its_card_and_is_refused_on_it() -> None:
+    film = _opened()  # R shows 3♣
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 4, arm)  # A's arm over A4 (no contact seen): A takes 2♠
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {}))  # and lays it on R, its contact not seen
+    _over(film, 2, arm, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦
+    film.zones["B2"] = "back"
+    tb = film.t
+    _over(film, 3, arm, HandSeen("B", ("R",), {"R": tb}))  # and lays it on the 2♠ (it would fit on 3♣)
+    film.zones["R"] = "4D"
+    _over(film, 6, arm)
+    _over(film, 3, arm, HandSeen("B", ("R",), {"R": film.t}))  # B takes it back: the 2♠ shows
+    film.zones["R"] = "2S"
+    _over(film, 6, arm)
+    film.zones["B2"] = "4D"
+    film.zones["A4"] = "back"
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")] == [("A", "2S", "A4", ta)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4D", tb)]

@@ -229,7 +229,7 @@ class TableMoves:
                     self._shown[pile] = seen
                     return applied
                 applied |= self._earlier(pile, card, when, tied=True)
-            elif self._rival_touch(pile, player, when[0]):
+            elif self._rival_touch(pile, player, when[0]) or self._rival_hidden(pile, player, when[0]):
                 since = self._ties.setdefault(pile, self._now[0])
                 if self._now[0] - since < TIE_WAIT_S:
                     return applied
@@ -307,6 +307,24 @@ class TableMoves:
         except IllegalMove:
             pass
         self._flagged[pile, seen] = (side, when[0])
+        return False
+
+    def _rival_hidden(self, pile: str, player: str, t: float) -> bool:
+        """Another player's hand was over `pile` (no contact of theirs seen there about then, no card judged)
+        less than the race window before `t`, and one of their stock places with a face-up top has not been read since
+        before then (under their arm): that hand may have laid the card taken from it unseen, under
+        `player`'s (which waits for it, at most `TIE_WAIT_S`)."""
+        touches = self._touches.get(pile, ())
+        for touch in touches:
+            if touch.side == player or touch.contact or not t - self.config.race_window_s < touch.t <= t \
+                    or (pile, touch.side, touch.t) in self._used or any(
+                        other.contact and other.side == touch.side and abs(other.t - touch.t) <= self.config.race_window_s
+                        for other in touches):
+                continue  # (a hand seen touching the pile too is judged by its contact)
+            if any(self.state.top(zone) is not None and self._covered.get(zone, -math.inf) >= touch.t
+                   and max(self._read_clear.get(zone, -math.inf), self._seen.get(zone, (-math.inf, 0))[0]) < touch.t
+                   for zone in self.rules.stock_names[self.rules.player_index[touch.side]]):
+                return True
         return False
 
     def _earlier(self, pile: str, card: Card, when: When, *, tied: bool = False, until: float | None = None) -> bool:

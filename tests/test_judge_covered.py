@@ -191,3 +191,20 @@ def test_a_card_laid_just_after_a_rival_hand_seen_only_over_the_pile_waits_for_i
     events = film.judge()
     assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")] == [("A", "2S", "A4", ta)]
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4D", tb)]
+
+
+def test_a_card_moved_to_a_space_from_a_place_still_under_an_arm_is_called_before_the_place_is_read() -> None:
+    film = _opened()  # L shows 8♦
+    film.play("A", "A1", "empty", "L")  # 7♣ onto 8♦: A1 is a space
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 4, HandSeen("A", ("A4",), {"A4": film.t}))  # A takes 2♠ under an arm that stays on A4
+    tm = film.t
+    _over(film, 3, HandSeen("A", ("A4", "A1"), {"A1": tm}))  # and lays it in the space
+    film.zones["A1"] = "2S"
+    film.zones["A4"] = "back"
+    _over(film, 30, arm)  # 2♠ read in A1 while A4 is still hidden
+    left = film.t
+    film.still(10)
+    moves = _of(film.judge(), "move_to_space")
+    assert [(e["card"], e["from"], e["to"], e.t) for e in moves] == [("2S", "A4", "A1", tm)]
+    assert moves[0]["called_at"] < left

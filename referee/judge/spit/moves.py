@@ -66,8 +66,9 @@ class TableMoves:
         source = self._stock_top_of(card)
         if expected != EMPTY and any(lift.zone == zone for lift in self._lifted.values()):
             return False  # its top is still in a hand: what lies there now waits for that card to land
-        if source is not None and source[1] != zone and self.readings.get(source[1]) == seen:
-            return False  # read in two places at once: it has not left the one it still shows in
+        if source is not None and source[1] != zone and self.readings.get(source[1]) == seen \
+                and self._read_clear.get(source[1], -math.inf) >= self._seen[zone][0]:
+            return False  # read in two places at once: it has not left the one it still shows in (not a stale reading there)
         if source is not None and source[0] == owner and source[1] != zone:
             if expected == EMPTY:
                 return self._try(MoveToSpace(owner, card, source[1], zone), when)

@@ -208,3 +208,28 @@ def test_a_card_moved_to_a_space_from_a_place_still_under_an_arm_is_called_befor
     moves = _of(film.judge(), "move_to_space")
     assert [(e["card"], e["from"], e["to"], e.t) for e in moves] == [("2S", "A4", "A1", tm)]
     assert moves[0]["called_at"] < left
+
+
+def test_a_card_turned_under_an_arm_is_not_refused_at_touches_that_laid_or_took_back_another_card() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 shows a face-down card
+    _over(film, 3, HandSeen("B", ("B2",), {"B2": film.t}))  # B's hand on B2: it turns K♥ there, its arm staying
+    arm = HandSeen("B", ("B2",), {})
+    _over(film, 2, arm, HandSeen("B", ("B5",), {"B5": film.t}))  # B lifts A♣ with the other hand
+    film.zones["B5"] = "back"
+    _over(film, 3, arm)
+    tb = film.t
+    _over(film, 3, arm, HandSeen("B", ("L",), {"L": tb}))  # lays it on 8♦: refused
+    film.zones["L"] = "AC"
+    _over(film, 10, arm)
+    _over(film, 3, arm, HandSeen("B", ("L",), {"L": film.t}))  # takes it back
+    film.zones["L"] = "8D"
+    _over(film, 4, arm)
+    film.zones["B5"] = "AC"
+    _over(film, 6, arm)
+    _over(film, 3, HandSeen("B", ("B2",), {"B2": film.t}))  # its hand on B2 again
+    film.zones["B2"] = "KH"  # the arm leaves: K♥ lies turned on B2
+    film.still(10)
+    events = film.judge()
+    assert [(e["card"], e.t) for e in _of(events, "illegal_play")] == [("AC", tb)]
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("B2", "KH")]

@@ -110,7 +110,7 @@ class TableMoves:
             return False
         for pile in self._piles:
             for touch in self._touches.get(pile, ()):
-                if touch.contact and touch.side == player and turned[0] < touch.t < when[0]:
+                if self._free(pile, touch, player) and turned[0] < touch.t < when[0] and not self._taking_back(pile, touch):
                     self._returns.append((card, Lift(player, zone, turned[0]), pile, (touch.t, touch.frame)))
                     return True
         return True

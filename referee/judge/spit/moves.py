@@ -378,14 +378,14 @@ class TableMoves:
             else None
         if reason is None:
             space = self._space_touched(player, card, zone, when[0])
+            if space is not None and self._try(MoveToSpace(player, card, zone, space[0]), space[1]):
+                move = Play(player, card, space[0], pile)  # moved to a space of theirs on the way, unseen
             self._race(pile, raced, player, when)
             self._settle_lift(card, when)
             kept = self._landed.setdefault(pile, [])
             kept.append((when[0], player))
             kept.sort()
             del kept[:-8]
-            if space is not None and self._try(MoveToSpace(player, card, zone, space[0]), space[1]):
-                move = Play(player, card, space[0], pile)  # moved to a space of theirs on the way, unseen
             self._apply(move, when)
             return True
         if not (self._hand_seen(pile, player, when[0]) or (visible and self._laid_in_view(pile, card, player, when[0]))) \

@@ -96,7 +96,8 @@ def test_a_card_covered_before_it_was_read_is_played_once_the_card_turned_under_
     film.still(10)
     events = film.judge()
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "2S", ta)]
-    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4D", tb)]
+    assert [(e["player"], e["card"]) for e in _of(events, "illegal_play")] == [("B", "4D")]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("A", "B")]
     assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A4", "6H")]
 
 
@@ -233,3 +234,25 @@ def test_a_card_turned_under_an_arm_is_not_refused_at_touches_that_laid_or_took_
     events = film.judge()
     assert [(e["card"], e.t) for e in _of(events, "illegal_play")] == [("AC", tb)]
     assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("B2", "KH")]
+
+
+def test_a_card_whose_hand_was_only_seen_over_the_pile_waits_for_a_rival_card_touching_it_before_it_showed() -> None:
+    film = _opened()  # R shows 3♣
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 3, arm)  # A's arm over A4: A takes 2♠, unseen
+    _over(film, 2, arm, HandSeen("B", ("R",), {}))  # B's hand over R, its contact not seen
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}), HandSeen("B", ("R",), {}))  # A's 2♠ touches R first
+    film.zones["R"] = "4D"  # B's 4♦ shows on top of it
+    _over(film, 8, arm)
+    _over(film, 3, arm, HandSeen("B", ("R",), {"R": film.t}))  # B takes it back: the 2♠ shows
+    film.zones["R"] = "2S"
+    film.zones["B2"] = "4D"
+    _over(film, 6, arm)
+    film.zones["A4"] = "back"
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "2S", ta)]
+    assert [(e["player"], e["card"]) for e in _of(events, "illegal_play")] == [("B", "4D")]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("A", "B")]

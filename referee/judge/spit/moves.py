@@ -215,10 +215,12 @@ class TableMoves:
             if pile in self._pending_spit and self._spat_alone():
                 return True
             when = self._when(pile, player, first_seen)
+            unsure = False  # laid when its hand was over the pile, no contact seen: any time until it showed
             if self._contact_at(pile, player, when[0]) or any(
                     when[0] < t < first_seen[0] for _, t in self._pile_reads.get(pile, ())[:-1]):
                 applied = self._earlier(pile, card, when)
             else:  # only its hand over the pile was seen, and nothing read there since: a card whose touch was seen before it showed lies under it
+                unsure = when != first_seen
                 applied = self._earlier(pile, card, when, until=first_seen[0])
                 under = [t for t, side in self._landed.get(pile, ()) if side != player and t >= when[0]]
                 if applied and under:
@@ -230,7 +232,8 @@ class TableMoves:
                     self._shown[pile] = seen
                     return applied
                 applied |= self._earlier(pile, card, when, tied=True)
-            elif self._rival_touch(pile, player, when[0]) or self._rival_hidden(pile, player, when[0]):
+            elif self._rival_touch(pile, player, when[0]) or self._rival_hidden(pile, player, when[0]) \
+                    or (unsure and self._rival_touch(pile, player, first_seen[0])):
                 since = self._ties.setdefault(pile, self._now[0])
                 if self._now[0] - since < TIE_WAIT_S:
                     return applied

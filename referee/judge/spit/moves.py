@@ -68,7 +68,7 @@ class TableMoves:
             return False  # its top is still in a hand: what lies there now waits for that card to land
         if source is not None and source[1] != zone and self.readings.get(source[1]) == seen \
                 and self._read_clear.get(source[1], -math.inf) >= self._seen[zone][0]:
-            return False  # read in two places at once: it has not left the one it still shows in (not a stale reading there)
+            return False  # read in two places at once (freshly there too): it has not left the one it still shows in
         if source is not None and source[0] == owner and source[1] != zone:
             if expected == EMPTY:
                 return self._try(MoveToSpace(owner, card, source[1], zone), when)
@@ -271,7 +271,8 @@ class TableMoves:
                     if turned is not None and (covered or laid == first_seen or self._hurried
                                                or (last is not None and player != last[0])) \
                             and not self._fits(player, turned[0], card, pile):
-                        continue  # only seen over the place, no touch seen laying it, another hand there since, or judged before the place is read: turned there if it plays where it lies
+                        continue  # only seen over the place, no touch seen laying it, another hand there since,
+                        # or judged before the place is read: turned there if it plays where it lies
                     if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
                         self._attempt(player, card, turned[0], pile, laid, visible=True)
                         return True
@@ -314,16 +315,16 @@ class TableMoves:
         return False
 
     def _rival_hidden(self, pile: str, player: str, t: float) -> bool:
-        """Another player's hand was over `pile` (no contact of theirs seen there about then, no card judged)
-        less than the race window before `t`, and one of their stock places with a face-up top has not been read since
-        before then (under their arm): that hand may have laid the card taken from it unseen, under
-        `player`'s (which waits for it, at most `TIE_WAIT_S`)."""
+        """Another player's hand was over `pile` (no contact of theirs seen there about then, no card
+        judged) less than the race window before `t`, and one of their stock places with a face-up top
+        has not been read since before then (under their arm): that hand may have laid the card taken
+        from it unseen, under `player`'s (which waits for it, at most `TIE_WAIT_S`)."""
         touches = self._touches.get(pile, ())
         for touch in touches:
             if touch.side == player or touch.contact or not t - self.config.race_window_s < touch.t <= t \
                     or (pile, touch.side, touch.t) in self._used or any(
-                        other.contact and other.side == touch.side and abs(other.t - touch.t) <= self.config.race_window_s
-                        for other in touches):
+                        other.contact and other.side == touch.side
+                        and abs(other.t - touch.t) <= self.config.race_window_s for other in touches):
                 continue  # (a hand seen touching the pile too is judged by its contact)
             if any(self.state.top(zone) is not None and self._covered.get(zone, -math.inf) >= touch.t
                    and max(self._read_clear.get(zone, -math.inf), self._seen.get(zone, (-math.inf, 0))[0]) < touch.t

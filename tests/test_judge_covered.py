@@ -256,3 +256,22 @@ def test_a_card_whose_hand_was_only_seen_over_the_pile_waits_for_a_rival_card_to
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "2S", ta)]
     assert [(e["player"], e["card"]) for e in _of(events, "illegal_play")] == [("B", "4D")]
     assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("A", "B")]
+
+
+def test_a_card_turned_unseen_laid_just_after_a_rival_touch_waits_for_the_rival_card_and_is_refused_on_it() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 shows a face-down card
+    arm = HandSeen("A", ("A5",), {})
+    _over(film, 3, arm)  # A's arm over A5: A takes 5♥, unseen
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A5", "R"), {"R": ta}), HandSeen("B", ("B2",), {"B2": ta}))  # 5♥ on 4♦; B turns 3♥
+    tb = film.t
+    _over(film, 3, arm, HandSeen("B", ("B2", "R"), {"R": tb}))  # and lays it on the 5♥, never read there
+    film.zones["R"] = "3H"
+    _over(film, 6, arm)  # B2 (a face-down card) and 3♥ read, A5 still hidden
+    film.zones["A5"] = "back"
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("A", "5H", ta)
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("B2", "3H")]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "3H", tb)]

@@ -273,8 +273,17 @@ class TableMoves:
                             and not self._fits(player, turned[0], card, pile):
                         continue  # only seen over the place, no touch seen laying it, another hand there since,
                         # or judged before the place is read: turned there if it plays where it lies
+                    if turned is not None and not self._hurried and self._rival_touch(pile, player, laid[0]):
+                        since = self._ties.setdefault(pile, self._now[0])  # another hand's card may lie under it
+                        if self._now[0] - since < TIE_WAIT_S:
+                            return False
+                    self._ties.pop(pile, None)
                     if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
-                        self._attempt(player, card, turned[0], pile, laid, visible=True)
+                        # taken from its place (which shows what lay under it) to the pile
+                        lift = self._lifted.setdefault(card.code, Lift(player, turned[0], turned[1][0], attempted=True))
+                        if not self._attempt(player, card, turned[0], pile, laid, visible=True) \
+                                and (pile, card.code) not in self._flagged and self._lifted.get(card.code) is lift:
+                            del self._lifted[card.code]  # not called: the place is read as the engine has it
                         return True
         if self._ties or self._returns:
             self._deferred = True

@@ -275,3 +275,23 @@ def test_a_card_turned_unseen_laid_just_after_a_rival_touch_waits_for_the_rival_
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("A", "5H", ta)
     assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("B2", "3H")]
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "3H", tb)]
+
+
+def test_a_premature_spit_is_called_once_though_a_re_read_of_the_table_judges_its_card_again() -> None:
+    film = _opened()  # moves exist: A's 7♣ and 9♥ fit on 8♦
+    tb = film.touch("B", "R", 3, then="JH")  # B spits J♥ too early; it stays there
+    film.still(4)
+    film.zones["A2"] = "QD"  # then A2 shows what no move explains (read wrongly, say)
+    film.still(90)  # re-read two seconds later: J♥, refused just before, taken as lying on 3♣
+    film.play("A", "A1", "empty", "L")  # the move the spit came before is made
+    events = film.judge()
+    assert _of(events, "resync")
+    assert [(e["player"], e.t) for e in _of(events, "premature_spit")] == [("B", tb)]
+
+
+def test_a_stock_place_showing_an_unknown_card_with_no_hand_seen_there_is_read_again_not_taken_as_lifted() -> None:
+    film = _opened()
+    film.zones["A2"] = "QD"  # A2 shows a card no move explains, no hand having been there (misread, say)
+    film.still(75)
+    events = film.judge()
+    assert [e["stocks"]["A2"] for e in _of(events, "resync")] == [[2, "QD"]]

@@ -33,18 +33,19 @@ class TableMoves:
         owner = self._owner[zone]
         top = s.top(zone)
         when = self._when(zone, owner, self._seen[zone])
-        turned_under = top is not None and seen in CARD_CODES and self._under(zone) == FACE_DOWN \
+        came = self._hand_came(zone, owner, when[0])
+        shown = self._shown_until.get(zone, came)
+        reached = [touch.t for touch in self._touches.get(zone, ()) if touch.side == owner and touch.t > shown]
+        turned_under = top is not None and seen in CARD_CODES and self._under(zone) == FACE_DOWN and bool(reached) \
             and not s.cards()[parse_card(seen)] and self._stock_top_of(parse_card(seen)) is None
         if top is not None and (seen == self._under(zone) or turned_under):
-            # lifted; or lifted and the face-down card under it turned up since: its turn-up waits for it to land
+            # lifted; or (its player's hand there since) lifted and the face-down card under it turned up since:
+            # its turn-up waits for it to land
             if top.code not in self._lifted and self._read_back.get(top.code, -math.inf) < self._seen[zone][0]:
                 # it left at any time since the place was last read showing it (an arm reaching past
-                # a place hides it long before and after the hand takes its card)
-                came = self._hand_came(zone, owner, when[0])
-                shown = self._shown_until.get(zone, came)
-                reached = [touch.t for touch in self._touches.get(zone, ()) if touch.side == owner and touch.t > shown]
+                # a place hides it long before and after the hand takes its card), not before its
+                # player's hand was first seen there since (the card leaves in that hand)
                 gone = max(shown, self._seen[zone][0] - TOUCH_REACH_S, min(reached, default=-math.inf))
-                # not before its player's hand was first seen there since (the card leaves in that hand)
                 if self._turned_away(owner, came):
                     gone = came  # its hand may hold a card turned unseen too: its touches are that card's
                 self._lifted[top.code] = Lift(owner, zone, min(came, gone))

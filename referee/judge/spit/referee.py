@@ -133,6 +133,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._deferred = False
         self._hurried = False
         """A card about to be covered is being judged (`_covering`): no waiting for places to be read."""
+        self._flags_called: set[tuple[str, float, Any, Any, Any]] = set()
+        """The calls against a player made so far (kind, time, player, card, move): none is made twice."""
         self._unsettled: frozenset[str] = frozenset()
         self._left_unread: frozenset[str] = frozenset()
         """The zones the last frame left unread (changed, not read yet)."""
@@ -299,6 +301,11 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                          for item in self._refused]
 
     def _emit(self, kind: str, when: When, **fields: Any) -> None:
+        if kind in ("illegal_play", "premature_spit"):  # a call against a player is made once (a re-read may judge it again)
+            key = (kind, round(when[0], 6), fields.get("player"), fields.get("card"), fields.get("move"))
+            if key in self._flags_called:
+                return
+            self._flags_called.add(key)
         event = Event.make(kind, round(when[0], 6), **fields, frame=when[1], called_at=round(self._now[0], 6))
         self._out.append(event)
         if self.on_event is not None:

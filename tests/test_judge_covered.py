@@ -295,3 +295,50 @@ def test_a_stock_place_showing_an_unknown_card_with_no_hand_seen_there_is_read_a
     film.still(75)
     events = film.judge()
     assert [e["stocks"]["A2"] for e in _of(events, "resync")] == [[2, "QD"]]
+
+
+def test_a_card_touching_a_pile_just_after_a_rival_arm_was_over_it_is_not_played_at_its_touch_but_refused_when_taken_back() -> None:
+    film = _opened()  # R shows 3♣
+    film.still(10)
+    arm = HandSeen("B", ("B2",), {})
+    _over(film, 3, HandSeen("B", ("B2", "R"), {}))  # B's arm over B2 and R: B lays 4♦ there, unseen
+    _over(film, 2, arm, HandSeen("A", ("A4",), {"A4": film.t}))  # A lifts 2♠
+    film.zones["A4"] = "back"
+    _over(film, 2, arm)
+    ta = film.t
+    _over(film, 3, arm, HandSeen("A", ("R",), {"R": ta}))  # 2♠ touches R (it would fit on 3♣)
+    film.zones["R"] = "2S"
+    _over(film, 6, arm)
+    _over(film, 3, arm, HandSeen("A", ("R",), {}))  # A's hand takes it back (no contact seen): 4♦ shows
+    film.zones["R"] = "4D"
+    _over(film, 4, arm)
+    film.zones["A4"] = "2S"
+    _over(film, 6, arm)
+    film.zones["B2"] = "back"
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"]) for e in _of(events, "play")] == [("B", "4D")]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
+
+
+def test_a_card_taken_back_by_its_player_s_hand_seen_only_over_the_pile_is_refused_there() -> None:
+    film = _opened()  # R shows 3♣
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 4, arm)  # A's arm over A4 (no contact seen): A takes 2♠
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {}))  # and lays it on R, its contact not seen
+    _over(film, 2, arm, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦
+    film.zones["B2"] = "back"
+    tb = film.t
+    _over(film, 3, arm, HandSeen("B", ("R",), {"R": tb}))  # and lays it on the 2♠ (it would fit on 3♣)
+    film.zones["R"] = "4D"
+    _over(film, 6, arm)
+    _over(film, 3, arm, HandSeen("B", ("R",), {}))  # B's hand takes it back, no contact seen: the 2♠ shows
+    film.zones["R"] = "2S"
+    _over(film, 6, arm)
+    film.zones["B2"] = "4D"
+    film.zones["A4"] = "back"
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")] == [("A", "2S", "A4", ta)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4D", tb)]

@@ -28,7 +28,7 @@ class LiftedCards:
         if lift is None or lift.attempted or seen is None:
             return
         laid = self._when(pile, lift.player, seen)
-        if laid != seen and any(touch.contact and touch.side == lift.player and seen[0] <= touch.t <= gone
+        if laid != seen and any(touch.side == lift.player and seen[0] <= touch.t <= gone  # its hand there, a contact seen or not
                                 for touch in self._touches.get(pile, ())):
             self._took_back[pile] = (lift.player, laid[0], gone)
 
@@ -108,7 +108,8 @@ class LiftedCards:
             taking_back = self._taking_back(touch.zone, touch) or (bool(mine) and self.readings.get(touch.zone) == mine[0][0])
             when = (touch.t, touch.frame)
             if len(mine) != 1 or rivals or taking_back or self._touched_since(touch.side, mine[0][1].t, touch.t) \
-                    or self._rival_touch(touch.zone, touch.side, touch.t) or self._tied(touch.zone, touch.side, when):
+                    or self._rival_touch(touch.zone, touch.side, touch.t) or self._tied(touch.zone, touch.side, when) \
+                    or self._rival_hidden(touch.zone, touch.side, touch.t):
                 continue  # a hand on a card of its own already seen there, or flagged there, takes it back
             code, lift = mine[0]
             card = parse_card(code)

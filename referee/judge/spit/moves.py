@@ -33,12 +33,14 @@ class TableMoves:
         owner = self._owner[zone]
         top = s.top(zone)
         when = self._when(zone, owner, self._seen[zone])
-        came = self._hand_came(zone, owner, when[0])
-        shown = self._shown_until.get(zone, came)
-        reached = [touch.t for touch in self._touches.get(zone, ()) if touch.side == owner and touch.t > shown]
-        turned_under = top is not None and seen in CARD_CODES and self._under(zone) == FACE_DOWN and bool(reached) \
+        turned_under = top is not None and seen in CARD_CODES and self._under(zone) == FACE_DOWN \
             and not s.cards()[parse_card(seen)] and self._stock_top_of(parse_card(seen)) is None
+        reached: list[float] = []
         if top is not None and (seen == self._under(zone) or turned_under):
+            came = self._hand_came(zone, owner, when[0])
+            shown = self._shown_until.get(zone, came)
+            reached = [touch.t for touch in self._touches.get(zone, ()) if touch.side == owner and touch.t > shown]
+        if top is not None and (seen == self._under(zone) or (turned_under and reached)):
             # lifted; or (its player's hand there since) lifted and the face-down card under it turned up since:
             # its turn-up waits for it to land
             if top.code not in self._lifted and self._read_back.get(top.code, -math.inf) < self._seen[zone][0]:

@@ -1,0 +1,93 @@
+"""The referee's "Spit!" calls and turn-ups on hand-made observation streams: each test is named after the call it makes right."""
+
+from __future__ import annotations
+
+from referee.events import Event
+from referee.judge.spit.referee import SpitReferee
+from referee.observations import HandSeen, Observation, ZoneReading
+from referee.rules.spit import SpitRules, SpitState
+from referee.tracker import Tracker
+
+FPS = 30.0
+
+
+class Film:
+    """Writes observations frame by frame: zones as seen, hands over or touching them."""
+
+    def __init__(self, zones: dict[str, str]) -> None:
+        self.zones = dict(zones)
+        self.frames: list[Observation] = []
+
+    @property
+    def t(self) -> float:
+        return round(len(self.frames) / FPS, 6)
+
+    def frame(self, hands: tuple[HandSeen, ...] = (), **override: str) -> float:
+        """One frame: the zones as seen (`override` for this frame only), hidden under the hands."""
+        t = self.t
+        seen = dict(self.zones, **override)
+        for hand in hands:
+            for zone in hand.over:
+                seen[zone] = "occluded"
+        self.frames.append(Observation(t, len(self.frames), {z: ZoneReading(v) for z, v in seen.items()}, hands))
+        return t
+
+    def still(self, n: int = 6) -> None:
+        for _ in range(n):
+            self.frame()
+
+    def over(self, side: str, zone: str, n: int) -> None:
+        """A hand of `side` over `zone` for `n` frames, touching nothing."""
+        for _ in range(n):
+            self.frame((HandSeen(side, (zone,)),))
+
+    def touch(self, side: str, zone: str, n: int = 3, then: str | None = None) -> float:
+        """A hand of `side` on `zone` for `n` frames (touching it); `zone` then shows `then`."""
+        first = self.t
+        for _ in range(n):
+            self.frame((HandSeen(side, (zone,), {zone: first}),))
+        if then is not None:
+            self.zones[zone] = then
+        return first
+
+    def run(self, referee: SpitReferee) -> list[Event]:
+        tracker = Tracker()
+        return [event for obs in self.frames for event in referee.update(tracker.update(obs))]
+
+
+def _of(events: list[Event], kind: str) -> list[Event]:
+    return [e for e in events if e.type == kind]
+
+
+def _one_card_to_turn() -> tuple[Film, SpitReferee]:
+    """A position whose only move is A turning up the face-down card on A2 (9♣ and K♠ fit neither 4♦ nor 6♦)."""
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["9C", "back |"], "B": ["KS"]}, spit={"A": "2C", "B": "5C"},
+                               piles={"L": "4D", "R": "6D"})
+    zones = {z: "empty" for z in rules.place_names} | {"A1": "9C", "A2": "back", "B1": "KS", "L": "4D", "R": "6D"}
+    film = Film(zones)
+    film.still(4)
+    return film, SpitReferee(rules, state=state)
+
+
+def test_spit_is_called_on_the_first_read_of_the_card_turned_last() -> None:
+    film, referee = _one_card_to_turn()
+    t = film.touch("A", "A2", 6, then="QH")  # A turns up Q♥, which fits neither pile: nobody can move
+    read = film.frame()  # read once
+    film.over("A", "A2", 10)  # and hidden again by A's arm on its way to the spit pile
+    film.still(10)
+    events = film.run(referee)
+    calls = _of(events, "spit_call")
+    assert [(e.t, e["called_at"]) for e in calls] == [(t, read)]
+    assert [(e["card"], e.t) for e in _of(events, "turn_up")] == [("QH", t)]
+
+
+def test_spit_is_not_called_on_the_first_read_of_a_turned_card_that_fits() -> None:
+    film, referee = _one_card_to_turn()
+    film.touch("A", "A2", 6, then="5H")  # 5♥ fits both piles
+    film.frame()
+    film.over("A", "A2", 10)
+    film.still(10)
+    events = film.run(referee)
+    assert not _of(events, "spit_call")
+    assert [e["card"] for e in _of(events, "turn_up")] == ["5H"]

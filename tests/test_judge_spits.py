@@ -91,3 +91,23 @@ def test_spit_is_not_called_on_the_first_read_of_a_turned_card_that_fits() -> No
     events = film.run(referee)
     assert not _of(events, "spit_call")
     assert [e["card"] for e in _of(events, "turn_up")] == ["5H"]
+
+
+def test_spit_is_not_called_once_the_players_have_spat() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["3H", "9C"], "B": ["KS"]}, spit={"A": "back back", "B": "back back"},
+                               piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "3H", "A2": "9C", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    film.touch("B", "B2", 3, then="JC")  # a card no move explains shows in B's empty place: a call waits
+    film.touch("A", "A1", 2, then="empty")
+    film.still(4)
+    film.touch("A", "L", 3, then="3H")  # 3♥ onto 4♦: nobody can move
+    film.still(10)
+    a = film.touch("A", "L", 3, then="2C")  # and the players spit
+    film.still(4)
+    b = film.touch("B", "R", 3, then="5C")
+    film.still(10)
+    events = film.run(SpitReferee(rules, state=state))
+    assert [(e["cards"], e["contact"]) for e in _of(events, "spit")] == [({"L": "2C", "R": "5C"}, {"A": a, "B": b})]
+    assert not _of(events, "spit_call")  # a "Spit!" after theirs would come while they already play on

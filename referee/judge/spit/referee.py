@@ -399,7 +399,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         ended = after.phase in ("settle", "layout", "over") and self._end_t is None
         if isinstance(move, Spit) and self._call is not None:  # the players confirm the stalemate
             call, self._call = self._call, None
-            self._emit("spit_call", call)
+            if not self._spat_before(extra.get("contact", {}).values()):
+                self._emit("spit_call", call)
         for kind, fields in transition_events(before, move, after):
             if kind == "spit_call":
                 if not self._called_before(after):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from referee.cards import FACE_DOWN, Card, parse_card
 from referee.judge.spit.config import (
@@ -39,11 +39,14 @@ class SpitCalls:
     def _call_spit(self) -> None:
         """"Spit!" once the engine's stalemate stands on a table it can explain: dated to the
         move that made it. A move found meanwhile (the stalemate was an artefact of a card not
-        yet read) cancels it. Not waited for: a card in a hand (the engine has it in its place,
-        where it has no move, or the engine would find one) unless it has been there longer than
-        `TOUCH_REACH_S`, a spit card already laid, and a spit pile still under a hand whose last
-        read is older than the play judged there at its touch (a card counts the moment it touches)."""
-        if not self.state.is_stalemate() or self.state.phase != "play":
+        yet read) cancels it, and so does a spit card of the stalemate laid more than a frame ago
+        (the players have called it: a "Spit!" now would come after theirs). Not waited for: a card
+        in a hand (the engine has it in its place, where it has no move, or the engine would find
+        one) unless it has been there longer than `TOUCH_REACH_S`, a spit card just laid, and a spit
+        pile still under a hand whose last read is older than the play judged there at its touch (a
+        card counts the moment it touches)."""
+        if not self.state.is_stalemate() or self.state.phase != "play" \
+                or self._spat_before(when[0] for _, when, _ in self._pending_spit.values()):
             self._call = None
             return
         if not self._explained():
@@ -51,6 +54,11 @@ class SpitCalls:
         call, self._call = self._call, None
         if call is not None:
             self._emit("spit_call", call)
+
+    def _spat_before(self, touched: Iterable[float]) -> bool:
+        """A spit card of the stalemate touched its pile (at one of the times `touched`) more than a
+        frame before now: the players have called it, and a "Spit!" now would come after theirs."""
+        return any(t + self.frame_interval < self._now[0] for t in touched)
 
     def _explained(self, turning: frozenset[str] = frozenset()) -> bool:
         """The table shows nothing the engine does not expect, but for the stock places `turning`

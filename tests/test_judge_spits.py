@@ -111,3 +111,26 @@ def test_spit_is_not_called_once_the_players_have_spat() -> None:
     events = film.run(SpitReferee(rules, state=state))
     assert [(e["cards"], e["contact"]) for e in _of(events, "spit")] == [({"L": "2C", "R": "5C"}, {"A": a, "B": b})]
     assert not _of(events, "spit_call")  # a "Spit!" after theirs would come while they already play on
+
+
+def test_spit_is_not_called_once_a_player_s_hand_is_laying_a_spit_card() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["3H", "9C"], "B": ["KS"]}, spit={"A": "back back", "B": "back back"},
+                               piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "3H", "A2": "9C", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    film.touch("B", "B2", 3, then="JC")  # a card no move explains shows in B's empty place: a call waits
+    film.touch("A", "A1", 2, then="empty")
+    film.still(4)
+    film.touch("A", "L", 3, then="3H")  # 3♥ onto 4♦: nobody can move
+    film.still(6)
+    first = film.t
+    for _ in range(8):  # A's hand lays a spit card on L while B takes J♣ away: the table is explained
+        film.frame((HandSeen("A", ("L",), {"L": first}), HandSeen("B", ("B2",), {"B2": first})))
+    film.zones.update(L="10C", B2="empty")  # 9♣ fits on 10♣
+    film.still(6)
+    film.touch("B", "R", 3, then="5C")
+    film.still(10)
+    events = film.run(SpitReferee(rules, state=state))
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "10C", "R": "5C"}]
+    assert not _of(events, "spit_call")

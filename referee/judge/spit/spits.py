@@ -39,14 +39,13 @@ class SpitCalls:
     def _call_spit(self) -> None:
         """"Spit!" once the engine's stalemate stands on a table it can explain: dated to the
         move that made it. A move found meanwhile (the stalemate was an artefact of a card not
-        yet read) cancels it, and so does a spit card of the stalemate laid more than a frame ago
-        (the players have called it: a "Spit!" now would come after theirs). Not waited for: a card
+        yet read) cancels it, and so does a spit card of the stalemate laid a frame or more ago,
+        read or not (`_spat_since`: the players have called it, a "Spit!" now would come after theirs). Not waited for: a card
         in a hand (the engine has it in its place, where it has no move, or the engine would find
         one) unless it has been there longer than `TOUCH_REACH_S`, a spit card just laid, and a spit
         pile still under a hand whose last read is older than the play judged there at its touch (a
         card counts the moment it touches)."""
-        if not self.state.is_stalemate() or self.state.phase != "play" \
-                or self._spat_before(when[0] for _, when, _ in self._pending_spit.values()):
+        if not self.state.is_stalemate() or self.state.phase != "play" or self._spat_since(self._call[0]):
             self._call = None
             return
         if not self._explained():
@@ -56,9 +55,22 @@ class SpitCalls:
             self._emit("spit_call", call)
 
     def _spat_before(self, touched: Iterable[float]) -> bool:
-        """A spit card of the stalemate touched its pile (at one of the times `touched`) more than a
-        frame before now: the players have called it, and a "Spit!" now would come after theirs."""
-        return any(t + self.frame_interval < self._now[0] for t in touched)
+        """A spit card of the stalemate touched its pile (at one of the times `touched`) a frame or
+        more before now: the players have called it, and a "Spit!" now would come after theirs (a
+        contact is seen up to a frame late)."""
+        return any(t + self.frame_interval <= self._now[0] + 1e-6 for t in touched)
+
+    def _spat_since(self, t: float) -> bool:
+        """A spit card was laid on the stalemate that began at `t` a frame or more before now (the
+        players have called it): one waiting for the others, or, not read yet, a touch on a spit
+        pile since `t` by the hand of a player who holds spit cards and no stock card lifted, that
+        laid no card judged and takes none back."""
+        touched = [when[0] for _, when, _ in self._pending_spit.values()]
+        for pile in self._piles:
+            touched += [touch.t for touch in self._touches.get(pile, ()) if touch.t > t and self._free(pile, touch, touch.side)
+                        and self.state.spit_count(touch.side) and not self._taking_back(pile, touch)
+                        and not any(lift.player == touch.side for lift in self._lifted.values())]
+        return self._spat_before(touched)
 
     def _explained(self, turning: frozenset[str] = frozenset()) -> bool:
         """The table shows nothing the engine does not expect, but for the stock places `turning`
@@ -99,8 +111,10 @@ class SpitCalls:
         if not turning or turned == self._called_on or not turned.is_stalemate() \
                 or not self._explained(frozenset(turning)):
             return
-        self._called_on = turned
-        self._emit("spit_call", max((self._turn_when(self._owner[zone], zone) for zone in turning), key=lambda w: w[0]))
+        when = max((self._turn_when(self._owner[zone], zone) for zone in turning), key=lambda w: w[0])
+        if not self._spat_since(when[0]):
+            self._called_on = turned
+            self._emit("spit_call", when)
 
     def _called_before(self, state: SpitState) -> bool:
         """A "Spit!" was called on `state` already, from the first read of the card turned last

@@ -82,6 +82,14 @@ def test_spit_is_called_on_the_first_read_of_the_card_turned_last() -> None:
     assert [(e["card"], e.t) for e in _of(events, "turn_up")] == [("QH", t)]
 
 
+def test_spit_is_not_called_on_a_face_down_card_misread_for_a_frame() -> None:
+    film, referee = _one_card_to_turn()
+    film.frame(A2="QH")  # no hand came near A2: a misread of the card lying face down
+    film.still(10)
+    events = film.run(referee)
+    assert not _of(events, "spit_call") and not _of(events, "turn_up")
+
+
 def test_spit_is_not_called_on_the_first_read_of_a_turned_card_that_fits() -> None:
     film, referee = _one_card_to_turn()
     film.touch("A", "A2", 6, then="5H")  # 5♥ fits both piles

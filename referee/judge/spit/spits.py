@@ -89,11 +89,12 @@ class SpitCalls:
         return True
 
     def _call_on_first_read(self, read: Mapping[str, str]) -> None:
-        """"Spit!" on a face-down stock top read turned up in this frame, before the read settles:
-        the hand that turned it hid it until now and often covers it again on its way to the spit
-        pile, and the other player, who saw it turned, may spit before a second read. If the engine,
-        with the card turned up, finds no move on a table otherwise explained, the stalemate is
-        called now, dated to the turn; the engine's reaching that position later calls it no more."""
+        """"Spit!" on a face-down stock top read turned up in this frame, before the read settles, as
+        its player's hand uncovers it (`_uncovered`): the hand that turned it hid it until now and
+        often covers it again on its way to the spit pile, and the other player, who saw it turned,
+        may spit before a second read. If the engine, with the card turned up, finds no move on a
+        table otherwise explained, the stalemate is called now, dated to the turn; the engine's
+        reaching that position later calls it no more."""
         s = self.state
         if self._call is not None or s.phase != "play" or s.is_stalemate():
             return
@@ -103,7 +104,7 @@ class SpitCalls:
         for zone, seen in read.items():
             if zone in self._owner and seen in CARD_CODES and seen != self.readings.get(zone) \
                     and self._expected(zone) == FACE_DOWN and zone not in self._unread_tops \
-                    and not known[parse_card(seen)]:
+                    and not known[parse_card(seen)] and self._uncovered(zone):
                 move = TurnUp(self._owner[zone], zone, parse_card(seen))
                 if turned.check(move) is None:
                     turned = turned.apply(move)
@@ -115,6 +116,12 @@ class SpitCalls:
         if not self._spat_since(when[0]):
             self._called_on = turned
             self._emit("spit_call", when)
+
+    def _uncovered(self, zone: str) -> bool:
+        """Its player's hand was over stock place `zone` since it was last read with no hand over it:
+        what it shows now is what the hand left (a card misread for a frame where nothing moved is not)."""
+        clear = self._read_clear.get(zone, -1.0)
+        return any(touch.side == self._owner[zone] and touch.t > clear for touch in self._touches.get(zone, ()))
 
     def _called_before(self, state: SpitState) -> bool:
         """A "Spit!" was called on `state` already, from the first read of the card turned last

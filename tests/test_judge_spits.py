@@ -1,4 +1,4 @@
-"""The referee's "Spit!" calls and turn-ups on hand-made observation streams: each test is named after the call it makes right."""
+"""The referee's "Spit!" calls on hand-made observation streams: each test is named after the call it makes right."""
 
 from __future__ import annotations
 

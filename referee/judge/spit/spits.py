@@ -40,18 +40,19 @@ class SpitCalls:
         """"Spit!" once the engine's stalemate stands on a table it can explain: dated to the
         move that made it. A move found meanwhile (the stalemate was an artefact of a card not
         yet read) cancels it, and so does a spit card of the stalemate laid a frame or more ago,
-        read or not (`_spat_since`: the players have called it, a "Spit!" now would come after theirs). Not waited for: a card
-        in a hand (the engine has it in its place, where it has no move, or the engine would find
-        one) unless it has been there longer than `TOUCH_REACH_S`, a spit card just laid, and a spit
-        pile still under a hand whose last read is older than the play judged there at its touch (a
-        card counts the moment it touches)."""
-        if not self.state.is_stalemate() or self.state.phase != "play" or self._spat_since(self._call[0]):
+        read or not (`_spat_since`: the players have called it, a "Spit!" now would come after
+        theirs). Not waited for: a card in a hand (the engine has it in its place, where it has no
+        move, or the engine would find one) unless it has been there longer than `TOUCH_REACH_S`, a
+        spit card just laid, and a spit pile still under a hand whose last read is older than the
+        play judged there at its touch (a card counts the moment it touches)."""
+        call = self._call
+        if call is None:
+            return
+        if not self.state.is_stalemate() or self.state.phase != "play" or self._spat_since(call[0]):
             self._call = None
             return
-        if not self._explained():
-            return
-        call, self._call = self._call, None
-        if call is not None:
+        if self._explained():
+            self._call = None
             self._emit("spit_call", call)
 
     def _spat_before(self, touched: Iterable[float]) -> bool:
@@ -66,10 +67,11 @@ class SpitCalls:
         pile since `t` by the hand of a player who holds spit cards and no stock card lifted, that
         laid no card judged and takes none back."""
         touched = [when[0] for _, when, _ in self._pending_spit.values()]
+        holding = {lift.player for lift in self._lifted.values()}
         for pile in self._piles:
-            touched += [touch.t for touch in self._touches.get(pile, ()) if touch.t > t and self._free(pile, touch, touch.side)
-                        and self.state.spit_count(touch.side) and not self._taking_back(pile, touch)
-                        and not any(lift.player == touch.side for lift in self._lifted.values())]
+            touched += [touch.t for touch in self._touches.get(pile, ())
+                        if touch.t > t and self._free(pile, touch, touch.side) and touch.side not in holding
+                        and self.state.spit_count(touch.side) and not self._taking_back(pile, touch)]
         return self._spat_before(touched)
 
     def _explained(self, turning: frozenset[str] = frozenset()) -> bool:

@@ -40,7 +40,8 @@ class HandTouches:
         coming to rest by the card turning under it), else their last touch or cover (`_when`), not
         before that move."""
         since = self._moved.get(zone, 0.0)
-        touches = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t <= self._now[0]]
+        touches = [t for t in self._touches.get(zone, ())
+                   if t.contact and t.side == player and since < t.t <= self._now[0]]
         turned = self._arrival(zone, touches[0], since) if touches else self._when(zone, player, self._now)
         if turned[0] < since:
             return since, turned[1] + round((since - turned[0]) / self.frame_interval)

@@ -142,3 +142,20 @@ def test_spit_is_not_called_once_a_player_s_hand_is_laying_a_spit_card() -> None
     events = film.run(SpitReferee(rules, state=state))
     assert [e["cards"] for e in _of(events, "spit")] == [{"L": "10C", "R": "5C"}]
     assert not _of(events, "spit_call")
+
+
+def test_deal_end_is_not_called_while_the_ender_s_place_shows_a_card_the_engine_lost() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["", "", "", "", "9C"], "B": ["KS", "2D"]},
+                               spit={"A": "back back", "B": "back back"}, piles={"L": "10H", "R": "4D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A2": "8H", "A5": "9C", "B1": "KS", "B2": "2D",
+                                                          "L": "10H", "R": "4D"})  # A's 8♥, which the engine lost
+    film.still(4)
+    film.touch("A", "A5", 2, then="empty")
+    film.still(4)
+    film.touch("A", "L", 3, then="9C")  # 9♣ onto 10♥: the engine's last card of A's stock
+    film.still(10)
+    events = film.run(SpitReferee(rules, state=state))
+    assert not _of(events, "deal_end")
+    assert [e["stocks"]["A2"] for e in _of(events, "resync")] == [[1, "8H"]]
+    assert [(e["card"], e["to"]) for e in _of(events, "play")] == [("9C", "L")]

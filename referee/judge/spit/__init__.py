@@ -40,7 +40,11 @@ sees and what the engine expects by a move:
   against the new top (a card that went under the second is played first);
 - `spit_call` when the engine finds no move, dated to the last move, called at once unless a
   zone shows what the engine does not expect (a card in a hand, a spit card laid and a pile
-  whose play was judged at the touch, not read yet, do not hold it); `deal_end`; the slap from
+  whose play was judged at the touch, not read yet, do not hold it), or on the first read of the
+  face-down top turned last, before that read settles, if the engine finds no move with it turned;
+  never once a spit card of the stalemate touched its pile a frame or more before (the players
+  called it), read or not; `deal_end` (none while the ender's place was last read showing a card
+  the engine has nowhere: the position is read again); the slap from
   both hands' first contact with a spit pile after the deal end, "too close to call" below one
   frame interval; `layout` when a new layout has been read; `game_end`.
 

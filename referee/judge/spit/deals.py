@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from referee.cards import parse_card
 from referee.judge.spit.config import (
     LAYOUT_STILL_S,
     SLAP_FALLBACK,
@@ -26,8 +27,18 @@ class DealEnds:
     """The deal's end, the slap, and the next layout read. A part of `SpitReferee`, which holds the state."""
 
     def _deal_ended(self, after: SpitState, when: When) -> None:
+        """The deal is over in the engine's position `after` (a move at `when` emptied a stock):
+        `deal_end`, unless one of the ender's stock places was last read showing a card the engine
+        has nowhere (it lost a card of theirs, as a card refused, taken back and read only once the
+        position had been read again without it): the position is then read again from the table,
+        and spit cards doubted on the one found wrong are left unjudged."""
         ender = after.deal_ender()
         player, reason = ender if ender is not None else (self._players[0], "")
+        if ender is not None and self._stock_shown(player, after):
+            self._odd = self._unexplained()
+            self._resync()
+            self._doubted.clear()  # spit cards doubted on the position found wrong are not judged on it
+            return
         self._end_t = when[0]
         self._changed_since_end = set()
         self._slaps = {}
@@ -36,6 +47,13 @@ class DealEnds:
         self._pending_spit.clear()
 
         self._emit("deal_end", when, player=player, counts=after.counts(), reason=reason)
+
+    def _stock_shown(self, player: str, state: SpitState) -> bool:
+        """A stock place of `player` was last read showing a card that `state` has nowhere (in its
+        place still, or in their hand: not played)."""
+        known = state.cards()
+        return any(self.readings.get(zone) in CARD_CODES and not known[parse_card(self.readings[zone])]
+                   for zone in self.rules.stock_names[self.rules.player_index[player]])
 
     def _watch_slap(self) -> None:
         """Both players' first contact with a spit pile after the deal ended decides the slap (a

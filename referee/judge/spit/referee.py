@@ -233,6 +233,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._settle_doubts()
         if self._call is not None:
             self._call_spit()
+        if snap.read and self.state.phase == "play":
+            self._call_on_first_read(snap.read)
         for zone, seen in snap.read.items():  # a stock top read in its place, if only for a frame
             lift = self._lifted.get(seen)
             if lift is not None and lift.zone == zone and not lift.attempted and lift.t < snap.t \
@@ -408,10 +410,12 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         ended = after.phase in ("settle", "layout", "over") and self._end_t is None
         if isinstance(move, Spit) and self._call is not None:  # the players confirm the stalemate
             call, self._call = self._call, None
-            self._emit("spit_call", call)
+            if not self._spat_before(extra.get("contact", {}).values()):
+                self._emit("spit_call", call)
         for kind, fields in transition_events(before, move, after):
             if kind == "spit_call":
-                self._call = (self._last_move_t, when[1])
+                if not self._called_before(after):
+                    self._call = (self._last_move_t, when[1])
             elif kind == "game_end":
                 if ended:
                     self._deal_ended(after, when)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from referee.cards import FACE_DOWN, Card, parse_card
 from referee.judge.spit.config import (
     ALONE,
@@ -15,12 +17,13 @@ from referee.judge.spit.config import (
     TURN_S,
     When,
 )
-from referee.observations import EMPTY
+from referee.observations import CARD_CODES, EMPTY
 from referee.rules.spit import (
     MoveToSpace,
     Play,
     Spit,
     SpitMove,
+    SpitState,
     StackEqual,
     TurnUp,
 )
@@ -29,28 +32,104 @@ from referee.rules.spit import (
 class SpitCalls:
     """The stalemate's "Spit!" call, the spit cards laid and the spit. A part of `SpitReferee`, which holds the state."""
 
+    _called_on: SpitState | None = None
+    """The position a "Spit!" was called on from a turned card's first read (`_call_on_first_read`),
+    before the engine reached it."""
+
     def _call_spit(self) -> None:
         """"Spit!" once the engine's stalemate stands on a table it can explain: dated to the
         move that made it. A move found meanwhile (the stalemate was an artefact of a card not
-        yet read) cancels it. Not waited for: a card in a hand (the engine has it in its place,
-        where it has no move, or the engine would find one) unless it has been there longer than
-        `TOUCH_REACH_S`, a spit card already laid, and a spit pile still under a hand whose last
-        read is older than the play judged there at its touch (a card counts the moment it touches)."""
-        if not self.state.is_stalemate() or self.state.phase != "play":
+        yet read) cancels it, and so does a spit card of the stalemate laid a frame or more ago,
+        read or not (`_spat_since`: the players have called it, a "Spit!" now would come after
+        theirs). Not waited for: a card in a hand (the engine has it in its place, where it has no
+        move, or the engine would find one) unless it has been there longer than `TOUCH_REACH_S`, a
+        spit card just laid, and a spit pile still under a hand whose last read is older than the
+        play judged there at its touch (a card counts the moment it touches)."""
+        call = self._call
+        if call is None:
+            return
+        if not self.state.is_stalemate() or self.state.phase != "play" or self._spat_since(call[0]):
             self._call = None
             return
+        if self._explained():
+            self._call = None
+            self._emit("spit_call", call)
+
+    def _spat_before(self, touched: Iterable[float]) -> bool:
+        """A spit card of the stalemate touched its pile (at one of the times `touched`) a frame or
+        more before now: the players have called it, and a "Spit!" now would come after theirs (a
+        contact is seen up to a frame late)."""
+        return any(t + self.frame_interval <= self._now[0] + 1e-6 for t in touched)
+
+    def _spat_since(self, t: float) -> bool:
+        """A spit card was laid on the stalemate that began at `t` a frame or more before now (the
+        players have called it): one waiting for the others, or, not read yet, a touch on a spit
+        pile since `t` by the hand of a player who holds spit cards and no stock card lifted, that
+        laid no card judged and takes none back."""
+        touched = [when[0] for _, when, _ in self._pending_spit.values()]
+        holding = {lift.player for lift in self._lifted.values()}
+        for pile in self._piles:
+            touched += [touch.t for touch in self._touches.get(pile, ())
+                        if touch.t > t and self._free(pile, touch, touch.side) and touch.side not in holding
+                        and self.state.spit_count(touch.side) and not self._taking_back(pile, touch)]
+        return self._spat_before(touched)
+
+    def _explained(self, turning: frozenset[str] = frozenset()) -> bool:
+        """The table shows nothing the engine does not expect, but for the stock places `turning`
+        (a card read turned up there, not settled yet), a spit card already laid, and a spit pile
+        still under a hand whose last read is older than the play judged there at its touch; and no
+        card has been in a hand longer than `TOUCH_REACH_S` (the engine may have missed where it went)."""
         if any(not lift.attempted and self._now[0] - lift.t > TOUCH_REACH_S for lift in self._lifted.values()):
-            return  # a card in a hand this long: the engine may have missed where it went
-        for zone in self._unexplained():
+            return False
+        for zone in self._unexplained() - turning:
             pending = self._pending_spit.get(zone)
             if pending is not None and self.readings.get(zone) == pending[0]:
                 continue
             if not self._clear(zone) and self._unread(zone):
                 continue
+            return False
+        return True
+
+    def _call_on_first_read(self, read: Mapping[str, str]) -> None:
+        """"Spit!" on a face-down stock top read turned up in this frame, before the read settles, as
+        its player's hand uncovers it (`_uncovered`): the hand that turned it hid it until now and
+        often covers it again on its way to the spit pile, and the other player, who saw it turned,
+        may spit before a second read. If the engine, with the card turned up, finds no move on a
+        table otherwise explained, the stalemate is called now, dated to the turn; the engine's
+        reaching that position later calls it no more."""
+        s = self.state
+        if self._call is not None or s.phase != "play" or s.is_stalemate():
             return
-        call, self._call = self._call, None
-        if call is not None:
-            self._emit("spit_call", call)
+        known = s.cards()
+        turned = s
+        turning = []
+        for zone, seen in read.items():
+            if zone in self._owner and seen in CARD_CODES and seen != self.readings.get(zone) \
+                    and self._expected(zone) == FACE_DOWN and zone not in self._unread_tops \
+                    and not known[parse_card(seen)] and self._uncovered(zone):
+                move = TurnUp(self._owner[zone], zone, parse_card(seen))
+                if turned.check(move) is None:
+                    turned = turned.apply(move)
+                    turning.append(zone)
+        if not turning or turned == self._called_on or not turned.is_stalemate() \
+                or not self._explained(frozenset(turning)):
+            return
+        when = max((self._turn_when(self._owner[zone], zone) for zone in turning), key=lambda w: w[0])
+        if not self._spat_since(when[0]):
+            self._called_on = turned
+            self._emit("spit_call", when)
+
+    def _uncovered(self, zone: str) -> bool:
+        """Its player's hand was over stock place `zone` since it was last read with no hand over it:
+        what it shows now is what the hand left (a card misread for a frame where nothing moved is not)."""
+        clear = self._read_clear.get(zone, -1.0)
+        return any(touch.side == self._owner[zone] and touch.t > clear for touch in self._touches.get(zone, ()))
+
+    def _called_before(self, state: SpitState) -> bool:
+        """A "Spit!" was called on `state` already, from the first read of the card turned last
+        (`_call_on_first_read`)."""
+        called, self._called_on = self._called_on, None
+        return called == state
 
     def _alone_by_the_other_slap(self) -> bool:
         """Only spit cards of one player lie waiting, for `SPIT_ROUND_S`, and the other, who has

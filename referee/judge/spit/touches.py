@@ -34,6 +34,19 @@ class HandTouches:
                 cover = (touch.t, touch.frame)
         return cover or seen
 
+    def _turn_when(self, player: str, zone: str) -> When:
+        """When `player` turned up the face-down top of `zone` seen turned now: their first contact
+        there since the last move there (`_arrival`: from when the hand came, if it was kept from
+        coming to rest by the card turning under it), else their last touch or cover (`_when`), not
+        before that move."""
+        since = self._moved.get(zone, 0.0)
+        touches = [t for t in self._touches.get(zone, ())
+                   if t.contact and t.side == player and since < t.t <= self._now[0]]
+        turned = self._arrival(zone, touches[0], since) if touches else self._when(zone, player, self._now)
+        if turned[0] < since:
+            return since, turned[1] + round((since - turned[0]) / self.frame_interval)
+        return turned
+
     def _hand_came(self, zone: str, side: str, t: float) -> float:
         """When the hand of `side` whose contact with `zone` began at `t` came over it: the start of
         its last cover of the place less than `TURN_S` before (a hand taking a card), else `t`. A card

@@ -1394,3 +1394,16 @@ def test_a_layout_place_the_reader_cannot_make_out_is_dealt_with_its_top_unread(
     assert _of(events, "spit")[0]["cards"] == {"L": "8D", "R": "3C"}
     assert _of(events, "turn_up") == []
     assert [(e["player"], e["card"], e["reason"]) for e in _of(events, "illegal_play")] == [("B", "8S", "8♠ is not next to 3♣")]
+
+
+def test_the_referees_parts_never_define_the_same_method() -> None:
+    """`SpitReferee` is made of mixins sharing its state: a method two parts both define would
+    silently take the place of the other's (the method resolution order picks one)."""
+    seen: dict[str, str] = {}
+    for part in SpitReferee.__mro__[1:]:
+        if part.__module__.startswith("referee.judge.spit."):
+            for name, value in vars(part).items():
+                if callable(value) and not name.startswith("__"):
+                    assert name not in seen, f"{name} is defined by {seen[name]} and {part.__name__}"
+                    seen[name] = part.__name__
+    assert len(seen) > 20

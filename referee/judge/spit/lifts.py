@@ -75,12 +75,12 @@ class LiftedCards:
                 return True
         for _, side, p, since, back in self._refused:
             if p == pile and side == touch.side and since < touch.t <= min(back, since + TAKE_BACK_S) \
-                    and not self._uncovered(pile, since, touch.t):
+                    and not self._refused_card_off(pile, since, touch.t):
                 return True
         took = self._took_back.get(pile)
         return took is not None and took[0] == touch.side and took[1] < touch.t <= took[2]
 
-    def _uncovered(self, pile: str, since: float, t: float) -> bool:
+    def _refused_card_off(self, pile: str, since: float, t: float) -> bool:
         """`pile` was read showing the card a refusal at `since` was judged on again after it and before
         `t`: the card refused is off it (a touch of its player's from then on lays another card)."""
         under = self._expected_in(self._state_at(since, before=True), pile)

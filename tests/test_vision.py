@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from referee.vision import corners
-from referee.vision.corners import CARD_ASPECT, CROP_SIZE, box_quad, card_quads_at_corners, index_crops, order_quad
+from referee.vision.corners import (
+    CARD_ASPECT, CROP_SIZE, box_quad, card_quads_at_corners, index_crops, index_crops_of, order_quad, scaled_quad,
+)
 from referee.vision.detections import BadDetection, DetectedCard, Detections
 from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES, merge_corners, probiou, rotated_nms
 from referee.vision.evaluate import iou, match
@@ -73,6 +75,24 @@ def test_index_crops_turn_the_opposite_corner_upright() -> None:
     assert crops.shape == (2, CROP_SIZE[1], CROP_SIZE[0], 3)
     assert np.abs(crops[0].astype(int) - crops[1].astype(int)).mean() < 8
     assert crops[0][CROP_SIZE[1] // 3, CROP_SIZE[0] // 2, 2] == 255 and crops[0][CROP_SIZE[1] // 3, CROP_SIZE[0] // 2, 0] < 60
+
+
+def test_the_opposite_index_crop_is_the_first_crop_of_the_quad_turned_by_two_corners() -> None:
+    image = np.random.default_rng(4).integers(0, 256, (300, 240, 3), dtype=np.uint8)
+    card = order_quad(np.array([[30, 20], [170, 40], [150, 250], [10, 230]], np.float32))
+    opposite, turned = index_crops(image, card)[1], index_crops(image, np.roll(card, -2, axis=0))[0]
+    assert np.abs(opposite.astype(int) - turned.astype(int)).max() <= 1  # the same warp up to rounding
+
+
+def test_index_crops_of_many_quads_are_each_quads_crops_in_order() -> None:
+    rng = np.random.default_rng(5)
+    image = rng.integers(0, 256, (900, 700, 3), dtype=np.uint8)
+    card = order_quad(np.array([[100, 80], [400, 120], [360, 560], [60, 520]], np.float32))  # large: warped at 2x, then shrunk
+    quads = [card, scaled_quad(card, 0.3), *card_quads_at_corners(scaled_quad(card, 0.5))]
+    each = [index_crops(image, q) for q in quads]
+    assert np.array_equal(index_crops_of(image, quads), np.concatenate(each))
+    assert np.array_equal(index_crops_of(image, quads, both=False), np.stack([pair[0] for pair in each]))
+    assert index_crops_of(image, []).shape == (0, CROP_SIZE[1], CROP_SIZE[0], 3)
 
 
 def test_a_card_shaped_quad_is_its_own_card_at_each_corner() -> None:

@@ -201,7 +201,7 @@ class CardDetector:
         canvas[pad_y : pad_y + new_h, pad_x : pad_x + new_w] = cv2.resize(
             image, (new_w, new_h), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
         )
-        blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        blob = cv2.dnn.blobFromImage(canvas, 1.0 / 255.0, swapRB=True)  # 1x3xHxW RGB 0..1, one pass
         output = self._boxes.run(None, {self._box_input: blob})[0][0]  # (4 + classes + 1, anchors)
         class_scores = output[4 : 4 + len(DETECTOR_CLASSES)]
         classes = class_scores.argmax(axis=0)

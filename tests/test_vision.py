@@ -148,6 +148,20 @@ def test_rotated_nms_keeps_one_box_per_card() -> None:
     assert probiou(boxes[0], boxes[:1])[0] == pytest.approx(1.0, abs=1e-3)
 
 
+def test_rotated_nms_keeps_what_suppressing_one_box_at_a_time_in_score_order_keeps() -> None:
+    rng = np.random.default_rng(8)
+    for n in (0, 1, 40):
+        boxes = np.column_stack([rng.uniform(0, 200, n), rng.uniform(0, 200, n), rng.uniform(20, 60, n),
+                                 rng.uniform(20, 60, n), rng.uniform(-1.5, 1.5, n)])
+        scores = rng.uniform(0.3, 1.0, n)
+        order, expected = list(np.argsort(-scores)), []
+        while order:
+            best = order.pop(0)
+            expected.append(best)
+            order = [i for i in order if probiou(boxes[best], boxes[i : i + 1])[0] <= 0.6]
+        assert rotated_nms(boxes, scores, 0.6).tolist() == expected
+
+
 def test_matching_and_iou() -> None:
     assert iou((0, 0, 10, 10), (5, 0, 15, 10)) == pytest.approx(1 / 3)
     truth = [LabelledCard("Q", (0, 0, 10, 10)), LabelledCard("9", (20, 0, 30, 10))]

@@ -122,9 +122,14 @@ def _covariance(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def probiou(box: np.ndarray, others: np.ndarray, eps: float = 1e-7) -> np.ndarray:
     """Probabilistic IoU (1 - Hellinger distance of Gaussians) of one rotated box with many; as ultralytics' NMS."""
-    a1, b1, c1 = _covariance(box[None])
+    return _probiou_table(box[None], others, eps)[0]
+
+
+def _probiou_table(boxes: np.ndarray, others: np.ndarray, eps: float = 1e-7) -> np.ndarray:
+    """`probiou` of each of M rotated boxes with each of N others, (M, N), in one pass of array arithmetic."""
+    a1, b1, c1 = (v[:, None] for v in _covariance(boxes))
     a2, b2, c2 = _covariance(others)
-    dx, dy = box[0] - others[:, 0], box[1] - others[:, 1]
+    dx, dy = boxes[:, None, 0] - others[:, 0], boxes[:, None, 1] - others[:, 1]
     a, b, c = a1 + a2, b1 + b2, c1 + c2
     det = a * b - c**2
     t1 = (a * dy**2 + b * dx**2) / (det + eps) * 0.25
@@ -135,14 +140,17 @@ def probiou(box: np.ndarray, others: np.ndarray, eps: float = 1e-7) -> np.ndarra
 
 
 def rotated_nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
-    """Indices of rotated boxes (N, 5) kept by greedy NMS on probabilistic IoU, best first."""
+    """Indices of rotated boxes (N, 5) kept by greedy NMS on probabilistic IoU, best first (the
+    overlaps of all pairs are computed at once, then suppressed in score order)."""
     order = np.argsort(-scores)
+    ranked = boxes[order]
+    overlaps = _probiou_table(ranked, ranked) > iou
+    suppressed = np.zeros(len(order), dtype=bool)
     keep = []
-    while order.size:
-        i = order[0]
-        keep.append(i)
-        rest = order[1:]
-        order = rest[probiou(boxes[i], boxes[rest]) <= iou]
+    for k in range(len(order)):
+        if not suppressed[k]:
+            keep.append(order[k])
+            suppressed |= overlaps[k]
     return np.array(keep, dtype=np.int64)
 
 

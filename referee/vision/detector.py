@@ -139,12 +139,18 @@ def _probiou_table(boxes: np.ndarray, others: np.ndarray, eps: float = 1e-7) -> 
     return 1.0 - np.sqrt(1.0 - np.exp(-distance) + eps)
 
 
+NMS_ROWS: Final = 256
+
+
 def rotated_nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
     """Indices of rotated boxes (N, 5) kept by greedy NMS on probabilistic IoU, best first (the
-    overlaps of all pairs are computed at once, then suppressed in score order)."""
+    overlaps of all pairs are computed at once, `NMS_ROWS` boxes' rows at a time so that a frame
+    with thousands of candidate boxes stays small in memory, then suppressed in score order)."""
     order = np.argsort(-scores)
     ranked = boxes[order]
-    overlaps = _probiou_table(ranked, ranked) > iou
+    overlaps = np.zeros((len(order), len(order)), dtype=bool)
+    for start in range(0, len(order), NMS_ROWS):
+        overlaps[start : start + NMS_ROWS] = _probiou_table(ranked[start : start + NMS_ROWS], ranked) > iou
     suppressed = np.zeros(len(order), dtype=bool)
     keep = []
     for k in range(len(order)):

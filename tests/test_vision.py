@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from referee.vision import corners
-from referee.vision.corners import CARD_ASPECT, CROP_SIZE, box_quad, card_quads_at_corners, index_crops, order_quad
+from referee.vision.corners import (
+    CARD_ASPECT, CROP_SIZE, box_quad, card_quads_at_corners, index_crops, index_crops_of, order_quad, scaled_quad,
+)
 from referee.vision.detections import BadDetection, DetectedCard, Detections
 from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES, merge_corners, probiou, rotated_nms
 from referee.vision.evaluate import iou, match
@@ -75,6 +77,24 @@ def test_index_crops_turn_the_opposite_corner_upright() -> None:
     assert crops[0][CROP_SIZE[1] // 3, CROP_SIZE[0] // 2, 2] == 255 and crops[0][CROP_SIZE[1] // 3, CROP_SIZE[0] // 2, 0] < 60
 
 
+def test_the_opposite_index_crop_is_the_first_crop_of_the_quad_turned_by_two_corners() -> None:
+    image = np.random.default_rng(4).integers(0, 256, (300, 240, 3), dtype=np.uint8)
+    card = order_quad(np.array([[30, 20], [170, 40], [150, 250], [10, 230]], np.float32))
+    opposite, turned = index_crops(image, card)[1], index_crops(image, np.roll(card, -2, axis=0))[0]
+    assert np.abs(opposite.astype(int) - turned.astype(int)).max() <= 1  # the same warp up to rounding
+
+
+def test_index_crops_of_many_quads_are_each_quads_crops_in_order() -> None:
+    rng = np.random.default_rng(5)
+    image = rng.integers(0, 256, (900, 700, 3), dtype=np.uint8)
+    card = order_quad(np.array([[100, 80], [400, 120], [360, 560], [60, 520]], np.float32))  # large: warped at 2x, then shrunk
+    quads = [card, scaled_quad(card, 0.3), *card_quads_at_corners(scaled_quad(card, 0.5))]
+    each = [index_crops(image, q) for q in quads]
+    assert np.array_equal(index_crops_of(image, quads), np.concatenate(each))
+    assert np.array_equal(index_crops_of(image, quads, both=False), np.stack([pair[0] for pair in each]))
+    assert index_crops_of(image, []).shape == (0, CROP_SIZE[1], CROP_SIZE[0], 3)
+
+
 def test_a_card_shaped_quad_is_its_own_card_at_each_corner() -> None:
     card = order_quad(np.array([[10, 20], [110, 20], [110, 20 + 100 * CARD_ASPECT], [10, 20 + 100 * CARD_ASPECT]], np.float32))
     whole = card_quads_at_corners(card)
@@ -126,6 +146,20 @@ def test_rotated_nms_keeps_one_box_per_card() -> None:
     keep = rotated_nms(boxes, np.array([0.9, 0.8, 0.7]), 0.6)
     assert keep.tolist() == [0, 2]
     assert probiou(boxes[0], boxes[:1])[0] == pytest.approx(1.0, abs=1e-3)
+
+
+def test_rotated_nms_keeps_what_suppressing_one_box_at_a_time_in_score_order_keeps() -> None:
+    rng = np.random.default_rng(8)
+    for n in (0, 1, 40):
+        boxes = np.column_stack([rng.uniform(0, 200, n), rng.uniform(0, 200, n), rng.uniform(20, 60, n),
+                                 rng.uniform(20, 60, n), rng.uniform(-1.5, 1.5, n)])
+        scores = rng.uniform(0.3, 1.0, n)
+        order, expected = list(np.argsort(-scores)), []
+        while order:
+            best = order.pop(0)
+            expected.append(best)
+            order = [i for i in order if probiou(boxes[best], boxes[i : i + 1])[0] <= 0.6]
+        assert rotated_nms(boxes, scores, 0.6).tolist() == expected
 
 
 def test_matching_and_iou() -> None:

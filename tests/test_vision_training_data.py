@@ -188,6 +188,31 @@ def test_export_writes_the_models_the_run_trained_and_refuses_an_empty_run(synth
     assert main(["train", "export", "--run", str(tmp_path / "empty"), "--models", str(models)]) == 2
 
 
+def test_an_8_bit_export_reads_crops_as_the_float_classifier_does(synth: Path, tmp_path: Path) -> None:
+    import onnx
+    import onnxruntime as ort
+
+    from referee.cli import main
+    from referee.train.indexnet import train_index_classifier
+
+    run = tmp_path / "index-only"
+    train_index_classifier(IndexConfig(run_dir=run, synth_dir=synth, real_dir=None, epochs=1, batch=64))
+    for folder, extra in (("float", []), ("int8", ["--int8"])):
+        assert main(["train", "export", "--run", str(run), "--models", str(tmp_path / folder), *extra]) == 0
+    crops = np.load(run / "index-samples.npz")["val_crops"].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+    reads = {}
+    for folder in ("float", "int8"):
+        session = ort.InferenceSession(str(tmp_path / folder / INDEX_MODEL), providers=["CPUExecutionProvider"])
+        assert [o.name for o in session.get_outputs()] == ["rank", "suit"]
+        reads[folder] = session.run(None, {"crops": crops})
+    assert any(node.op_type == "QuantizeLinear" for node in onnx.load(tmp_path / "int8" / INDEX_MODEL).graph.node)
+    for float_probs, int8_probs in zip(reads["float"], reads["int8"]):
+        assert np.allclose(int8_probs.sum(axis=1), 1.0, atol=1e-4)
+        assert (float_probs.argmax(axis=1) == int8_probs.argmax(axis=1)).mean() >= 0.9
+    (run / "index-samples.npz").unlink()  # nothing to calibrate on
+    assert main(["train", "export", "--run", str(run), "--models", str(tmp_path / "int8"), "--int8"]) == 2
+
+
 def test_a_further_synthetic_set_is_cut_into_caches_of_its_own_and_validated_too(synth: Path, tmp_path: Path) -> None:
     import torch
 

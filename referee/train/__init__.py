@@ -36,6 +36,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="index: further synthetic sets trained on beside --data (crops cached per folder name)")
     parser.add_argument("--court-repeats", type=int, default=1, metavar="N",
                         help="index: real court cards (J, Q, K) give their crops N times as often (default 1)")
+    parser.add_argument("--int8", action="store_true",
+                        help="export: the index classifier with 8-bit weights and activations, calibrated on the run's training crops")
     parser.add_argument("--seed", type=int, default=0)
 
 
@@ -63,13 +65,17 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"index classifier checkpoint: {train_index_classifier(config)}")
     else:
-        from referee.train.indexnet import export_index_classifier
+        from referee.train.indexnet import calibration_crops, export_index_classifier, quantize_index_classifier
 
         detector, index = args.run / "detector" / "weights" / "best.pt", args.run / "index-classifier.pt"
         if not detector.exists() and not index.exists():
             raise BadTrainingSetup(f"{args.run} holds neither {detector.relative_to(args.run)} nor {index.name}")
+        crops = calibration_crops(args.run, args.seed) if args.int8 and index.exists() else None
         if detector.exists():  # a run may train one stage only; the other model file is left as it is
             print(f"exported {export_detector(detector, args.models / DETECTOR_MODEL, args.imgsz)}")
         if index.exists():
-            print(f"exported {export_index_classifier(index, args.models / INDEX_MODEL)}")
+            exported = export_index_classifier(index, args.models / INDEX_MODEL)
+            if crops is not None:
+                exported = quantize_index_classifier(exported, crops, exported)
+            print(f"exported {exported}")
     return 0

@@ -533,3 +533,51 @@ def export_index_classifier(checkpoint: Path, out_path: Path) -> Path:
         dynamo=False,
     )
     return out_path
+
+
+CALIBRATION_CROPS = 3000
+"""Training crops an 8-bit index classifier's activation ranges are measured on."""
+
+
+def calibration_crops(run_dir: Path, seed: int = 0) -> np.ndarray:
+    """`CALIBRATION_CROPS` training crops (N, H, W, 3) uint8 of a run's crop cache, chosen with `seed`."""
+    cache = run_dir / "index-samples.npz"
+    if not cache.is_file():
+        raise BadTrainingSetup(f"{run_dir} has no crop cache {cache.name} to calibrate an 8-bit classifier on")
+    crops = np.load(cache)["train_crops"]
+    pick = np.random.default_rng(seed).choice(len(crops), min(CALIBRATION_CROPS, len(crops)), replace=False)
+    return crops[np.sort(pick)]
+
+
+def quantize_index_classifier(model_path: Path, crops: np.ndarray, out_path: Path) -> Path:
+    """The exported classifier with 8-bit weights (per output channel) and activations, as
+    onnxruntime's static QDQ quantization makes it; activation ranges from `crops` (N, H, W, 3) uint8.
+    The rank and suit heads and their softmax stay float, so probabilities are not rounded to
+    steps of 1/255 (the reading threshold and confidences are compared finely). Reading a crop
+    then takes about a third less CPU; inputs and outputs are the same as before."""
+    import tempfile
+
+    import onnx
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quant_pre_process, quantize_static
+
+    class Crops(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.start = 0
+
+        def get_next(self) -> dict[str, np.ndarray] | None:
+            if self.start >= len(crops):
+                return None
+            batch = crops[self.start : self.start + 100].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+            self.start += 100
+            return {"crops": batch}
+
+    with tempfile.TemporaryDirectory() as folder:
+        prepared = Path(folder) / "prepared.onnx"
+        quant_pre_process(str(model_path), str(prepared))
+        graph = onnx.load(str(prepared)).graph
+        made_by = {output: node.name for node in graph.node for output in node.output}
+        softmax = [node for node in graph.node if node.op_type == "Softmax"]
+        heads = [node.name for node in softmax] + [made_by[node.input[0]] for node in softmax]
+        quantize_static(str(prepared), str(out_path), Crops(), quant_format=QuantFormat.QDQ, per_channel=True,
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, nodes_to_exclude=heads)
+    return out_path

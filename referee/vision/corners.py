@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from functools import lru_cache
 from typing import Final
 
 import cv2
@@ -33,12 +36,18 @@ def order_quad(points: np.ndarray) -> np.ndarray:
     centre = pts.mean(axis=0)
     angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
     pts = pts[np.argsort(angles)]  # y grows downwards: increasing angle is clockwise on screen
-    edge = np.linalg.norm(np.roll(pts, -1, axis=0) - pts, axis=1)
+    step = pts[_NEXT] - pts
+    edge = np.sqrt((step * step).sum(axis=1))
     start = 0 if edge[0] + edge[2] <= edge[1] + edge[3] else 1
     other = start + 2
     if pts[other].sum() < pts[start].sum():
         start = other
-    return np.roll(pts, -start, axis=0)
+    return pts[_FROM[start]]
+
+
+_NEXT: Final = np.array([1, 2, 3, 0])
+_FROM: Final = tuple(np.roll(np.arange(4), -k) for k in range(4))
+"""Index arrays: each corner's next corner, and the four corners in turn from each one."""
 
 
 def box_quad(box: tuple[float, float, float, float] | np.ndarray) -> np.ndarray:
@@ -65,7 +74,10 @@ def refine_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.n
     crop = image[cy1:cy2, cx1:cx2]
     scale = min(1.0, _WORK_SIZE / max(crop.shape[:2]))
     if scale < 1.0:
-        crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        # bilinear while shrinking by less than half: area averaging by a fraction takes about four times
+        # as long for nearly the same mask; a larger shrink (a close-up photo's card) needs the averaging
+        interpolation = cv2.INTER_AREA if scale < 0.5 else cv2.INTER_LINEAR
+        crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=interpolation)
     hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
     whiteness = cv2.subtract(hsv[:, :, 2], hsv[:, :, 1] // 2)
     whiteness = cv2.GaussianBlur(whiteness, (5, 5), 0)
@@ -149,23 +161,41 @@ def index_crops(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     The second crop is the opposite corner rotated by 180°, which on ordinary decks shows
     the same index, so the pair reads the same whichever way round the card lies.
     """
-    quad = np.asarray(quad, dtype=np.float32).reshape(4, 2)
+    return index_crops_of(image, [quad])
+
+
+_CANONICAL: Final = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32)
+_HALF_TURN: Final = np.array([[-1.0, 0.0, 1.0], [0.0, -1.0, 1.0], [0.0, 0.0, 1.0]])
+"""The unit card turned by 180° about its centre: the opposite corner's crop from the first's transform."""
+
+
+@lru_cache(maxsize=8)
+def _crop_to_card(factor: int) -> tuple[np.ndarray, np.ndarray]:
+    """For a crop warped at `factor` times the crop size, the maps from its pixels to the unit card's
+    index region at the first corner and at the opposite corner turned by 180°."""
+    warp_w, warp_h = CROP_SIZE[0] * factor, CROP_SIZE[1] * factor
+    scale = np.array([[INDEX_REGION[0] / warp_w, 0, 0], [0, INDEX_REGION[1] / warp_h, 0], [0, 0, 1]], dtype=np.float64)
+    return scale, _HALF_TURN @ scale
+
+
+def index_crops_of(image: np.ndarray, quads: Sequence[np.ndarray], both: bool = True) -> np.ndarray:
+    """`index_crops` of many quads in the quads' order, (2 * len(quads), CROP_SIZE[1], CROP_SIZE[0], 3);
+    with `both` False only each quad's first corner, (len(quads), ...).
+
+    Each crop is warped at about the source resolution (a whole multiple of the crop size), then
+    shrunk by area averaging, so a large card's index is not aliased. One perspective transform
+    per card serves both corners.
+    """
     out_w, out_h = CROP_SIZE
-    crops = np.empty((2, out_h, out_w, 3), dtype=np.uint8)
-    card_h = float(np.linalg.norm(quad[2] - quad[1]))
-    source_h = card_h * INDEX_REGION[1]
-    factor = max(1, int(round(source_h / out_h)))  # warp at about the source resolution, then shrink
-    warp_w, warp_h = out_w * factor, out_h * factor
-    canonical = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32)
-    for k, start in enumerate((0, 2)):
-        q = np.roll(quad, -start, axis=0)
-        card_to_image = cv2.getPerspectiveTransform(canonical, q)
-        crop_to_card = np.array(
-            [[INDEX_REGION[0] / warp_w, 0, 0], [0, INDEX_REGION[1] / warp_h, 0], [0, 0, 1]], dtype=np.float64
-        )
-        matrix = card_to_image @ crop_to_card
-        warped = cv2.warpPerspective(
-            image, matrix, (warp_w, warp_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
-        )
-        crops[k] = warped if factor == 1 else cv2.resize(warped, (out_w, out_h), interpolation=cv2.INTER_AREA)
+    per_quad = 2 if both else 1
+    crops = np.empty((per_quad * len(quads), out_h, out_w, 3), dtype=np.uint8)
+    for n, quad in enumerate(quads):
+        quad = np.asarray(quad, dtype=np.float32).reshape(4, 2)
+        card_h = math.hypot(float(quad[2, 0] - quad[1, 0]), float(quad[2, 1] - quad[1, 1]))
+        factor = max(1, int(round(card_h * INDEX_REGION[1] / out_h)))
+        card_to_image = cv2.getPerspectiveTransform(_CANONICAL, quad)
+        for k, crop_to_card in enumerate(_crop_to_card(factor)[:per_quad]):
+            warped = cv2.warpPerspective(image, card_to_image @ crop_to_card, (out_w * factor, out_h * factor),
+                                         flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+            crops[per_quad * n + k] = warped if factor == 1 else cv2.resize(warped, (out_w, out_h), interpolation=cv2.INTER_AREA)
     return crops

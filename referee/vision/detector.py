@@ -13,7 +13,7 @@ import numpy as np
 
 from referee.cards import FACE_DOWN, RANKS, SUITS
 from referee.errors import RefereeError
-from referee.vision.corners import READ_SCALES, card_quads_at_corners, index_crops, order_quad, outline_in_box, scaled_quad
+from referee.vision.corners import READ_SCALES, card_quads_at_corners, index_crops_of, order_quad, outline_in_box, scaled_quad
 from referee.vision.detections import DetectedCard, Detections
 
 if TYPE_CHECKING:
@@ -122,9 +122,14 @@ def _covariance(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def probiou(box: np.ndarray, others: np.ndarray, eps: float = 1e-7) -> np.ndarray:
     """Probabilistic IoU (1 - Hellinger distance of Gaussians) of one rotated box with many; as ultralytics' NMS."""
-    a1, b1, c1 = _covariance(box[None])
+    return _probiou_table(box[None], others, eps)[0]
+
+
+def _probiou_table(boxes: np.ndarray, others: np.ndarray, eps: float = 1e-7) -> np.ndarray:
+    """`probiou` of each of M rotated boxes with each of N others, (M, N), in one pass of array arithmetic."""
+    a1, b1, c1 = (v[:, None] for v in _covariance(boxes))
     a2, b2, c2 = _covariance(others)
-    dx, dy = box[0] - others[:, 0], box[1] - others[:, 1]
+    dx, dy = boxes[:, None, 0] - others[:, 0], boxes[:, None, 1] - others[:, 1]
     a, b, c = a1 + a2, b1 + b2, c1 + c2
     det = a * b - c**2
     t1 = (a * dy**2 + b * dx**2) / (det + eps) * 0.25
@@ -134,15 +139,24 @@ def probiou(box: np.ndarray, others: np.ndarray, eps: float = 1e-7) -> np.ndarra
     return 1.0 - np.sqrt(1.0 - np.exp(-distance) + eps)
 
 
+NMS_ROWS: Final = 256
+
+
 def rotated_nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
-    """Indices of rotated boxes (N, 5) kept by greedy NMS on probabilistic IoU, best first."""
+    """Indices of rotated boxes (N, 5) kept by greedy NMS on probabilistic IoU, best first (the
+    overlaps of all pairs are computed at once, `NMS_ROWS` boxes' rows at a time so that a frame
+    with thousands of candidate boxes stays small in memory, then suppressed in score order)."""
     order = np.argsort(-scores)
+    ranked = boxes[order]
+    overlaps = np.zeros((len(order), len(order)), dtype=bool)
+    for start in range(0, len(order), NMS_ROWS):
+        overlaps[start : start + NMS_ROWS] = _probiou_table(ranked[start : start + NMS_ROWS], ranked) > iou
+    suppressed = np.zeros(len(order), dtype=bool)
     keep = []
-    while order.size:
-        i = order[0]
-        keep.append(i)
-        rest = order[1:]
-        order = rest[probiou(boxes[i], boxes[rest]) <= iou]
+    for k in range(len(order)):
+        if not suppressed[k]:
+            keep.append(order[k])
+            suppressed |= overlaps[k]
     return np.array(keep, dtype=np.int64)
 
 
@@ -201,7 +215,7 @@ class CardDetector:
         canvas[pad_y : pad_y + new_h, pad_x : pad_x + new_w] = cv2.resize(
             image, (new_w, new_h), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
         )
-        blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        blob = cv2.dnn.blobFromImage(canvas, 1.0 / 255.0, swapRB=True)  # 1x3xHxW RGB 0..1, one pass
         output = self._boxes.run(None, {self._box_input: blob})[0][0]  # (4 + classes + 1, anchors)
         class_scores = output[4 : 4 + len(DETECTOR_CLASSES)]
         classes = class_scores.argmax(axis=0)
@@ -235,9 +249,9 @@ class CardDetector:
             return
         groups = []
         for _, group in unsure:
-            crops = [index_crops(image, scaled_quad(q, f)) for q in group for f in READ_SCALES[1:]]
-            crops += [index_crops(image, card)[:1] for q in group for card in card_quads_at_corners(q)]
-            groups.append(np.concatenate(crops))
+            scaled = index_crops_of(image, [scaled_quad(q, f) for q in group for f in READ_SCALES[1:]])
+            corners = index_crops_of(image, [card for q in group for card in card_quads_at_corners(q)], both=False)
+            groups.append(np.concatenate([scaled, corners]))
         rank, suit = self._read_indices(np.concatenate(groups))
         start = 0
         for (i, _), crops in zip(unsure, groups):
@@ -262,7 +276,7 @@ class CardDetector:
         codes: dict[int, tuple[str, float]] = {}
         if face_up:
             groups = [[q for q in outlines[i] if q is not None] for i in face_up]
-            crops = np.concatenate([index_crops(work, q) for group in groups for q in group])
+            crops = index_crops_of(work, [q for group in groups for q in group])
             rank, suit = self._read_indices(crops)
             start = 0
             read: dict[int, tuple[np.ndarray, np.ndarray]] = {}

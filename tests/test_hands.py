@@ -181,3 +181,52 @@ def test_settings_are_checked() -> None:
     calibration, _ = _table()
     with pytest.raises(BadHandConfig):
         HandFinder(TableView(calibration), players=("A", "Z"))
+
+
+def test_a_hand_beside_the_card_it_laid_down_before_touches_the_place_under_its_own_fingers() -> None:
+    calibration, table = _table()  # A2 spans x 131-176 px, A3 x 178-222 px, both from y 227 px to the near edge
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    finder.update(view.warp(table), 0.0, 0)
+    sleeve = np.random.default_rng(3).integers(30, 110, (80, 60, 3), dtype=np.uint8)
+    # the hand lays a card on A3 holding its lower end, then moves to A2 (its wrist still against
+    # that card, which lies in the same row: the arm's leading edge is that card's and its own)
+    arm = [(185, 265, 215)] * 3 + [(170, 250, 210), (150, 240, 190)] + [(134, 250, 173)] * 6
+    contacts = []
+    for i, (left, top, right) in enumerate(arm, start=1):
+        frame = table.copy()
+        frame[232:295, 181:220] = 250  # the card laid on A3
+        frame[top:300, left:right] = sleeve[: 300 - top, : right - left]
+        if left == 134:
+            frame[232:250, 145:165] = sleeve[50:68, :20]  # its fingers, narrower than the card
+            frame[282:300, 173:185] = sleeve[:18, :12]  # the wrist against A3's card
+        hands = finder.update(view.warp(frame), i / 30, i)
+        assert [h.side for h in hands] == ["A"]
+        contacts.append(dict(hands[0].contact))
+    assert contacts[-1] == {"A2": pytest.approx(6 / 30)}
+
+
+def test_a_hand_turning_a_face_down_card_without_coming_to_rest_touches_it_from_when_its_grip_reached_it() -> None:
+    calibration, table = _table()
+    view = TableView(calibration)
+    target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
+    x = int(target[0])
+    sleeve = np.random.default_rng(0).integers(30, 110, (300, 44, 3), dtype=np.uint8)
+    flipping = np.random.default_rng(4)
+    finder = HandFinder(view)
+    finder.update(view.warp(table), 0.0, 0)
+    reached = []
+    contacts = []
+    # reaching L, the card flipping in its fingers (the leading edge jumping) and the hand stirring, then away
+    for i, (reach, card) in enumerate([(0.3, 0), (0.6, 0), (1.0, 0), (1.0, 30), (1.0, 15), (1.0, 0), (0.5, 0)], start=1):
+        frame = table.copy()
+        top = int(299 - (299 - target[1]) * reach)
+        frame[top:300, x - 22:x + 22] = sleeve[: 300 - top]
+        if reach == 1.0:
+            frame[top - card:top + 25, x - 22:x + 22] = flipping.integers(0, 255, (25 + card, 44, 3), dtype=np.uint8)
+        hands = finder.update(view.warp(frame), i / 30, i, frozenset({"L"}))
+        reached.append(finder.hands[0].grip_zone == "L")
+        contacts.append(dict(hands[0].contact))
+    assert reached == [False, False, True, True, True, True, False]
+    assert contacts[:4] == [{}, {}, {}, {}]  # two frames over it may be a hand passing
+    assert contacts[4] == contacts[5] == {"L": pytest.approx(3 / 30)}

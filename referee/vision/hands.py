@@ -57,7 +57,9 @@ class HandConfig:
     it touches the first pile zone met going back along the arm from `grip_cm` behind the tip
     (a hand carrying a card) to `palm_cm` (a flat hand, fingers beyond the pile); on a zone showing
     a face-down card (turned over in place, stirring under the hand) it touches from when its tip
-    came within `settle_cm` of where it rests."""
+    came within `settle_cm` of where it rests, or, when it never rests there (the card flips in
+    its fingers and it moves on), from the first of `turn_frames` frames in a row its grip lay on
+    the zone."""
 
     px_per_cm: float = 4.0
     margin_cm: float = 10.0
@@ -74,6 +76,7 @@ class HandConfig:
     stop_cm: float = 3.0
     lead_cm: float = 2.5
     settle_cm: float = 2.5
+    turn_frames: int = 3
 
     def __post_init__(self) -> None:
         if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0 and self.stop_cm > 0
@@ -82,6 +85,8 @@ class HandConfig:
                                 "and margin_cm >= 0")
         if not (0 < self.weak_threshold <= self.threshold < 256 and 0 < self.still_threshold < 256):
             raise BadHandConfig("thresholds are grey levels in 1..255, weak_threshold at most threshold")
+        if self.turn_frames < 2:
+            raise BadHandConfig("turn_frames must be at least 2 (one frame over a zone is a hand passing)")
         if not (1 <= self.still_frames < self.forget_frames <= 255):
             raise BadHandConfig("still_frames must be at least 1 and less than forget_frames (at most 255)")
         if not 0.0 < self.over_fraction <= 1.0:
@@ -169,11 +174,22 @@ class Hand:
             raise BadHandConfig(f"a hand's side is one of {', '.join(EDGE_OF)}, not {self.side!r}")
 
 
+@dataclass(frozen=True)
+class _Step:
+    """One frame of a side's hand: capture time, stirring, at rest, tip, grip zone."""
+
+    t: float
+    stirring: float
+    rest: bool
+    tip: tuple[float, float]
+    grip_zone: str | None
+
+
 @dataclass
 class _Track:
-    """One side's hand followed over frames: recent (capture time, stirring, at rest) and its current contact."""
+    """One side's hand followed over frames: its recent steps and its current contact."""
 
-    history: list[tuple[float, float, bool, tuple[float, float]]] = field(default_factory=list)
+    history: list[_Step] = field(default_factory=list)
     tip: tuple[float, float] | None = None
     contact: dict[str, float] = field(default_factory=dict)
     seen_frame: int = -1
@@ -338,7 +354,7 @@ class HandFinder:
         # how far each pixel lies from the arm's own edge, in view pixels
         depth = {"bottom": height - 1 - vs, "top": vs, "left": us, "right": width - 1 - us}[edge]
         far = depth >= depth.max() - self.config.lead_cm * view.px_per_cm
-        tip_px = np.array([us[far].mean(), vs[far].mean()])
+        tip_px = self._leading(us[far], vs[far])
         near = depth <= depth.min() + 2
         entry_px = np.array([us[near].mean(), vs[near].mean()])
         tip, entry = view.to_table(tip_px), view.to_table(entry_px)
@@ -353,6 +369,27 @@ class HandFinder:
                 break
         return Hand(side, mask, tuple(over), (float(tip[0]), float(tip[1])), (float(entry[0]), float(entry[1])),
                     grip_zone, stirring)
+
+    def _leading(self, us: np.ndarray, vs: np.ndarray) -> np.ndarray:
+        """The tip (view px) from a hand's leading pixels: where they fall apart into pieces (the
+        fingers beside a card the hand laid down or turned up before, lying in its row at the
+        same depth) the piece that moved last, the still table's reference having learned
+        neither."""
+        x0, y0 = int(us.min()), int(vs.min())
+        band = np.zeros((int(vs.max()) - y0 + 1, int(us.max()) - x0 + 1), np.uint8)
+        band[vs - y0, us - x0] = 1
+        count, pieces = cv2.connectedComponents(band, connectivity=8)
+        if count <= 2:
+            return np.array([us.mean(), vs.mean()])
+        piece = pieces[vs - y0, us - x0]
+        areas = np.bincount(piece, minlength=count)
+        still = np.bincount(piece, weights=self._still[vs, us], minlength=count) / np.maximum(areas, 1)
+        still[areas < self.view.px_per_cm**2] = np.inf  # specks under a square cm
+        still[0] = np.inf
+        if not np.isfinite(still).any():
+            return np.array([us.mean(), vs.mean()])
+        chosen = piece == int(np.argmin(still))
+        return np.array([us[chosen].mean(), vs[chosen].mean()])
 
     def _report(self, t: float, frame: int, face_down: frozenset[str]) -> tuple[HandSeen, ...]:
         """The hands as observations, with the contacts each side's hand has made and kept."""
@@ -373,13 +410,17 @@ class HandFinder:
             rest = hand.stirring <= cfg.stir_share and track.tip is not None \
                 and math.dist(track.tip, hand.tip) < cfg.stop_cm
             track.tip = hand.tip
-            track.history.append((t, hand.stirring, rest, hand.tip))
+            track.history.append(_Step(t, hand.stirring, rest, hand.tip, hand.grip_zone))
             del track.history[:-16]
-            if not rest:
+            grip = hand.grip_zone
+            if rest and grip is not None and grip not in track.contact:
+                arrival = self._settled(track.history) if grip in face_down else self._arrival(track.history)
+                track.contact = {grip: arrival}
+            elif not rest and not (grip in face_down and grip in track.contact):
                 track.contact.clear()
-            elif hand.grip_zone is not None and hand.grip_zone not in track.contact:
-                arrival = self._settled(track.history) if hand.grip_zone in face_down else self._arrival(track.history)
-                track.contact = {hand.grip_zone: arrival}
+                turning = self._turning(track.history) if grip in face_down else None
+                if turning is not None:
+                    track.contact = {grip: turning}
             over = tuple(hand.over) + tuple(z for z in track.contact if z not in hand.over)
             out.append(HandSeen(hand.side, over, dict(track.contact), (round(hand.tip[0], 2), round(hand.tip[1], 2))))
         for side, track in self._tracks.items():
@@ -388,7 +429,7 @@ class HandFinder:
                 track.contact.clear()
         return tuple(out)
 
-    def _arrival(self, history: list[tuple[float, float, bool, tuple[float, float]]]) -> float:
+    def _arrival(self, history: list[_Step]) -> float:
         """When a hand found at rest in the last frame came to rest. The frame-to-frame steps are
         measured by the share of its pixels that changed: the first frame of the run at rest shows
         the hand already resting in the frame before it, and the two steps before that date the
@@ -396,23 +437,36 @@ class HandFinder:
         the cube of the time to go, so the ratio of the last step to the one before says how much
         of the interval the hand still moved in)."""
         j = len(history) - 1
-        while j > 0 and history[j - 1][2]:
+        while j > 0 and history[j - 1].rest:
             j -= 1
         if j <= 1:
-            return history[0][0]
-        (t0, before, _, _), (t1, last, _, _) = history[j - 2], history[j - 1]
+            return history[0].t
+        t0, before = history[j - 2].t, history[j - 2].stirring
+        t1, last = history[j - 1].t, history[j - 1].stirring
         if before <= 1e-6:
             return t1
         ratio = min(last / before, 1 / 7)
         s = (ratio / (1 + ratio)) ** (1 / 3)
         return t0 + s / (1 - s) * (t1 - t0)
 
-    def _settled(self, history: list[tuple[float, float, bool, tuple[float, float]]]) -> float:
+    def _settled(self, history: list[_Step]) -> float:
         """When a hand found at rest on a face-down card stopped there: the card it turns over in
         place stirs under it until it lies turned, so the hand's arrival is the first frame of the
         run whose tip lies within `settle_cm` of where it rests now."""
-        tip = history[-1][3]
+        tip = history[-1].tip
         j = len(history) - 1
-        while j > 0 and math.dist(history[j - 1][3], tip) < self.config.settle_cm:
+        while j > 0 and math.dist(history[j - 1].tip, tip) < self.config.settle_cm:
             j -= 1
-        return history[j][0]
+        return history[j].t
+
+    def _turning(self, history: list[_Step]) -> float | None:
+        """When a hand that is not at rest began turning over the face-down card under its grip:
+        the card flips in its fingers (its tip jumps by the card's length) and the hand moves on
+        without a frame at rest, so it touched from the first frame of the run in which its grip
+        lay on that zone, once the run is `turn_frames` long (a hand passing over crosses a place
+        in a frame or two); None before that."""
+        zone = history[-1].grip_zone
+        j = len(history) - 1
+        while j > 0 and history[j - 1].grip_zone == zone:
+            j -= 1
+        return history[j].t if len(history) - j >= self.config.turn_frames else None

@@ -230,3 +230,24 @@ def test_a_hand_turning_a_face_down_card_without_coming_to_rest_touches_it_from_
     assert reached == [False, False, True, True, True, True, False]
     assert contacts[:4] == [{}, {}, {}, {}]  # two frames over it may be a hand passing
     assert contacts[4] == contacts[5] == {"L": pytest.approx(3 / 30)}
+
+
+def test_a_hand_resting_on_a_pile_keeps_its_touch_when_the_other_players_arm_meets_it_there() -> None:
+    calibration, table, view, finder, (x, y) = _watching_l()
+    rng = np.random.default_rng(5)
+    sleeve_a = rng.integers(30, 110, (300, 44, 3), dtype=np.uint8)
+    sleeve_b = rng.integers(160, 240, (300, 40, 3), dtype=np.uint8)
+    reach = y - 25  # A's fingers reach past L's middle
+    contacts = []
+    # A's hand reaches L and rests there; B's arm then comes from the far edge onto A's fingers
+    for i, (top, b_end) in enumerate([(220, 0), (170, 0), (reach, 0), (reach, 0), (reach, 60), (reach, 100),
+                                      (reach, reach + 8), (reach, reach + 8), (reach, reach + 8)], start=1):
+        frame = table.copy()
+        frame[top:300, x - 22:x + 22] = sleeve_a[: 300 - top]
+        if b_end:
+            frame[0:b_end, x - 10:x + 30] = sleeve_b[:b_end]
+        hands = finder.update(view.warp(frame), i / 30, i)
+        contacts.append({h.side: dict(h.contact) for h in hands})
+    assert contacts[3]["A"] == {"L": pytest.approx(3 / 30)}
+    assert all(c["A"] == contacts[3]["A"] for c in contacts[4:])
+    assert sorted(contacts[-1]) == ["A", "B"]

@@ -11,7 +11,10 @@ would leave its loose pieces to be learned into the reference and seen as a hand
 but not through a piece that has been still for longer than the arm (a card its hand laid down
 or turned over and left). An arm that reaches
 across to the other edge (two arms meeting over a pile) is split between the two edges by
-growing both at once through the blob.
+growing both at once through the blob, except that what was one arm's in the last frame and lies
+as it lay stays that arm's (the hand resting on the pile when the other arrives keeps its fingers).
+A hand's tip is the middle of its leading edge; where that edge falls apart into pieces (its
+fingers beside a card it laid down in the same row a moment before) the piece that moved last.
 
 A hand *touches* a zone when it comes to rest there: its step between frames is measured by the
 share of its pixels that changed (robust where the leading edge flips between a finger and a
@@ -268,6 +271,11 @@ class HandFinder:
                     seed[strips[EDGE_OF[p]]] = 1
                     seeds[p] = seed[y:y + h, x:x + w]
                 parts = {p: part.astype(bool) for p, part in self._split(blob.astype(np.uint8), seeds).items()}
+                lying = blob & ~moving[y:y + h, x:x + w]
+                for p in players:  # what was an arm's in the last frame and lies as it lay stays its own
+                    for before in (hand.mask[y:y + h, x:x + w] & lying for hand in self.hands if hand.side == p):
+                        for q in players:
+                            parts[q] = parts[q] | before if q == p else parts[q] & ~before
             for player, part in parts.items():
                 area = int(part.sum())
                 if area >= self._min_area:

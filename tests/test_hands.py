@@ -251,3 +251,16 @@ def test_a_hand_resting_on_a_pile_keeps_its_touch_when_the_other_players_arm_mee
     assert contacts[3]["A"] == {"L": pytest.approx(3 / 30)}
     assert all(c["A"] == contacts[3]["A"] for c in contacts[4:])
     assert sorted(contacts[-1]) == ["A", "B"]
+
+
+def test_a_hand_cut_off_from_its_sleeve_by_a_wrist_of_the_tables_colour_is_joined_to_its_arm() -> None:
+    calibration, table, view, finder, (x, y) = _watching_l()
+    for i in range(1, 4):
+        frame = table.copy()
+        frame[y + 50:300, x - 22:x + 22] = 40  # the dark sleeve, short of L (its near edge 7 cm below L's middle)
+        frame[y + 35:y + 50, x - 15:x + 15] = 152  # the wrist, the table's own colour (6 grey levels in all)
+        frame[y - 15:y + 35, x - 18:x + 18] = (60, 40, 30)  # the hand reaching onto L
+        hands = finder.update(view.warp(frame), i / 30, i)
+        assert [h.side for h in hands] == ["A"]
+        assert calibration.layout.locate(np.array(hands[0].position)) == "L"
+    assert hands[0].contact == {"L": pytest.approx(1 / 30)}

@@ -13,6 +13,8 @@ or turned over and left). An arm that reaches
 across to the other edge (two arms meeting over a pile) is split between the two edges by
 growing both at once through the blob, except that what was one arm's in the last frame and lies
 as it lay stays that arm's (the hand resting on the pile when the other arrives keeps its fingers).
+A loose blob within a few cm of an arm that has not lain still longer than it is that arm's
+hand, cut off by a wrist that differs too little from the table (a dark hand over a dark table).
 A hand's tip is the middle of its leading edge; where that edge falls apart into pieces (its
 fingers beside a card it laid down in the same row a moment before) the piece that moved last.
 
@@ -52,6 +54,7 @@ class HandConfig:
     grey levels a pixel must differ from the reference (summed over the channels) to be foreground,
     `weak_threshold` (averaged over its 3x3 neighbourhood, where noise averages out) to belong to an
     arm found so (a hand of the table's own colour); `min_area_cm2`: smaller blobs are noise;
+    `bridge_cm`: a loose blob this near an arm, not still for longer than it, is its hand;
     `still_frames`: frames a pixel must stay within `still_threshold` to join the reference
     (`forget_frames` for a pixel inside a hand: an arm lying still that long becomes table);
     `over_fraction`: share of a zone a hand's foreground pixels must cover for it to be over the
@@ -80,12 +83,13 @@ class HandConfig:
     lead_cm: float = 2.5
     settle_cm: float = 2.5
     turn_frames: int = 3
+    bridge_cm: float = 4.0
 
     def __post_init__(self) -> None:
         if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0 and self.stop_cm > 0
-                and self.lead_cm > 0 and self.settle_cm > 0):
+                and self.lead_cm > 0 and self.settle_cm > 0 and self.bridge_cm >= 0):
             raise BadHandConfig("px_per_cm, min_area_cm2, stop_cm, lead_cm and settle_cm must be positive "
-                                "and margin_cm >= 0")
+                                "and margin_cm, bridge_cm >= 0")
         if not (0 < self.weak_threshold <= self.threshold < 256 and 0 < self.still_threshold < 256):
             raise BadHandConfig("thresholds are grey levels in 1..255, weak_threshold at most threshold")
         if self.turn_frames < 2:
@@ -324,7 +328,38 @@ class HandFinder:
                 label = int(label_of[arm])
                 if player not in owners.setdefault(label, []):
                     owners[label].append(player)
+        loose = (areas >= self._min_area / 4) & ~left
+        loose[0] = False
+        loose[[piece for piece in range(count) if label_of[piece] in owners]] = False
+        if loose.any() and owners:
+            self._bridge(labels, stats, owners, pieces, label_of, np.flatnonzero(loose), still, every_arm)
         return labels, stats, owners, strong
+
+    def _bridge(self, labels: np.ndarray, stats: np.ndarray, owners: dict[int, list[str]], pieces: np.ndarray,
+                label_of: np.ndarray, loose: np.ndarray, still: np.ndarray, every_arm: list[int]) -> None:
+        """Joins to an arm (in place: `labels`, `stats`) each loose blob holding a piece of clear
+        foreground within `bridge_cm` of it that has not lain still longer than the arms: the hand
+        of an arm whose wrist differs too little from the table to be seen (a dark hand over a dark
+        table), which would otherwise be left out and learned as table while it rests."""
+        reach = 2 * round(self.config.bridge_cm * self.config.px_per_cm) + 1
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
+        for arm in list(owners):
+            arm_still = min(still[piece] for piece in every_arm if label_of[piece] == arm)
+            x, y, w, h = stats[arm, :4]
+            pad = reach // 2
+            x0, y0 = max(0, x - pad), max(0, y - pad)
+            x1, y1 = min(labels.shape[1], x + w + pad), min(labels.shape[0], y + h + pad)
+            near = cv2.dilate((labels[y0:y1, x0:x1] == arm).astype(np.uint8), kernel) > 0
+            touched = np.intersect1d(np.unique(pieces[y0:y1, x0:x1][near]), loose)
+            moved = touched[still[touched] <= arm_still + self.config.still_frames]
+            for blob in {int(label_of[p]) for p in moved} - set(owners):
+                bx, by, bw, bh = stats[blob, :4]
+                labels[by:by + bh, bx:bx + bw][labels[by:by + bh, bx:bx + bw] == blob] = arm
+                x, y = min(x, bx), min(y, by)
+                w, h = max(stats[arm, 0] + stats[arm, 2], bx + bw) - x, max(stats[arm, 1] + stats[arm, 3], by + bh) - y
+                stats[arm, :4] = (x, y, w, h)
+                stats[arm, 4] += stats[blob, 4]
+                label_of[label_of == blob] = arm
 
     def _learn(self, image: np.ndarray, hand_mask: np.ndarray, moving: np.ndarray) -> None:
         """Pixels still for `still_frames` (outside hands; inside after `forget_frames`) join the reference."""

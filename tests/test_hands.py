@@ -206,7 +206,7 @@ def test_a_hand_beside_the_card_it_laid_down_before_touches_the_place_under_its_
     assert contacts[-1] == {"A2": pytest.approx(6 / 30)}
 
 
-def test_a_hand_turning_a_face_down_card_without_coming_to_rest_touches_it_from_when_its_grip_reached_it() -> None:
+def test_a_hand_turning_a_face_down_card_without_coming_to_rest_touched_it_from_when_its_grip_reached_it() -> None:
     calibration, table = _table()
     view = TableView(calibration)
     target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
@@ -228,8 +228,8 @@ def test_a_hand_turning_a_face_down_card_without_coming_to_rest_touches_it_from_
         reached.append(finder.hands[0].grip_zone == "L")
         contacts.append(dict(hands[0].contact))
     assert reached == [False, False, True, True, True, True, False]
-    assert contacts[:4] == [{}, {}, {}, {}]  # two frames over it may be a hand passing
-    assert contacts[4] == contacts[5] == {"L": pytest.approx(3 / 30)}
+    assert contacts[:6] == [{}] * 6  # seen once its grip has left: a hand passing over crosses it quicker
+    assert contacts[6] == {"L": pytest.approx(3 / 30)}
 
 
 def test_a_hand_resting_on_a_pile_keeps_its_touch_when_the_other_players_arm_meets_it_there() -> None:
@@ -252,15 +252,3 @@ def test_a_hand_resting_on_a_pile_keeps_its_touch_when_the_other_players_arm_mee
     assert all(c["A"] == contacts[3]["A"] for c in contacts[4:])
     assert sorted(contacts[-1]) == ["A", "B"]
 
-
-def test_a_hand_cut_off_from_its_sleeve_by_a_wrist_of_the_tables_colour_is_joined_to_its_arm() -> None:
-    calibration, table, view, finder, (x, y) = _watching_l()
-    for i in range(1, 4):
-        frame = table.copy()
-        frame[y + 50:300, x - 22:x + 22] = 40  # the dark sleeve, short of L (its near edge 7 cm below L's middle)
-        frame[y + 35:y + 50, x - 15:x + 15] = 152  # the wrist, the table's own colour (6 grey levels in all)
-        frame[y - 15:y + 35, x - 18:x + 18] = (60, 40, 30)  # the hand reaching onto L
-        hands = finder.update(view.warp(frame), i / 30, i)
-        assert [h.side for h in hands] == ["A"]
-        assert calibration.layout.locate(np.array(hands[0].position)) == "L"
-    assert hands[0].contact == {"L": pytest.approx(1 / 30)}

@@ -13,10 +13,9 @@ or turned over and left). An arm that reaches
 across to the other edge (two arms meeting over a pile) is split between the two edges by
 growing both at once through the blob, except that what was one arm's in the last frame and lies
 as it lay stays that arm's (the hand resting on the pile when the other arrives keeps its fingers).
-A loose blob within a few cm of an arm that has not lain still longer than it is that arm's
-hand, cut off by a wrist that differs too little from the table (a dark hand over a dark table).
-A hand's tip is the middle of its leading edge; where that edge falls apart into pieces (its
-fingers beside a card it laid down in the same row a moment before) the piece that moved last.
+A hand's tip is the middle of its leading edge; where that edge falls apart into pieces it grips
+with the piece that moved last (not a card it laid down or turned up in the same row a moment
+before, beside the place it reaches now).
 
 A hand *touches* a zone when it comes to rest there: its step between frames is measured by the
 share of its pixels that changed (robust where the leading edge flips between a finger and a
@@ -54,7 +53,6 @@ class HandConfig:
     grey levels a pixel must differ from the reference (summed over the channels) to be foreground,
     `weak_threshold` (averaged over its 3x3 neighbourhood, where noise averages out) to belong to an
     arm found so (a hand of the table's own colour); `min_area_cm2`: smaller blobs are noise;
-    `bridge_cm`: a loose blob this near an arm, not still for longer than it, is its hand;
     `still_frames`: frames a pixel must stay within `still_threshold` to join the reference
     (`forget_frames` for a pixel inside a hand: an arm lying still that long becomes table);
     `over_fraction`: share of a zone a hand's foreground pixels must cover for it to be over the
@@ -64,8 +62,8 @@ class HandConfig:
     (a hand carrying a card) to `palm_cm` (a flat hand, fingers beyond the pile); on a zone showing
     a face-down card (turned over in place, stirring under the hand) it touches from when its tip
     came within `settle_cm` of where it rests, or, when it never rests there (the card flips in
-    its fingers and it moves on), from the first of `turn_frames` frames in a row its grip lay on
-    the zone."""
+    its fingers and it moves on), from the first of `turn_frames` to four times as many frames in
+    a row its grip lay on the zone (reported as its grip leaves)."""
 
     px_per_cm: float = 4.0
     margin_cm: float = 10.0
@@ -83,13 +81,12 @@ class HandConfig:
     lead_cm: float = 2.5
     settle_cm: float = 2.5
     turn_frames: int = 3
-    bridge_cm: float = 4.0
 
     def __post_init__(self) -> None:
         if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0 and self.stop_cm > 0
-                and self.lead_cm > 0 and self.settle_cm > 0 and self.bridge_cm >= 0):
+                and self.lead_cm > 0 and self.settle_cm > 0):
             raise BadHandConfig("px_per_cm, min_area_cm2, stop_cm, lead_cm and settle_cm must be positive "
-                                "and margin_cm, bridge_cm >= 0")
+                                "and margin_cm >= 0")
         if not (0 < self.weak_threshold <= self.threshold < 256 and 0 < self.still_threshold < 256):
             raise BadHandConfig("thresholds are grey levels in 1..255, weak_threshold at most threshold")
         if self.turn_frames < 2:
@@ -328,38 +325,7 @@ class HandFinder:
                 label = int(label_of[arm])
                 if player not in owners.setdefault(label, []):
                     owners[label].append(player)
-        loose = (areas >= self._min_area / 4) & ~left
-        loose[0] = False
-        loose[[piece for piece in range(count) if label_of[piece] in owners]] = False
-        if loose.any() and owners:
-            self._bridge(labels, stats, owners, pieces, label_of, np.flatnonzero(loose), still, every_arm)
         return labels, stats, owners, strong
-
-    def _bridge(self, labels: np.ndarray, stats: np.ndarray, owners: dict[int, list[str]], pieces: np.ndarray,
-                label_of: np.ndarray, loose: np.ndarray, still: np.ndarray, every_arm: list[int]) -> None:
-        """Joins to an arm (in place: `labels`, `stats`) each loose blob holding a piece of clear
-        foreground within `bridge_cm` of it that has not lain still longer than the arms: the hand
-        of an arm whose wrist differs too little from the table to be seen (a dark hand over a dark
-        table), which would otherwise be left out and learned as table while it rests."""
-        reach = 2 * round(self.config.bridge_cm * self.config.px_per_cm) + 1
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
-        for arm in list(owners):
-            arm_still = min(still[piece] for piece in every_arm if label_of[piece] == arm)
-            x, y, w, h = stats[arm, :4]
-            pad = reach // 2
-            x0, y0 = max(0, x - pad), max(0, y - pad)
-            x1, y1 = min(labels.shape[1], x + w + pad), min(labels.shape[0], y + h + pad)
-            near = cv2.dilate((labels[y0:y1, x0:x1] == arm).astype(np.uint8), kernel) > 0
-            touched = np.intersect1d(np.unique(pieces[y0:y1, x0:x1][near]), loose)
-            moved = touched[still[touched] <= arm_still + self.config.still_frames]
-            for blob in {int(label_of[p]) for p in moved} - set(owners):
-                bx, by, bw, bh = stats[blob, :4]
-                labels[by:by + bh, bx:bx + bw][labels[by:by + bh, bx:bx + bw] == blob] = arm
-                x, y = min(x, bx), min(y, by)
-                w, h = max(stats[arm, 0] + stats[arm, 2], bx + bw) - x, max(stats[arm, 1] + stats[arm, 3], by + bh) - y
-                stats[arm, :4] = (x, y, w, h)
-                stats[arm, 4] += stats[blob, 4]
-                label_of[label_of == blob] = arm
 
     def _learn(self, image: np.ndarray, hand_mask: np.ndarray, moving: np.ndarray) -> None:
         """Pixels still for `still_frames` (outside hands; inside after `forget_frames`) join the reference."""
@@ -397,16 +363,17 @@ class HandFinder:
         # how far each pixel lies from the arm's own edge, in view pixels
         depth = {"bottom": height - 1 - vs, "top": vs, "left": us, "right": width - 1 - us}[edge]
         far = depth >= depth.max() - self.config.lead_cm * view.px_per_cm
-        tip_px = self._leading(us[far], vs[far])
+        tip_px = np.array([us[far].mean(), vs[far].mean()])
+        grip_px = self._leading(us[far], vs[far])
         near = depth <= depth.min() + 2
         entry_px = np.array([us[near].mean(), vs[near].mean()])
-        tip, entry = view.to_table(tip_px), view.to_table(entry_px)
-        along = tip - entry
+        tip, entry, fingers = view.to_table(tip_px), view.to_table(entry_px), view.to_table(grip_px)
+        along = fingers - entry
         length = float(np.hypot(*along))
         back = -along / length if length > 1e-6 else np.zeros(2)
         grip_zone = None
         for step in np.arange(self.config.grip_cm, self.config.palm_cm + 1e-9, 1.0):  # from the fingers to the palm
-            zone = view.calibration.layout.locate(tip + back * step)
+            zone = view.calibration.layout.locate(fingers + back * step)
             if zone is not None and zone in view.zones:
                 grip_zone = zone
                 break
@@ -414,10 +381,10 @@ class HandFinder:
                     grip_zone, stirring)
 
     def _leading(self, us: np.ndarray, vs: np.ndarray) -> np.ndarray:
-        """The tip (view px) from a hand's leading pixels: where they fall apart into pieces (the
-        fingers beside a card the hand laid down or turned up before, lying in its row at the
-        same depth) the piece that moved last, the still table's reference having learned
-        neither."""
+        """Where a hand grips (view px), from its leading pixels: their middle, or where they fall
+        apart into pieces the middle of the piece that moved last (not a card it laid down or
+        turned up a moment before, lying in the same row as the place it reaches now, nor the
+        other arm's card where two arms meet: the reference has learned neither)."""
         x0, y0 = int(us.min()), int(vs.min())
         band = np.zeros((int(vs.max()) - y0 + 1, int(us.max()) - x0 + 1), np.uint8)
         band[vs - y0, us - x0] = 1
@@ -431,8 +398,8 @@ class HandFinder:
         still[0] = np.inf
         if not np.isfinite(still).any():
             return np.array([us.mean(), vs.mean()])
-        chosen = piece == int(np.argmin(still))
-        return np.array([us[chosen].mean(), vs[chosen].mean()])
+        keep = piece == int(np.argmin(still))
+        return np.array([us[keep].mean(), vs[keep].mean()])
 
     def _report(self, t: float, frame: int, face_down: frozenset[str]) -> tuple[HandSeen, ...]:
         """The hands as observations, with the contacts each side's hand has made and kept."""
@@ -459,11 +426,11 @@ class HandFinder:
             if rest and grip is not None and grip not in track.contact:
                 arrival = self._settled(track.history) if grip in face_down else self._arrival(track.history)
                 track.contact = {grip: arrival}
-            elif not rest and not (grip in face_down and grip in track.contact):
+            elif not rest:
                 track.contact.clear()
-                turning = self._turning(track.history) if grip in face_down else None
-                if turning is not None:
-                    track.contact = {grip: turning}
+                turned = self._turned(track.history, face_down)
+                if turned is not None:
+                    track.contact = dict([turned])
             over = tuple(hand.over) + tuple(z for z in track.contact if z not in hand.over)
             out.append(HandSeen(hand.side, over, dict(track.contact), (round(hand.tip[0], 2), round(hand.tip[1], 2))))
         for side, track in self._tracks.items():
@@ -502,14 +469,22 @@ class HandFinder:
             j -= 1
         return history[j].t
 
-    def _turning(self, history: list[_Step]) -> float | None:
-        """When a hand that is not at rest began turning over the face-down card under its grip:
-        the card flips in its fingers (its tip jumps by the card's length) and the hand moves on
-        without a frame at rest, so it touched from the first frame of the run in which its grip
-        lay on that zone, once the run is `turn_frames` long (a hand passing over crosses a place
-        in a frame or two); None before that."""
-        zone = history[-1].grip_zone
-        j = len(history) - 1
+    def _turned(self, history: list[_Step], face_down: frozenset[str]) -> tuple[str, float] | None:
+        """The face-down card a hand turned over without coming to rest, seen in the frame its grip
+        leaves it: the card flips in its fingers (its tip jumps by the card's length) and the hand
+        moves on, so when its grip lay on that zone for `turn_frames` to four times as many frames
+        in a row (a hand passing over crosses a place in a frame or two; a turn takes a few tenths
+        of a second, and a hand hovering longer may touch at any moment), none at rest, it touched
+        from the first of them (the zone and that time); None otherwise."""
+        if len(history) < 2 or history[-2].grip_zone in (None, history[-1].grip_zone) \
+                or history[-2].grip_zone not in face_down:
+            return None
+        zone = history[-2].grip_zone
+        j = len(history) - 2
         while j > 0 and history[j - 1].grip_zone == zone:
             j -= 1
-        return history[j].t if len(history) - j >= self.config.turn_frames else None
+        run = history[j:-1]
+        if j == 0 or not self.config.turn_frames <= len(run) <= 4 * self.config.turn_frames \
+                or any(step.rest for step in run):
+            return None
+        return zone, run[0].t

@@ -61,9 +61,7 @@ class HandConfig:
     it touches the first pile zone met going back along the arm from `grip_cm` behind the tip
     (a hand carrying a card) to `palm_cm` (a flat hand, fingers beyond the pile); on a zone showing
     a face-down card (turned over in place, stirring under the hand) it touches from when its tip
-    came within `settle_cm` of where it rests, or, when it never rests there (the card flips in
-    its fingers and it moves on), from the first of `turn_frames` to four times as many frames in
-    a row its grip lay on the zone (reported as its grip leaves)."""
+    came within `settle_cm` of where it rests."""
 
     px_per_cm: float = 4.0
     margin_cm: float = 10.0
@@ -80,7 +78,6 @@ class HandConfig:
     stop_cm: float = 3.0
     lead_cm: float = 2.5
     settle_cm: float = 2.5
-    turn_frames: int = 3
 
     def __post_init__(self) -> None:
         if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0 and self.stop_cm > 0
@@ -89,8 +86,6 @@ class HandConfig:
                                 "and margin_cm >= 0")
         if not (0 < self.weak_threshold <= self.threshold < 256 and 0 < self.still_threshold < 256):
             raise BadHandConfig("thresholds are grey levels in 1..255, weak_threshold at most threshold")
-        if self.turn_frames < 2:
-            raise BadHandConfig("turn_frames must be at least 2 (one frame over a zone is a hand passing)")
         if not (1 <= self.still_frames < self.forget_frames <= 255):
             raise BadHandConfig("still_frames must be at least 1 and less than forget_frames (at most 255)")
         if not 0.0 < self.over_fraction <= 1.0:
@@ -180,13 +175,12 @@ class Hand:
 
 @dataclass(frozen=True)
 class _Step:
-    """One frame of a side's hand: capture time, stirring, at rest, tip, grip zone."""
+    """One frame of a side's hand: capture time, stirring, at rest, tip."""
 
     t: float
     stirring: float
     rest: bool
     tip: tuple[float, float]
-    grip_zone: str | None
 
 
 @dataclass
@@ -420,7 +414,7 @@ class HandFinder:
             rest = hand.stirring <= cfg.stir_share and track.tip is not None \
                 and math.dist(track.tip, hand.tip) < cfg.stop_cm
             track.tip = hand.tip
-            track.history.append(_Step(t, hand.stirring, rest, hand.tip, hand.grip_zone))
+            track.history.append(_Step(t, hand.stirring, rest, hand.tip))
             del track.history[:-16]
             grip = hand.grip_zone
             if rest and grip is not None and grip not in track.contact:
@@ -428,9 +422,6 @@ class HandFinder:
                 track.contact = {grip: arrival}
             elif not rest:
                 track.contact.clear()
-                turned = self._turned(track.history, face_down)
-                if turned is not None:
-                    track.contact = dict([turned])
             over = tuple(hand.over) + tuple(z for z in track.contact if z not in hand.over)
             out.append(HandSeen(hand.side, over, dict(track.contact), (round(hand.tip[0], 2), round(hand.tip[1], 2))))
         for side, track in self._tracks.items():
@@ -468,23 +459,3 @@ class HandFinder:
         while j > 0 and math.dist(history[j - 1].tip, tip) < self.config.settle_cm:
             j -= 1
         return history[j].t
-
-    def _turned(self, history: list[_Step], face_down: frozenset[str]) -> tuple[str, float] | None:
-        """The face-down card a hand turned over without coming to rest, seen in the frame its grip
-        leaves it: the card flips in its fingers (its tip jumps by the card's length) and the hand
-        moves on, so when its grip lay on that zone for `turn_frames` to four times as many frames
-        in a row (a hand passing over crosses a place in a frame or two; a turn takes a few tenths
-        of a second, and a hand hovering longer may touch at any moment), none at rest, it touched
-        from the first of them (the zone and that time); None otherwise."""
-        if len(history) < 2 or history[-2].grip_zone in (None, history[-1].grip_zone) \
-                or history[-2].grip_zone not in face_down:
-            return None
-        zone = history[-2].grip_zone
-        j = len(history) - 2
-        while j > 0 and history[j - 1].grip_zone == zone:
-            j -= 1
-        run = history[j:-1]
-        if j == 0 or not self.config.turn_frames <= len(run) <= 4 * self.config.turn_frames \
-                or any(step.rest for step in run):
-            return None
-        return zone, run[0].t

@@ -181,3 +181,48 @@ def test_settings_are_checked() -> None:
     calibration, _ = _table()
     with pytest.raises(BadHandConfig):
         HandFinder(TableView(calibration), players=("A", "Z"))
+
+
+def test_a_hand_beside_the_card_it_laid_down_before_touches_the_place_under_its_own_fingers() -> None:
+    calibration, table = _table()  # A2 spans x 131-176 px, A3 x 178-222 px, both from y 227 px to the near edge
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    finder.update(view.warp(table), 0.0, 0)
+    sleeve = np.random.default_rng(3).integers(30, 110, (80, 60, 3), dtype=np.uint8)
+    # the hand lays a card on A3 holding its lower end, then moves to A2 (its wrist still against
+    # that card, which lies in the same row: the arm's leading edge is that card's and its own)
+    arm = [(185, 265, 215)] * 3 + [(170, 250, 210), (150, 240, 190)] + [(134, 250, 173)] * 6
+    contacts = []
+    for i, (left, top, right) in enumerate(arm, start=1):
+        frame = table.copy()
+        frame[232:295, 181:220] = 250  # the card laid on A3
+        frame[top:300, left:right] = sleeve[: 300 - top, : right - left]
+        if left == 134:
+            frame[232:250, 145:165] = sleeve[50:68, :20]  # its fingers, narrower than the card
+            frame[282:300, 173:185] = sleeve[:18, :12]  # the wrist against A3's card
+        hands = finder.update(view.warp(frame), i / 30, i)
+        assert [h.side for h in hands] == ["A"]
+        contacts.append(dict(hands[0].contact))
+    assert contacts[-1] == {"A2": pytest.approx(6 / 30)}
+
+
+def test_a_hand_resting_on_a_pile_keeps_its_touch_when_the_other_players_arm_meets_it_there() -> None:
+    calibration, table, view, finder, (x, y) = _watching_l()
+    rng = np.random.default_rng(5)
+    sleeve_a = rng.integers(30, 110, (300, 44, 3), dtype=np.uint8)
+    sleeve_b = rng.integers(160, 240, (300, 40, 3), dtype=np.uint8)
+    reach = y - 25  # A's fingers reach past L's middle
+    contacts = []
+    # A's hand reaches L and rests there; B's arm then comes from the far edge onto A's fingers
+    for i, (top, b_end) in enumerate([(220, 0), (170, 0), (reach, 0), (reach, 0), (reach, 60), (reach, 100),
+                                      (reach, reach + 8), (reach, reach + 8), (reach, reach + 8)], start=1):
+        frame = table.copy()
+        frame[top:300, x - 22:x + 22] = sleeve_a[: 300 - top]
+        if b_end:
+            frame[0:b_end, x - 10:x + 30] = sleeve_b[:b_end]
+        hands = finder.update(view.warp(frame), i / 30, i)
+        contacts.append({h.side: dict(h.contact) for h in hands})
+    assert contacts[3]["A"] == {"L": pytest.approx(3 / 30)}
+    assert all(c["A"] == contacts[3]["A"] for c in contacts[4:])
+    assert sorted(contacts[-1]) == ["A", "B"]
+

@@ -183,3 +183,31 @@ def test_a_card_whose_index_cannot_be_read_is_unsure_never_empty() -> None:
     read = DetectorReader(FaintIndexDetector()).read(frame, calibration, ["L", "R"])  # type: ignore[arg-type]
     assert read["L"] == ZoneReading("7C", 0.05)  # below the observer's and tracker's 0.3: read again, state held
     assert read["R"] == ZoneReading("empty", 0.9)
+
+
+def test_a_stock_place_its_owner_took_the_face_up_card_from_is_turned_over_where_touched_again() -> None:
+    calibration, table, reader, observer = _setup()
+    reader.shows["A3"] = ZoneReading("7C")
+    dealt = _card(table, calibration, "A3")
+    for i in range(4):
+        observer.observe(dealt, i / 30, i)
+    x, y = (int(v) for v in calibration.to_image(np.array(calibration.layout.zone("A3").centre)))
+    far = int(calibration.to_image(np.array(calibration.layout.zone("L").centre))[1])
+    turned = dealt.copy()
+    cv2.rectangle(turned, (x - 15, y - 22), (x + 15, y + 22), (40, 40, 150), -1)  # the face-down card under it
+    sleeve = np.random.default_rng(0).integers(30, 110, (300, 44, 3), dtype=np.uint8)
+    flipping = np.random.default_rng(1)
+    # A's hand rests on A3 and takes its card, reaches L (its arm over A3 all along), comes back,
+    # turns the face-down card over in its fingers (stirring) and rests
+    steps = [(dealt, y, 0)] * 5 + [(turned, far, 0)] * 3 + [(turned, y, 20)] * 4 + [(turned, y, 0)] * 3
+    contacts = []
+    for i, (under, top, flip) in enumerate(steps, start=4):
+        frame = under.copy()
+        frame[top:300, x - 22:x + 22] = sleeve[: 300 - top]
+        if flip:
+            frame[top:top + flip, x - 22:x + 22] = flipping.integers(0, 255, (flip, 44, 3), dtype=np.uint8)
+        obs = observer.observe(frame, i / 30, i)
+        contacts.append({zone: t for hand in obs.hands for zone, t in hand.contact.items()})
+    assert "A3" in contacts[4]  # the card taken
+    assert contacts[5:8] == [{}, {}, {}]
+    assert contacts[-1] == {"A3": pytest.approx(12 / 30)}  # from when it stopped over the card, as on one read face-down

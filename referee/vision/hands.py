@@ -11,7 +11,11 @@ would leave its loose pieces to be learned into the reference and seen as a hand
 but not through a piece that has been still for longer than the arm (a card its hand laid down
 or turned over and left). An arm that reaches
 across to the other edge (two arms meeting over a pile) is split between the two edges by
-growing both at once through the blob.
+growing both at once through the blob, except that what was one arm's in the last frame and lies
+as it lay stays that arm's (the hand resting on the pile when the other arrives keeps its fingers).
+A hand's tip is the middle of its leading edge; where that edge falls apart into pieces it grips
+with the piece that moved last (not a card it laid down or turned up in the same row a moment
+before, beside the place it reaches now).
 
 A hand *touches* a zone when it comes to rest there: its step between frames is measured by the
 share of its pixels that changed (robust where the leading edge flips between a finger and a
@@ -169,11 +173,21 @@ class Hand:
             raise BadHandConfig(f"a hand's side is one of {', '.join(EDGE_OF)}, not {self.side!r}")
 
 
+@dataclass(frozen=True)
+class _Step:
+    """One frame of a side's hand: capture time, stirring, at rest, tip."""
+
+    t: float
+    stirring: float
+    rest: bool
+    tip: tuple[float, float]
+
+
 @dataclass
 class _Track:
-    """One side's hand followed over frames: recent (capture time, stirring, at rest) and its current contact."""
+    """One side's hand followed over frames: its recent steps and its current contact."""
 
-    history: list[tuple[float, float, bool, tuple[float, float]]] = field(default_factory=list)
+    history: list[_Step] = field(default_factory=list)
     tip: tuple[float, float] | None = None
     contact: dict[str, float] = field(default_factory=dict)
     seen_frame: int = -1
@@ -252,6 +266,11 @@ class HandFinder:
                     seed[strips[EDGE_OF[p]]] = 1
                     seeds[p] = seed[y:y + h, x:x + w]
                 parts = {p: part.astype(bool) for p, part in self._split(blob.astype(np.uint8), seeds).items()}
+                lying = blob & ~moving[y:y + h, x:x + w]
+                for p in players:  # what was an arm's in the last frame and lies as it lay stays its own
+                    for before in (hand.mask[y:y + h, x:x + w] & lying for hand in self.hands if hand.side == p):
+                        for q in players:
+                            parts[q] = parts[q] | before if q == p else parts[q] & ~before
             for player, part in parts.items():
                 area = int(part.sum())
                 if area >= self._min_area:
@@ -339,20 +358,42 @@ class HandFinder:
         depth = {"bottom": height - 1 - vs, "top": vs, "left": us, "right": width - 1 - us}[edge]
         far = depth >= depth.max() - self.config.lead_cm * view.px_per_cm
         tip_px = np.array([us[far].mean(), vs[far].mean()])
+        grip_px = self._leading(us[far], vs[far])
         near = depth <= depth.min() + 2
         entry_px = np.array([us[near].mean(), vs[near].mean()])
-        tip, entry = view.to_table(tip_px), view.to_table(entry_px)
-        along = tip - entry
+        tip, entry, fingers = view.to_table(tip_px), view.to_table(entry_px), view.to_table(grip_px)
+        along = fingers - entry
         length = float(np.hypot(*along))
         back = -along / length if length > 1e-6 else np.zeros(2)
         grip_zone = None
         for step in np.arange(self.config.grip_cm, self.config.palm_cm + 1e-9, 1.0):  # from the fingers to the palm
-            zone = view.calibration.layout.locate(tip + back * step)
+            zone = view.calibration.layout.locate(fingers + back * step)
             if zone is not None and zone in view.zones:
                 grip_zone = zone
                 break
         return Hand(side, mask, tuple(over), (float(tip[0]), float(tip[1])), (float(entry[0]), float(entry[1])),
                     grip_zone, stirring)
+
+    def _leading(self, us: np.ndarray, vs: np.ndarray) -> np.ndarray:
+        """Where a hand grips (view px), from its leading pixels: their middle, or where they fall
+        apart into pieces the middle of the piece that moved last (not a card it laid down or
+        turned up a moment before, lying in the same row as the place it reaches now, nor the
+        other arm's card where two arms meet: the reference has learned neither)."""
+        x0, y0 = int(us.min()), int(vs.min())
+        band = np.zeros((int(vs.max()) - y0 + 1, int(us.max()) - x0 + 1), np.uint8)
+        band[vs - y0, us - x0] = 1
+        count, pieces = cv2.connectedComponents(band, connectivity=8)
+        if count <= 2:
+            return np.array([us.mean(), vs.mean()])
+        piece = pieces[vs - y0, us - x0]
+        areas = np.bincount(piece, minlength=count)
+        still = np.bincount(piece, weights=self._still[vs, us], minlength=count) / np.maximum(areas, 1)
+        still[areas < self.view.px_per_cm**2] = np.inf  # specks under a square cm
+        still[0] = np.inf
+        if not np.isfinite(still).any():
+            return np.array([us.mean(), vs.mean()])
+        keep = piece == int(np.argmin(still))
+        return np.array([us[keep].mean(), vs[keep].mean()])
 
     def _report(self, t: float, frame: int, face_down: frozenset[str]) -> tuple[HandSeen, ...]:
         """The hands as observations, with the contacts each side's hand has made and kept."""
@@ -373,13 +414,14 @@ class HandFinder:
             rest = hand.stirring <= cfg.stir_share and track.tip is not None \
                 and math.dist(track.tip, hand.tip) < cfg.stop_cm
             track.tip = hand.tip
-            track.history.append((t, hand.stirring, rest, hand.tip))
+            track.history.append(_Step(t, hand.stirring, rest, hand.tip))
             del track.history[:-16]
-            if not rest:
+            grip = hand.grip_zone
+            if rest and grip is not None and grip not in track.contact:
+                arrival = self._settled(track.history) if grip in face_down else self._arrival(track.history)
+                track.contact = {grip: arrival}
+            elif not rest:
                 track.contact.clear()
-            elif hand.grip_zone is not None and hand.grip_zone not in track.contact:
-                arrival = self._settled(track.history) if hand.grip_zone in face_down else self._arrival(track.history)
-                track.contact = {hand.grip_zone: arrival}
             over = tuple(hand.over) + tuple(z for z in track.contact if z not in hand.over)
             out.append(HandSeen(hand.side, over, dict(track.contact), (round(hand.tip[0], 2), round(hand.tip[1], 2))))
         for side, track in self._tracks.items():
@@ -388,7 +430,7 @@ class HandFinder:
                 track.contact.clear()
         return tuple(out)
 
-    def _arrival(self, history: list[tuple[float, float, bool, tuple[float, float]]]) -> float:
+    def _arrival(self, history: list[_Step]) -> float:
         """When a hand found at rest in the last frame came to rest. The frame-to-frame steps are
         measured by the share of its pixels that changed: the first frame of the run at rest shows
         the hand already resting in the frame before it, and the two steps before that date the
@@ -396,23 +438,24 @@ class HandFinder:
         the cube of the time to go, so the ratio of the last step to the one before says how much
         of the interval the hand still moved in)."""
         j = len(history) - 1
-        while j > 0 and history[j - 1][2]:
+        while j > 0 and history[j - 1].rest:
             j -= 1
         if j <= 1:
-            return history[0][0]
-        (t0, before, _, _), (t1, last, _, _) = history[j - 2], history[j - 1]
+            return history[0].t
+        t0, before = history[j - 2].t, history[j - 2].stirring
+        t1, last = history[j - 1].t, history[j - 1].stirring
         if before <= 1e-6:
             return t1
         ratio = min(last / before, 1 / 7)
         s = (ratio / (1 + ratio)) ** (1 / 3)
         return t0 + s / (1 - s) * (t1 - t0)
 
-    def _settled(self, history: list[tuple[float, float, bool, tuple[float, float]]]) -> float:
+    def _settled(self, history: list[_Step]) -> float:
         """When a hand found at rest on a face-down card stopped there: the card it turns over in
         place stirs under it until it lies turned, so the hand's arrival is the first frame of the
         run whose tip lies within `settle_cm` of where it rests now."""
-        tip = history[-1][3]
+        tip = history[-1].tip
         j = len(history) - 1
-        while j > 0 and math.dist(history[j - 1][3], tip) < self.config.settle_cm:
+        while j > 0 and math.dist(history[j - 1].tip, tip) < self.config.settle_cm:
             j -= 1
-        return history[j][0]
+        return history[j].t

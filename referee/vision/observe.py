@@ -11,7 +11,10 @@ stand); a zone that looks as when last read keeps its reading, one that changed 
 read is left out of the observation (not read in this frame). When most of the view differs
 from the still table (something over the table) every zone reads `occluded` until it clears (or
 for 3 s at most, after which what is there is taken as the table); a change of light is
-followed instead.
+followed instead. The hand finder is told which zones hold a face-down card (a hand touching one
+turns it over in place): those last read so, and a stock place its owner's hand touched while a
+face-up card lay on top, until it is read again (taking the top card bares a face-down one, which
+that hand often comes back to turn over before its arm has uncovered the place).
 """
 
 from __future__ import annotations
@@ -102,12 +105,15 @@ class ObserveConfig:
 
 @dataclass
 class _ZoneState:
+    """One zone's reads; `taken`: its owner's hand touched it, a face-up card on top, since it was last read."""
+
     reading: ZoneReading | None = None
     read_patch: np.ndarray | None = None
     previous: np.ndarray | None = None
     still: int = 0
     tries: int = 0
     agreeing: int = 0
+    taken: bool = False
 
 
 @dataclass(frozen=True)
@@ -160,6 +166,7 @@ class Observer:
         self.hands = HandFinder(self.view, self.players, self.config.hands)
         self._blocked_frames = 0
         self._zones = {name: _ZoneState() for name in self.view.zones}
+        self._owner = {zone.name: zone.player for zone in calibration.layout.piles if zone.player is not None}
         self._pixels = {name: int(mask.sum()) for name, mask in self.view.zones.items()}
         self._bare: dict[str, tuple[np.ndarray, float]] | None = None
 
@@ -219,8 +226,13 @@ class Observer:
             self.cost = FrameCost(0, time.perf_counter() - began, 0.0, 0.0)
             return Observation(t, index, {name: _OCCLUDED for name in self._zones}, ())
         face_down = frozenset(name for name, state in self._zones.items()
-                              if state.reading is not None and state.reading.seen == FACE_DOWN)
+                              if state.taken or (state.reading is not None and state.reading.seen == FACE_DOWN))
         hands = self.hands.update(image, t, index, face_down)
+        for hand in hands:
+            for zone in hand.contact:
+                state = self._zones[zone]
+                if self._owner.get(zone) == hand.side and state.reading is not None and state.reading.is_card:
+                    state.taken = True
         covered = {zone for hand in hands for zone in hand.over}
         after_hands = time.perf_counter()
         readings: dict[str, ZoneReading] = {}
@@ -257,6 +269,7 @@ class Observer:
                 same = state.reading is not None and state.reading.seen == reading.seen
                 state.agreeing = (state.agreeing + 1 if same else 1) if sure else 0
                 state.reading = reading
+                state.taken = False
                 state.tries += 1
                 if state.agreeing >= cfg.agree or state.tries >= cfg.retries:
                     state.read_patch = self.view.crop(image, name).copy()

@@ -54,6 +54,11 @@ class Film:
         for _ in range(n):
             self.frame()
 
+    def over(self, side: str, zone: str, n: int) -> None:
+        """A hand of `side` over `zone` for `n` frames, touching nothing."""
+        for _ in range(n):
+            self.frame((HandSeen(side, (zone,)),))
+
     def touch(self, side: str, zone: str, n: int = 3, then: str | None = None) -> float:
         """A hand of `side` on `zone` for `n` frames (touching it); `zone` then shows `then`."""
         first = self.t

@@ -15,6 +15,31 @@ def _over(film: Film, n: int, *hands: HandSeen) -> float:
     return t
 
 
+def _rival_card_laid_on_a_card_laid_unseen(contact_seen: bool) -> None:
+    """A lays 2♠ on R under its arm, no contact seen; B lays 4♦ on it (it would fit on 3♣) and takes
+    it back, its contact there seen or not: A's 2♠ is played, B's 4♦ refused on it."""
+    film = _opened()  # R shows 3♣
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 4, arm)  # A's arm over A4 (no contact seen): A takes 2♠
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {}))  # and lays it on R, its contact not seen
+    _over(film, 2, arm, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦
+    film.zones["B2"] = "back"
+    tb = film.t
+    _over(film, 3, arm, HandSeen("B", ("R",), {"R": tb}))  # and lays it on the 2♠
+    film.zones["R"] = "4D"
+    _over(film, 6, arm)
+    _over(film, 3, arm, HandSeen("B", ("R",), {"R": film.t} if contact_seen else {}))  # B takes it back: 2♠ shows
+    film.zones["R"] = "2S"
+    _over(film, 6, arm)
+    film.zones["B2"] = "4D"
+    film.zones["A4"] = "back"
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")] == [("A", "2S", "A4", ta)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4D", tb)]
+
+
 def test_a_card_turned_and_laid_with_its_place_under_the_hand_is_played_before_another_card_covers_it() -> None:
     film = _opened()  # R shows 3♣
     film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
@@ -172,26 +197,7 @@ def test_a_card_whose_hand_touched_an_empty_place_on_its_way_to_a_pile_is_moved_
 
 
 def test_a_card_laid_just_after_a_rival_hand_seen_only_over_the_pile_waits_for_its_card_and_is_refused_on_it() -> None:
-    film = _opened()  # R shows 3♣
-    arm = HandSeen("A", ("A4",), {})
-    _over(film, 4, arm)  # A's arm over A4 (no contact seen): A takes 2♠
-    ta = film.t
-    _over(film, 3, HandSeen("A", ("A4", "R"), {}))  # and lays it on R, its contact not seen
-    _over(film, 2, arm, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦
-    film.zones["B2"] = "back"
-    tb = film.t
-    _over(film, 3, arm, HandSeen("B", ("R",), {"R": tb}))  # and lays it on the 2♠ (it would fit on 3♣)
-    film.zones["R"] = "4D"
-    _over(film, 6, arm)
-    _over(film, 3, arm, HandSeen("B", ("R",), {"R": film.t}))  # B takes it back: the 2♠ shows
-    film.zones["R"] = "2S"
-    _over(film, 6, arm)
-    film.zones["B2"] = "4D"
-    film.zones["A4"] = "back"
-    film.still(10)
-    events = film.judge()
-    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")] == [("A", "2S", "A4", ta)]
-    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4D", tb)]
+    _rival_card_laid_on_a_card_laid_unseen(contact_seen=True)
 
 
 def test_a_card_moved_to_a_space_from_a_place_still_under_an_arm_is_called_before_the_place_is_read() -> None:
@@ -322,23 +328,4 @@ def test_a_card_touching_a_pile_just_after_a_rival_arm_was_over_it_is_not_played
 
 
 def test_a_card_taken_back_by_its_player_s_hand_seen_only_over_the_pile_is_refused_there() -> None:
-    film = _opened()  # R shows 3♣
-    arm = HandSeen("A", ("A4",), {})
-    _over(film, 4, arm)  # A's arm over A4 (no contact seen): A takes 2♠
-    ta = film.t
-    _over(film, 3, HandSeen("A", ("A4", "R"), {}))  # and lays it on R, its contact not seen
-    _over(film, 2, arm, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦
-    film.zones["B2"] = "back"
-    tb = film.t
-    _over(film, 3, arm, HandSeen("B", ("R",), {"R": tb}))  # and lays it on the 2♠ (it would fit on 3♣)
-    film.zones["R"] = "4D"
-    _over(film, 6, arm)
-    _over(film, 3, arm, HandSeen("B", ("R",), {}))  # B's hand takes it back, no contact seen: the 2♠ shows
-    film.zones["R"] = "2S"
-    _over(film, 6, arm)
-    film.zones["B2"] = "4D"
-    film.zones["A4"] = "back"
-    film.still(10)
-    events = film.judge()
-    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")] == [("A", "2S", "A4", ta)]
-    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4D", tb)]
+    _rival_card_laid_on_a_card_laid_unseen(contact_seen=False)

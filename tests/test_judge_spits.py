@@ -2,61 +2,11 @@
 
 from __future__ import annotations
 
-from referee.events import Event
+from test_judge import Film, _of, _run
+
 from referee.judge.spit.referee import SpitReferee
-from referee.observations import HandSeen, Observation, ZoneReading
+from referee.observations import HandSeen
 from referee.rules.spit import SpitRules, SpitState
-from referee.tracker import Tracker
-
-FPS = 30.0
-
-
-class Film:
-    """Writes observations frame by frame: zones as seen, hands over or touching them."""
-
-    def __init__(self, zones: dict[str, str]) -> None:
-        self.zones = dict(zones)
-        self.frames: list[Observation] = []
-
-    @property
-    def t(self) -> float:
-        return round(len(self.frames) / FPS, 6)
-
-    def frame(self, hands: tuple[HandSeen, ...] = (), **override: str) -> float:
-        """One frame: the zones as seen (`override` for this frame only), hidden under the hands."""
-        t = self.t
-        seen = dict(self.zones, **override)
-        for hand in hands:
-            for zone in hand.over:
-                seen[zone] = "occluded"
-        self.frames.append(Observation(t, len(self.frames), {z: ZoneReading(v) for z, v in seen.items()}, hands))
-        return t
-
-    def still(self, n: int = 6) -> None:
-        for _ in range(n):
-            self.frame()
-
-    def over(self, side: str, zone: str, n: int) -> None:
-        """A hand of `side` over `zone` for `n` frames, touching nothing."""
-        for _ in range(n):
-            self.frame((HandSeen(side, (zone,)),))
-
-    def touch(self, side: str, zone: str, n: int = 3, then: str | None = None) -> float:
-        """A hand of `side` on `zone` for `n` frames (touching it); `zone` then shows `then`."""
-        first = self.t
-        for _ in range(n):
-            self.frame((HandSeen(side, (zone,), {zone: first}),))
-        if then is not None:
-            self.zones[zone] = then
-        return first
-
-    def run(self, referee: SpitReferee) -> list[Event]:
-        tracker = Tracker()
-        return [event for obs in self.frames for event in referee.update(tracker.update(obs))]
-
-
-def _of(events: list[Event], kind: str) -> list[Event]:
-    return [e for e in events if e.type == kind]
 
 
 def _one_card_to_turn() -> tuple[Film, SpitReferee]:
@@ -76,7 +26,7 @@ def test_spit_is_called_on_the_first_read_of_the_card_turned_last() -> None:
     read = film.frame()  # read once
     film.over("A", "A2", 10)  # and hidden again by A's arm on its way to the spit pile
     film.still(10)
-    events = film.run(referee)
+    events = _run(film, referee)
     calls = _of(events, "spit_call")
     assert [(e.t, e["called_at"]) for e in calls] == [(t, read)]
     assert [(e["card"], e.t) for e in _of(events, "turn_up")] == [("QH", t)]
@@ -86,7 +36,7 @@ def test_spit_is_not_called_on_a_face_down_card_misread_for_a_frame() -> None:
     film, referee = _one_card_to_turn()
     film.frame(A2="QH")  # no hand came near A2: a misread of the card lying face down
     film.still(10)
-    events = film.run(referee)
+    events = _run(film, referee)
     assert not _of(events, "spit_call") and not _of(events, "turn_up")
 
 
@@ -96,41 +46,40 @@ def test_spit_is_not_called_on_the_first_read_of_a_turned_card_that_fits() -> No
     film.frame()
     film.over("A", "A2", 10)
     film.still(10)
-    events = film.run(referee)
+    events = _run(film, referee)
     assert not _of(events, "spit_call")
     assert [e["card"] for e in _of(events, "turn_up")] == ["5H"]
 
 
-def test_spit_is_not_called_once_the_players_have_spat() -> None:
+def _stalemate_while_a_card_waits() -> tuple[Film, SpitReferee]:
+    """A's 3♥ onto 4♦ leaves nobody a move, both players holding spit cards, while a card no move
+    explains (J♣ in B's empty place) keeps the table unexplained: a "Spit!" call waits."""
     rules = SpitRules()
     state = SpitState.position(rules, {"A": ["3H", "9C"], "B": ["KS"]}, spit={"A": "back back", "B": "back back"},
                                piles={"L": "4D", "R": "6D"})
     film = Film({z: "empty" for z in rules.place_names} | {"A1": "3H", "A2": "9C", "B1": "KS", "L": "4D", "R": "6D"})
     film.still(4)
-    film.touch("B", "B2", 3, then="JC")  # a card no move explains shows in B's empty place: a call waits
+    film.touch("B", "B2", 3, then="JC")
     film.touch("A", "A1", 2, then="empty")
     film.still(4)
-    film.touch("A", "L", 3, then="3H")  # 3♥ onto 4♦: nobody can move
+    film.touch("A", "L", 3, then="3H")
+    return film, SpitReferee(rules, state=state)
+
+
+def test_spit_is_not_called_once_the_players_have_spat() -> None:
+    film, referee = _stalemate_while_a_card_waits()
     film.still(10)
     a = film.touch("A", "L", 3, then="2C")  # and the players spit
     film.still(4)
     b = film.touch("B", "R", 3, then="5C")
     film.still(10)
-    events = film.run(SpitReferee(rules, state=state))
+    events = _run(film, referee)
     assert [(e["cards"], e["contact"]) for e in _of(events, "spit")] == [({"L": "2C", "R": "5C"}, {"A": a, "B": b})]
     assert not _of(events, "spit_call")  # a "Spit!" after theirs would come while they already play on
 
 
 def test_spit_is_not_called_once_a_player_s_hand_is_laying_a_spit_card() -> None:
-    rules = SpitRules()
-    state = SpitState.position(rules, {"A": ["3H", "9C"], "B": ["KS"]}, spit={"A": "back back", "B": "back back"},
-                               piles={"L": "4D", "R": "6D"})
-    film = Film({z: "empty" for z in rules.place_names} | {"A1": "3H", "A2": "9C", "B1": "KS", "L": "4D", "R": "6D"})
-    film.still(4)
-    film.touch("B", "B2", 3, then="JC")  # a card no move explains shows in B's empty place: a call waits
-    film.touch("A", "A1", 2, then="empty")
-    film.still(4)
-    film.touch("A", "L", 3, then="3H")  # 3♥ onto 4♦: nobody can move
+    film, referee = _stalemate_while_a_card_waits()
     film.still(6)
     first = film.t
     for _ in range(8):  # A's hand lays a spit card on L while B takes J♣ away: the table is explained
@@ -139,7 +88,7 @@ def test_spit_is_not_called_once_a_player_s_hand_is_laying_a_spit_card() -> None
     film.still(6)
     film.touch("B", "R", 3, then="5C")
     film.still(10)
-    events = film.run(SpitReferee(rules, state=state))
+    events = _run(film, referee)
     assert [e["cards"] for e in _of(events, "spit")] == [{"L": "10C", "R": "5C"}]
     assert not _of(events, "spit_call")
 
@@ -155,7 +104,7 @@ def test_deal_end_is_not_called_while_the_ender_s_place_shows_a_card_the_engine_
     film.still(4)
     film.touch("A", "L", 3, then="9C")  # 9♣ onto 10♥: the engine's last card of A's stock
     film.still(10)
-    events = film.run(SpitReferee(rules, state=state))
+    events = _run(film, SpitReferee(rules, state=state))
     assert not _of(events, "deal_end")
     assert [e["stocks"]["A2"] for e in _of(events, "resync")] == [[1, "8H"]]
     assert [(e["card"], e["to"]) for e in _of(events, "play")] == [("9C", "L")]

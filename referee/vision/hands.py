@@ -267,10 +267,10 @@ class HandFinder:
                     seeds[p] = seed[y:y + h, x:x + w]
                 parts = {p: part.astype(bool) for p, part in self._split(blob.astype(np.uint8), seeds).items()}
                 lying = blob & ~moving[y:y + h, x:x + w]
-                for p in players:  # what was an arm's in the last frame and lies as it lay stays its own
-                    for before in (hand.mask[y:y + h, x:x + w] & lying for hand in self.hands if hand.side == p):
-                        for q in players:
-                            parts[q] = parts[q] | before if q == p else parts[q] & ~before
+                for hand in self.hands:  # what was an arm's in the last frame and lies as it lay stays its own
+                    if hand.side in parts:
+                        kept = hand.mask[y:y + h, x:x + w] & lying
+                        parts = {q: part | kept if q == hand.side else part & ~kept for q, part in parts.items()}
             for player, part in parts.items():
                 area = int(part.sum())
                 if area >= self._min_area:

@@ -133,6 +133,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._deferred = False
         self._hurried = False
         """A card about to be covered is being judged (`_covering`): no waiting for places to be read."""
+        self._called_on: SpitState | None = None
+        """The position a "Spit!" was called on from a turned card's first read (`_call_on_first_read`),
+        before the engine reached it."""
         self._flags_called: set[tuple[str, float, Any, Any, Any]] = set()
         """The calls against a player made so far (kind, time, player, card, move): none is made twice."""
         self._unsettled: frozenset[str] = frozenset()
@@ -414,7 +417,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                 self._emit("spit_call", call)
         for kind, fields in transition_events(before, move, after):
             if kind == "spit_call":
-                if not self._called_before(after):
+                if not self._take_first_read_call(after):
                     self._call = (self._last_move_t, when[1])
             elif kind == "game_end":
                 if ended:

@@ -32,10 +32,6 @@ from referee.rules.spit import (
 class SpitCalls:
     """The stalemate's "Spit!" call, the spit cards laid and the spit. A part of `SpitReferee`, which holds the state."""
 
-    _called_on: SpitState | None = None
-    """The position a "Spit!" was called on from a turned card's first read (`_call_on_first_read`),
-    before the engine reached it."""
-
     def _call_spit(self) -> None:
         """"Spit!" once the engine's stalemate stands on a table it can explain: dated to the
         move that made it. A move found meanwhile (the stalemate was an artefact of a card not
@@ -125,9 +121,9 @@ class SpitCalls:
         clear = self._read_clear.get(zone, -1.0)
         return any(touch.side == self._owner[zone] and touch.t > clear for touch in self._touches.get(zone, ()))
 
-    def _called_before(self, state: SpitState) -> bool:
-        """A "Spit!" was called on `state` already, from the first read of the card turned last
-        (`_call_on_first_read`)."""
+    def _take_first_read_call(self, state: SpitState) -> bool:
+        """Whether a "Spit!" was called on `state` already, from the first read of the card turned
+        last (`_call_on_first_read`); that call is then forgotten (the engine has reached its position)."""
         called, self._called_on = self._called_on, None
         return called == state
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from referee.synth.dataset import SynthConfig, generate_dataset
-from referee.train.detector import BadTrainingSetup, DetectorConfig, build_dataset, write_real_labels
+from referee.train.detector import BadTrainingSetup, DetectorConfig, build_dataset, pack_dataset, write_real_labels
 from referee.train.indexnet import IndexConfig, real_samples, zone_card_crops, zone_samples
 from referee.train.zoneviews import PlacedCard, write_zone_views, zone_mosaic, zone_view
 from referee.vision.detections import DetectedCard, Detections
@@ -85,6 +85,47 @@ def test_a_run_given_another_synthetic_set_trains_on_that_set_only(synth: Path, 
     image = Path(train[0])
     assert image.resolve().parent == (other / "images" / "train").resolve()
     assert len(list((run / "dataset" / "zones-train" / "images").iterdir())) == 1
+
+
+def test_further_synthetic_sets_are_trained_on_and_only_the_first_is_validated(synth: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    list(generate_dataset(other, 2, SynthConfig(seed=6, val_fraction=0.5)))
+    run = tmp_path / "run"
+    build_dataset(DetectorConfig(run_dir=run, synth_dir=synth, real_dir=None, more_synth=(other,), zone_views=1))
+    train = (run / "dataset" / "train.txt").read_text().split()
+    val = (run / "dataset" / "val.txt").read_text().split()
+    from_other = [p for p in train if Path(p).resolve().parent == (other / "images" / "train").resolve()]
+    first = len(list((synth / "images" / "train").iterdir()))
+    assert len(from_other) == 1 and len(train) == 2 * (first + 1)  # each training image and its zone view
+    assert all("other" not in p for p in val)
+
+
+def test_further_synthetic_sets_need_a_first_one_and_distinct_names_for_the_detector(synth: Path, tmp_path: Path) -> None:
+    with pytest.raises(BadTrainingSetup):
+        DetectorConfig(run_dir=tmp_path, synth_dir=None, real_dir=tmp_path, more_synth=(synth,))
+    with pytest.raises(BadTrainingSetup):
+        DetectorConfig(run_dir=tmp_path, synth_dir=synth, real_dir=None, more_synth=(tmp_path / synth.name,))
+
+
+def test_a_packed_data_set_keeps_each_image_once_shrunk_to_the_training_size_with_its_labels(synth: Path, tmp_path: Path) -> None:
+    photo = tmp_path / "real" / "images" / "photo.jpg"
+    photo.parent.mkdir(parents=True)
+    cv2.imwrite(str(photo), np.full((900, 1200, 3), 200, np.uint8))
+    (tmp_path / "real" / "labels").mkdir()
+    (tmp_path / "real" / "labels" / "photo.txt").write_text("0 0.1 0.1 0.4 0.1 0.4 0.5 0.1 0.5\n")
+    source = tmp_path / "built"
+    source.mkdir()
+    (source / "data.yaml").write_text("path: x\ntrain: train.txt\nval: val.txt\n")
+    (source / "train.txt").write_text(f"{photo}\n{photo}\n")  # a real photo repeated, as real_repeats lists it
+    (source / "val.txt").write_text("")
+    yaml = pack_dataset(source / "data.yaml", tmp_path / "packed", 320)
+    train = (tmp_path / "packed" / "train.txt").read_text().split()
+    assert train == ["./images/000000.webp"] * 2 and "path:" not in yaml.read_text()
+    packed = cv2.imread(str(tmp_path / "packed" / "images" / "000000.webp"))
+    assert packed.shape == (240, 320, 3)
+    assert (tmp_path / "packed" / "labels" / "000000.txt").read_text() == (tmp_path / "real" / "labels" / "photo.txt").read_text()
+    with pytest.raises(BadTrainingSetup):
+        pack_dataset(tmp_path / "none.yaml", tmp_path / "packed2", 320)
 
 
 def test_real_split_of_the_shared_photos(shared_dir: Path) -> None:

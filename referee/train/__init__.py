@@ -11,11 +11,12 @@ from pathlib import Path
 
 from referee.vision.detector import DETECTOR_MODEL, INDEX_MODEL, MODELS_DIR
 
-STAGES = ("detector", "index", "export")
+STAGES = ("detector", "index", "export", "pack")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("stage", choices=STAGES, help="detector: whole cards; index: corner classifier; export: ONNX into --models")
+    parser.add_argument("stage", choices=STAGES, help="detector: whole cards; index: corner classifier; export: ONNX into --models; "
+                                                         "pack: the detector's data set, shrunk to carry to another machine, into --out")
     parser.add_argument("--data", type=Path, metavar="DIR", help="synthetic data set of `referee synth-data`")
     parser.add_argument("--real", type=Path, metavar="DIR", help="real photos with VOC boxes; only their training split is used")
     parser.add_argument("--run", type=Path, default=Path("runs/cards"), metavar="DIR", help="checkpoints and logs (default runs/cards)")
@@ -33,7 +34,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--zone-views", type=float, default=0.0, metavar="K",
                         help="detector and index: also train on K top-down pile mosaics per synthetic image, as the pipeline reads zones")
     parser.add_argument("--more-data", type=Path, nargs="+", default=[], metavar="DIR",
-                        help="index: further synthetic sets trained on beside --data (crops cached per folder name)")
+                        help="further synthetic sets trained on beside --data, whose val split alone is measured "
+                             "(index: crops cached per folder name)")
+    parser.add_argument("--device", default="cpu", metavar="DEV", help="detector: where to train, e.g. 0 for the first GPU (default cpu)")
+    parser.add_argument("--workers", type=int, default=0, metavar="N", help="detector: data loader processes (default 0)")
+    parser.add_argument("--dataset", type=Path, metavar="YAML", help="detector: train on this data.yaml (of `pack`) instead of building one")
+    parser.add_argument("--out", type=Path, metavar="DIR", help="pack: folder for the packed data set")
     parser.add_argument("--court-repeats", type=int, default=1, metavar="N",
                         help="index: real court cards (J, Q, K) give their crops N times as often (default 1)")
     parser.add_argument("--int8", action="store_true",
@@ -42,18 +48,25 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from referee.train.detector import BadTrainingSetup, DetectorConfig, export_detector, train_detector
+    from referee.train.detector import (
+        BadTrainingSetup, DetectorConfig, build_dataset, export_detector, pack_dataset, train_detector,
+    )
     from referee.train.environment import prepare
 
-    prepare(args.run)
-    if args.stage == "detector":
-        if args.more_data:
-            raise BadTrainingSetup("--more-data is for the index stage; the detector trains on one --data set")
+    if args.stage in ("detector", "pack"):
         config = DetectorConfig(
             run_dir=args.run, synth_dir=args.data, real_dir=args.real, model_yaml=args.model, init_weights=args.init,
-            imgsz=args.imgsz, zone_views=args.zone_views,
+            imgsz=args.imgsz, zone_views=args.zone_views, more_synth=tuple(args.more_data),
             epochs=args.epochs or 30, hours=args.hours, lr0=args.lr0, batch=args.batch or 16, seed=args.seed,
+            device=args.device, workers=args.workers, dataset=args.dataset,
         )
+        if args.stage == "pack":
+            if args.out is None:
+                raise BadTrainingSetup("pack writes into a folder: give --out DIR")
+            print(f"packed data set: {pack_dataset(build_dataset(config), args.out, args.imgsz)}")
+            return 0
+    prepare(args.run)
+    if args.stage == "detector":
         print(f"best detector checkpoint: {train_detector(config)}")
     elif args.stage == "index":
         from referee.train.indexnet import IndexConfig, train_index_classifier

@@ -41,10 +41,24 @@ class DetectorConfig:
     real_repeats: int = 4
     zone_views: float = 0.0
     seed: int = 0
+    more_synth: tuple[Path, ...] = ()
+    device: str = "cpu"
+    workers: int = 0
+    dataset: Path | None = None
 
     def __post_init__(self) -> None:
-        if self.synth_dir is None and self.real_dir is None:
+        if self.dataset is not None:
+            if not self.dataset.is_file():
+                raise BadTrainingSetup(f"no data set description at {self.dataset} (write one with `referee train pack`)")
+        elif self.synth_dir is None and self.real_dir is None:
             raise BadTrainingSetup("give a synthetic data set (--data) or real photos (--real), or both")
+        if self.more_synth and self.synth_dir is None:
+            raise BadTrainingSetup("further synthetic sets (--more-data) go beside a first one (--data)")
+        names = [d.name for d in (self.synth_dir, *self.more_synth) if d is not None]
+        if len(set(names)) != len(names):
+            raise BadTrainingSetup(f"synthetic sets need distinct folder names, not {names}")
+        if self.workers < 0:
+            raise BadTrainingSetup("data loader workers cannot be negative")
         if self.imgsz % 32 or not 128 <= self.imgsz <= 1280:
             raise BadTrainingSetup(f"image size must be a multiple of 32 in 128..1280, not {self.imgsz}")
         if self.init_weights is not None and not self.init_weights.is_file():
@@ -126,6 +140,7 @@ def build_dataset(config: DetectorConfig) -> Path:
         "real": str(config.real_dir.resolve()) if config.real_dir is not None else None,
         "zone_views": config.zone_views,
         "seed": config.seed,
+        **({"more_synth": [str(d.resolve()) for d in config.more_synth]} if config.more_synth else {}),
     }
     stamp = data_dir / "sources.json"
     if data_dir.exists() and (not stamp.exists() or json.loads(stamp.read_text()) != sources):
@@ -140,6 +155,10 @@ def build_dataset(config: DetectorConfig) -> Path:
         if config.zone_views:
             train += write_zone_views(config.synth_dir, "train", data_dir / "zones-train", config.zone_views, config.seed)
             val += write_zone_views(config.synth_dir, "val", data_dir / "zones-val", 1.0, config.seed + 1)
+    for more in config.more_synth:  # trained on only: the first set's val split stays the one measured
+        train += write_synth_labels(more, "train", data_dir / f"synth-train-{more.name}")
+        if config.zone_views:
+            train += write_zone_views(more, "train", data_dir / f"zones-train-{more.name}", config.zone_views, config.seed)
     if config.real_dir is not None:
         real_train = write_real_labels(load_photos(config.real_dir, "train"), data_dir / "real-train")
         train += real_train * config.real_repeats
@@ -165,7 +184,7 @@ def train_detector(config: DetectorConfig) -> Path:
         state = torch.load(last, map_location="cpu", weights_only=False)
         if state.get("epoch", -1) != -1:  # unfinished: carry on where it stopped
             print(f"resuming {last} after epoch {state['epoch'] + 1}", flush=True)
-            YOLO(str(last)).train(resume=True, workers=0)
+            YOLO(str(last)).train(resume=True, workers=config.workers, device=config.device)
             return weights / "best.pt"
         archive = weights.parent.with_name(f"detector-{str(state.get('date', 'done')).replace(':', '')}")
         shutil.move(str(weights.parent), str(archive))
@@ -173,7 +192,7 @@ def train_detector(config: DetectorConfig) -> Path:
         print(f"{last} finished its schedule (kept in {archive}); a new {config.epochs}-epoch one starts from it", flush=True)
     else:
         start = config.model_yaml
-    data = build_dataset(config)
+    data = config.dataset if config.dataset is not None else build_dataset(config)
     model = YOLO(start)
     if config.init_weights is not None and start == config.model_yaml:
         model.load(str(config.init_weights))  # copies every tensor whose name and shape match
@@ -185,13 +204,13 @@ def train_detector(config: DetectorConfig) -> Path:
         epochs=config.epochs,
         imgsz=config.imgsz,
         batch=config.batch,
-        workers=0,
-        device="cpu",
+        workers=config.workers,
+        device=config.device,
         project=str(config.run_dir.resolve()),
         name="detector",
         exist_ok=True,
         pretrained=start != config.model_yaml or config.init_weights is not None,  # False would drop loaded weights
-        amp=False,
+        amp=False,  # ultralytics' AMP check downloads a model; offline it cannot
         plots=False,
         seed=config.seed,
         degrees=15.0,
@@ -202,6 +221,44 @@ def train_detector(config: DetectorConfig) -> Path:
         **extra,
     )
     return weights / "best.pt"
+
+
+def pack_dataset(data_yaml: Path, out_dir: Path, max_side: int, quality: int = 85) -> Path:
+    """Copy a built data set into `out_dir` small enough to carry to another machine: each image
+    shrunk so its longer side is at most `max_side` (the training size: ultralytics shrinks it so
+    anyway) and stored as WebP, labels as they are (normalised), lists relative to the folder.
+    An image listed several times (the repeated real photos) is stored once. Returns the new
+    data.yaml."""
+    if not data_yaml.is_file():
+        raise BadTrainingSetup(f"no data set description at {data_yaml}")
+    source = data_yaml.parent
+    images, labels = out_dir / "images", out_dir / "labels"
+    images.mkdir(parents=True, exist_ok=True)
+    labels.mkdir(parents=True, exist_ok=True)
+    packed: dict[Path, str] = {}
+    for split in ("train", "val"):
+        entries = []
+        for line in (source / f"{split}.txt").read_text().split():
+            image_path = Path(line)
+            if image_path not in packed:
+                name = f"{len(packed):06d}"
+                image = cv2.imread(str(image_path))
+                if image is None:
+                    raise BadTrainingSetup(f"cannot read {image_path}")
+                height, width = image.shape[:2]
+                scale = max_side / max(height, width)
+                if scale < 1:
+                    image = cv2.resize(image, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA)
+                cv2.imwrite(str(images / f"{name}.webp"), image, [cv2.IMWRITE_WEBP_QUALITY, quality])
+                label = image_path.parent.parent / "labels" / f"{image_path.stem}.txt"
+                shutil.copyfile(label, labels / f"{name}.txt")
+                packed[image_path] = name
+            entries.append(f"./images/{packed[image_path]}.webp\n")
+        (out_dir / f"{split}.txt").write_text("".join(entries))
+    names = "".join(f"  {i}: {n}\n" for i, n in enumerate(CLASS_NAMES))
+    yaml = out_dir / "data.yaml"  # no `path`: ultralytics takes the folder the yaml is in
+    yaml.write_text(f"train: train.txt\nval: val.txt\nnames:\n{names}")
+    return yaml
 
 
 def export_detector(checkpoint: Path, out_path: Path, imgsz: int) -> Path:

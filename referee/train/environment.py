@@ -46,12 +46,31 @@ def _nms(dets: "torch.Tensor", scores: "torch.Tensor", iou_threshold: float) -> 
     return order[keep]
 
 
+def _torchvision_ops_load() -> bool:
+    """Whether torchvision's compiled operators load here (not on a CUDA-only build without a GPU)."""
+    import importlib.util
+
+    import torch
+
+    spec = importlib.util.find_spec("torchvision")
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        for library in Path(folder).glob("_C*.so"):
+            try:
+                torch.ops.load_library(str(library))
+            except (OSError, RuntimeError):
+                return False
+            return True
+    return False
+
+
 def _register_nms() -> None:
     """Give torchvision an `nms` operator when its compiled ops do not load (a CUDA-only build)."""
     import torch
 
     if hasattr(torch.ops, "torchvision") and hasattr(torch.ops.torchvision, "nms"):
         return
+    if _torchvision_ops_load():
+        return  # its own operators: defining nms again would abort the process
     try:
         lib = torch.library.Library("torchvision", "DEF")
     except RuntimeError:

@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 from referee.synth.dataset import SynthConfig, generate_dataset
-from referee.train.detector import BadTrainingSetup, DetectorConfig, build_dataset, pack_dataset, write_real_labels
+from referee.train.detector import (
+    BadTrainingSetup, DetectorConfig, build_dataset, pack_dataset, validate_detector, write_real_labels,
+)
 from referee.train.indexnet import IndexConfig, real_samples, zone_card_crops, zone_samples
 from referee.train.zoneviews import PlacedCard, write_zone_views, zone_mosaic, zone_view
 from referee.vision.detections import DetectedCard, Detections
@@ -126,6 +128,23 @@ def test_a_packed_data_set_keeps_each_image_once_shrunk_to_the_training_size_wit
     assert (tmp_path / "packed" / "labels" / "000000.txt").read_text() == (tmp_path / "real" / "labels" / "photo.txt").read_text()
     with pytest.raises(BadTrainingSetup):
         pack_dataset(tmp_path / "none.yaml", tmp_path / "packed2", 320)
+
+
+def test_val_measures_a_detector_on_the_synthetic_val_split_alone(synth: Path, tmp_path: Path) -> None:
+    from ultralytics import YOLO
+
+    from referee.train.environment import prepare
+
+    prepare(tmp_path)
+    checkpoint = tmp_path / "best.pt"
+    YOLO("yolo11n-obb.yaml").save(checkpoint)  # untrained: finds nothing
+    figures = validate_detector(checkpoint, synth, tmp_path / "val", 128)
+    assert set(figures) == {"mAP50", "mAP50-95", "mAP50 card", "mAP50 back"}
+    assert all(0.0 <= v <= 1.0 for v in figures.values())
+    listed = (tmp_path / "val" / "val.txt").read_text().split()
+    assert listed and all(Path(p).resolve().parent == (synth / "images" / "val").resolve() for p in listed)
+    with pytest.raises(BadTrainingSetup):
+        validate_detector(tmp_path / "none.pt", synth, tmp_path / "val", 128)
 
 
 def test_real_split_of_the_shared_photos(shared_dir: Path) -> None:

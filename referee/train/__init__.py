@@ -11,12 +11,13 @@ from pathlib import Path
 
 from referee.vision.detector import DETECTOR_MODEL, INDEX_MODEL, MODELS_DIR
 
-STAGES = ("detector", "index", "export", "pack")
+STAGES = ("detector", "index", "export", "pack", "val")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("stage", choices=STAGES, help="detector: whole cards; index: corner classifier; export: ONNX into --models; "
-                                                         "pack: the detector's data set, shrunk to carry to another machine, into --out")
+                                                         "pack: the detector's data set, shrunk to carry to another machine, into --out; "
+                                                         "val: the run's detector on the --data set's val split alone")
     parser.add_argument("--data", type=Path, metavar="DIR", help="synthetic data set of `referee synth-data`")
     parser.add_argument("--real", type=Path, metavar="DIR", help="real photos with VOC boxes; only their training split is used")
     parser.add_argument("--run", type=Path, default=Path("runs/cards"), metavar="DIR", help="checkpoints and logs (default runs/cards)")
@@ -49,7 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from referee.train.detector import (
-        BadTrainingSetup, DetectorConfig, build_dataset, export_detector, pack_dataset, train_detector,
+        BadTrainingSetup, DetectorConfig, build_dataset, export_detector, pack_dataset, train_detector, validate_detector,
     )
     from referee.train.environment import prepare
 
@@ -66,7 +67,13 @@ def run(args: argparse.Namespace) -> int:
             print(f"packed data set: {pack_dataset(build_dataset(config), args.out, args.imgsz)}")
             return 0
     prepare(args.run)
-    if args.stage == "detector":
+    if args.stage == "val":
+        if args.data is None:
+            raise BadTrainingSetup("val measures on a synthetic set's val split: give --data DIR")
+        checkpoint = args.run / "detector" / "weights" / "best.pt"
+        figures = validate_detector(checkpoint, args.data, args.run / "val-only", args.imgsz, args.device)
+        print(" ".join(f"{k} {v:.4f}" for k, v in figures.items()))
+    elif args.stage == "detector":
         print(f"best detector checkpoint: {train_detector(config)}")
     elif args.stage == "index":
         from referee.train.indexnet import IndexConfig, train_index_classifier

@@ -293,8 +293,7 @@ def real_samples(real_dir: Path, config: IndexConfig, finder: CardFinder | None 
     return Samples(np.stack(crops), np.array(ranks, np.int64), np.full(len(ranks), UNKNOWN_SUIT, np.int64))
 
 
-def _network() -> "torch.nn.Module":
-    import torch
+def _network() -> torch.nn.Module:
     from torch import nn
 
     def block(cin: int, cout: int) -> list[nn.Module]:

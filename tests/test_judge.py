@@ -267,6 +267,35 @@ def test_premature_spit_is_not_called_on_a_position_just_read_again_from_the_tab
     assert _of(events, "resync") and not _of(events, "premature_spit")
 
 
+def test_a_card_laid_a_moment_ago_is_not_read_again_with_a_place_long_unexplained() -> None:
+    film = _opened()
+    film.play("A", "A2", "back", "L")  # 9♥ onto 8♦: A2 shows its face-down card
+    over_b2 = HandSeen("B", ("B2",))
+    t = film.t
+    for _ in range(3):  # B lays 4♦ from B2 on 3♣, its arm over B2, which is not read again for 2.3 s
+        film.frame((HandSeen("B", ("B2", "R"), {"R": t}),))
+    film.zones.update(R="4D", B2="back")
+    film.frame((over_b2,))
+    for _ in range(24):
+        film.frame((over_b2,))
+    t = film.t
+    for _ in range(20):  # A's hand turns A2's card over, unseen
+        film.frame((over_b2, HandSeen("A", ("A2",), {"A2": t})))
+    t = film.t
+    for _ in range(3):  # and lays it, 10♣, on 9♥, its arm still over A2
+        film.frame((over_b2, HandSeen("A", ("A2", "L"), {"L": t})))
+    film.zones.update(L="10C", A2="empty")
+    for _ in range(20):
+        film.frame((over_b2, HandSeen("A", ("A2",))))
+    for _ in range(10):  # B2 read again as the engine has it; A's arm still over A2 for 1 s
+        film.frame((HandSeen("A", ("A2",)),))
+    film.still(60)
+    events = film.judge()
+    assert [(e["player"], e["card"], e["from"], e["to"]) for e in _of(events, "play")] == \
+        [("A", "9H", "A2", "L"), ("B", "4D", "B2", "R"), ("A", "10C", "A2", "L")]
+    assert not _of(events, "resync")
+
+
 def test_premature_spit_is_not_called_while_the_move_s_place_was_under_a_hand() -> None:
     film = _opened()
     for _ in range(4):  # A's hand over A1 (the engine's first move: 7C from A1 onto L) as B spits

@@ -45,6 +45,20 @@ class Rereads:
             odd.add(zone)
         return odd
 
+    def _note_odd(self) -> None:
+        """The zones showing what no move explains now (`_odd`), each with the time it began to
+        (`_odd_since`: kept while it goes on, forgotten once the zone is explained)."""
+        self._odd = self._unexplained() if self.state.phase == "play" else set()
+        self._odd_since = {zone: self._odd_since.get(zone, self._now[0]) for zone in self._odd}
+
+    def _odd_for(self) -> float:
+        """How long every zone now unexplained has been so (0 when none is): the table is read again
+        only once the newest of them has stood for `RESYNC_S` (a card laid a moment ago beside a place
+        long unexplained may still be explained by a move)."""
+        if not self._odd:
+            return 0.0
+        return self._now[0] - max(self._odd_since.get(zone, self._now[0]) for zone in self._odd)
+
     def _odd_stock(self) -> set[str]:
         """The stock places that show what no move explains (`_unexplained`), leaving out one still
         under a hand, or changed and not read yet, and not read since a move judged there took its
@@ -102,7 +116,7 @@ class Rereads:
             return
         if ender is not None:
             self._deal_ended(self.state, self._emptied_at(ender))
-        self._odd_since = math.inf
+        self._odd_since.clear()
         self._lifted.clear()
         self._flagged.clear()
         self._refused.clear()
@@ -148,7 +162,7 @@ class Rereads:
         self._refused.clear()
         self._pending_spit.clear()
         self._unsure.clear()
-        self._odd_since = math.inf
+        self._odd_since.clear()
         self._layout_due = self._now[0]
 
     def _set_position(self, stocks: dict[str, list[tuple[int, str | None]]], piles: dict[str, tuple[int, str]],

@@ -606,6 +606,66 @@ def test_race_loser_never_seen_lifted_and_taken_back_off_the_pile_is_refused_aga
     _a_9h_refused_after_b_won_the_race(events, ta)
 
 
+def _played_over_a_card_turned_unseen() -> tuple[Film, float, float, float]:
+    """B turns B2's card, 7♥, and lays it on 8♦ unseen under A's 9♥, laid a frame later and judged
+    played; A then takes the 9♥ back. The film and the times B's hand came over B2, B laid, A laid."""
+    film = _opened()  # L shows 8♦
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 shows its face-down card
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.still(2)
+    over_b2 = HandSeen("B", ("B2",))
+    turned = film.t
+    for _ in range(12):  # B's hand turns B2's card over, unseen
+        film.frame((over_b2,))
+    tb = film.t  # and lays it, 7♥, on the 8♦, its arm over B2
+    film.frame((HandSeen("B", ("B2", "L"), {"L": tb}),))
+    ta = film.t  # A's 9♥ lands on it a frame later
+    for _ in range(3):
+        film.frame((HandSeen("B", ("B2", "L"), {"L": tb}), HandSeen("A", ("L",), {"L": ta})))
+    film.zones.update(L="9H", B2="empty")
+    film.still(45)  # 9♥ is all the camera saw laid: played on 8♦
+    film.over("A", "L", 3)  # A takes the 9♥ back, showing the 7♥ under it
+    film.zones["L"] = "7H"
+    film.still(8)
+    film.zones["A2"] = "9H"
+    film.still(8)
+    return film, turned, tb, ta
+
+
+def test_a_card_judged_played_then_taken_back_off_a_card_turned_unseen_under_it_is_refused_on_that_card() -> None:
+    film, turned, tb, ta = _played_over_a_card_turned_unseen()
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "turn_up")] == [("B", "7H", turned)]
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("B", "7H", "B2", tb)
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("A", "9H", ta, "9♥ is not next to 7♥")]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
+
+
+def test_a_card_judged_played_then_taken_back_off_a_rival_s_card_laid_unseen_under_it_is_refused_on_that_card() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: 9♥ and 7♠ each fit it, not each other
+    b = HandSeen("B", ("B1",))  # B's arm over B1 all along: 7♠ never seen lifted
+    for _ in range(3):
+        film.frame((b,))
+    tb = film.t  # B's 7♠ onto the 8♦
+    film.frame((HandSeen("B", ("B1", "L"), {"L": tb}),))
+    ta = film.t  # A's 9♥ onto the 7♠ a frame later
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": ta}), HandSeen("B", ("B1", "L"), {"L": tb})))
+    film.zones.update(L="9H", A2="back", B1="empty")
+    for _ in range(45):  # 9♥ is all the camera saw laid: played on 8♦
+        film.frame((b,))
+    for _ in range(3):  # A takes the 9♥ back, showing the 7♠ under it
+        film.frame((b, HandSeen("A", ("L",))))
+    film.zones["L"] = "7S"
+    for _ in range(8):
+        film.frame((b,))
+    film.still(8)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("B", "7S", tb)
+    _a_9h_refused_after_b_won_the_race(events, ta)
+
+
 def test_illegal_play_is_called_while_the_place_a_card_was_just_played_from_is_still_under_a_hand() -> None:
     film = _opened()  # L shows 8♦
     film.frame((HandSeen("A", ("A2",), {}),))

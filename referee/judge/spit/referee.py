@@ -267,6 +267,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
     def _changed(self, change: ZoneChange) -> None:
         zone = change.zone
         if zone in self._piles:
+            self._played_second(zone, change.after)
             self._lifted_off(zone, change.seen_t)
             self._taken_off_unseen(zone, change.after)
         self.readings[zone] = change.after

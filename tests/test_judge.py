@@ -267,6 +267,35 @@ def test_premature_spit_is_not_called_on_a_position_just_read_again_from_the_tab
     assert _of(events, "resync") and not _of(events, "premature_spit")
 
 
+def test_a_card_laid_a_moment_ago_is_not_read_again_with_a_place_long_unexplained() -> None:
+    film = _opened()
+    film.play("A", "A2", "back", "L")  # 9♥ onto 8♦: A2 shows its face-down card
+    over_b2 = HandSeen("B", ("B2",))
+    t = film.t
+    for _ in range(3):  # B lays 4♦ from B2 on 3♣, its arm over B2, which is not read again for 2.3 s
+        film.frame((HandSeen("B", ("B2", "R"), {"R": t}),))
+    film.zones.update(R="4D", B2="back")
+    film.frame((over_b2,))
+    for _ in range(24):
+        film.frame((over_b2,))
+    t = film.t
+    for _ in range(20):  # A's hand turns A2's card over, unseen
+        film.frame((over_b2, HandSeen("A", ("A2",), {"A2": t})))
+    t = film.t
+    for _ in range(3):  # and lays it, 10♣, on 9♥, its arm still over A2
+        film.frame((over_b2, HandSeen("A", ("A2", "L"), {"L": t})))
+    film.zones.update(L="10C", A2="empty")
+    for _ in range(20):
+        film.frame((over_b2, HandSeen("A", ("A2",))))
+    for _ in range(10):  # B2 read again as the engine has it; A's arm still over A2 for 1 s
+        film.frame((HandSeen("A", ("A2",)),))
+    film.still(60)
+    events = film.judge()
+    assert [(e["player"], e["card"], e["from"], e["to"]) for e in _of(events, "play")] == \
+        [("A", "9H", "A2", "L"), ("B", "4D", "B2", "R"), ("A", "10C", "A2", "L")]
+    assert not _of(events, "resync")
+
+
 def test_premature_spit_is_not_called_while_the_move_s_place_was_under_a_hand() -> None:
     film = _opened()
     for _ in range(4):  # A's hand over A1 (the engine's first move: 7C from A1 onto L) as B spits
@@ -574,6 +603,66 @@ def test_race_loser_never_seen_lifted_and_taken_back_off_the_pile_is_refused_aga
     film.still(8)
     events = film.judge()
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "7S", tb)]
+    _a_9h_refused_after_b_won_the_race(events, ta)
+
+
+def _played_over_a_card_turned_unseen() -> tuple[Film, float, float, float]:
+    """B turns B2's card, 7♥, and lays it on 8♦ unseen under A's 9♥, laid a frame later and judged
+    played; A then takes the 9♥ back. The film and the times B's hand came over B2, B laid, A laid."""
+    film = _opened()  # L shows 8♦
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 shows its face-down card
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.still(2)
+    over_b2 = HandSeen("B", ("B2",))
+    turned = film.t
+    for _ in range(12):  # B's hand turns B2's card over, unseen
+        film.frame((over_b2,))
+    tb = film.t  # and lays it, 7♥, on the 8♦, its arm over B2
+    film.frame((HandSeen("B", ("B2", "L"), {"L": tb}),))
+    ta = film.t  # A's 9♥ lands on it a frame later
+    for _ in range(3):
+        film.frame((HandSeen("B", ("B2", "L"), {"L": tb}), HandSeen("A", ("L",), {"L": ta})))
+    film.zones.update(L="9H", B2="empty")
+    film.still(45)  # 9♥ is all the camera saw laid: played on 8♦
+    film.over("A", "L", 3)  # A takes the 9♥ back, showing the 7♥ under it
+    film.zones["L"] = "7H"
+    film.still(8)
+    film.zones["A2"] = "9H"
+    film.still(8)
+    return film, turned, tb, ta
+
+
+def test_a_card_judged_played_then_taken_back_off_a_card_turned_unseen_under_it_is_refused_on_that_card() -> None:
+    film, turned, tb, ta = _played_over_a_card_turned_unseen()
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "turn_up")] == [("B", "7H", turned)]
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("B", "7H", "B2", tb)
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("A", "9H", ta, "9♥ is not next to 7♥")]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
+
+
+def test_a_card_judged_played_then_taken_back_off_a_rival_s_card_laid_unseen_under_it_is_refused_on_that_card() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: 9♥ and 7♠ each fit it, not each other
+    b = HandSeen("B", ("B1",))  # B's arm over B1 all along: 7♠ never seen lifted
+    for _ in range(3):
+        film.frame((b,))
+    tb = film.t  # B's 7♠ onto the 8♦
+    film.frame((HandSeen("B", ("B1", "L"), {"L": tb}),))
+    ta = film.t  # A's 9♥ onto the 7♠ a frame later
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": ta}), HandSeen("B", ("B1", "L"), {"L": tb})))
+    film.zones.update(L="9H", A2="back", B1="empty")
+    for _ in range(45):  # 9♥ is all the camera saw laid: played on 8♦
+        film.frame((b,))
+    for _ in range(3):  # A takes the 9♥ back, showing the 7♠ under it
+        film.frame((b, HandSeen("A", ("L",))))
+    film.zones["L"] = "7S"
+    for _ in range(8):
+        film.frame((b,))
+    film.still(8)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("B", "7S", tb)
     _a_9h_refused_after_b_won_the_race(events, ta)
 
 

@@ -27,6 +27,7 @@ from referee.pipeline.sources import VideoFile
 from referee.render.truth import TruthReader
 from referee.server.demo import ensure_demo
 from referee.simulate import simulate_game
+from test_judge import FPS, _played_over_a_card_turned_unseen
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -162,6 +163,15 @@ def test_overrules_and_refused_calls_leave_the_replayed_position_as_it_was(judge
     assert rebuilt.state == states[20] and len(rebuilt.refused) == 1 and "play at 99.7 s" in rebuilt.refused[0]
 
 
+
+def test_a_play_found_under_the_card_played_last_on_its_pile_replays_with_that_play_undone() -> None:
+    film, *_ = _played_over_a_card_turned_unseen()
+    judge = Judge(fps=FPS)
+    events = [event for obs in film.frames for event in judge.feed(obs)]
+    rebuilt = replay(events)
+    assert rebuilt.refused == () and rebuilt.state == judge.referee.state
+    assert rebuilt.state.top("L").code == "7H" and rebuilt.state.top("A2").code == "9H"
+
 def test_a_referee_resumed_from_its_log_makes_the_calls_of_one_that_never_stopped(judged: Any) -> None:
     frames, cuts, events, _ = judged
     kinds = {"play": None, "deal_end": None, "slap": None}
@@ -192,8 +202,7 @@ def what(event: Event) -> dict[str, Any]:
 
 REPLAYED_RULES = ("alternate-colours", "chinese", "classic", "free-choice", "long-middle", "refilled-singles",
                   "stack-equal")
-RE_READ_GAMES = {("chinese", 2), ("classic", 0), ("long-middle", 2), ("refilled-singles", 0), ("refilled-singles", 1),
-                 ("refilled-singles", 2)}
+RE_READ_GAMES = {("chinese", 2), ("long-middle", 2), ("refilled-singles", 0), ("refilled-singles", 1), ("refilled-singles", 2)}
 """Of those simulated games (perfect camera, seeds 0-2), the ones in which the referee reads its
 position again from the table."""
 

@@ -31,7 +31,9 @@ STATE_EVENTS: Final = ("layout", "resync", "play", "turn_up", "move_to_space", "
                        "slap", "choose_pile")
 """The calls that move the referee's position on; the others (illegal plays, races, "Spit!",
 deal and game ends, overrules) leave it as it is, as they do live. A `resync` (the referee read
-its position again from the table) sets the position it logged, as a `layout` does."""
+its position again from the table) sets the position it logged, as a `layout` does. A play that
+the referee found lying under the card it had played last on that pile (logged after it, dated
+before it) undoes that play, as it does live."""
 
 
 class BadLog(RefereeError):
@@ -143,6 +145,8 @@ def replay(events: Iterable[Event], rules: str | SpitRules = "classic") -> Repla
     deals = moves = resyncs = 0
     counts_known = True
     refused: list[str] = []
+    applied: list[tuple[Event, SpitMove, SpitState]] = []  # the moves since the last layout or re-read, each
+    # with the position before it
     for event in events:
         if event.type not in STATE_EVENTS:
             continue
@@ -150,18 +154,56 @@ def replay(events: Iterable[Event], rules: str | SpitRules = "classic") -> Repla
             if event.type == "layout":
                 state = _layout(r, event)
                 deals += 1
+                applied.clear()
                 continue
             if event.type == "resync":
                 state = _resync(r, event)
                 resyncs += 1
                 counts_known = False
+                applied.clear()
                 continue
             move = _move(event)
-            state = state.apply(move)
+            try:
+                after = state.apply(move)
+            except IllegalMove:
+                after = _played_under(applied, event, move)
+                if after is None:
+                    raise
+                moves -= 1
+            else:
+                applied.append((event, move, state))
+            state = after
             moves += 1
         except (IllegalMove, ImpossiblePosition, KeyError, TypeError, ValueError) as exc:
             refused.append(f"{event.type} at {event.t:g} s: {exc}")
     return Replay(state, deals, moves, tuple(refused), resyncs, counts_known)
+
+
+def _played_under(applied: list[tuple[Event, SpitMove, SpitState]], event: Event, move: SpitMove) -> SpitState | None:
+    """A play the engine refuses where the last play logged on its pile is dated after it: the
+    referee found this card under that one once it was taken back (it came second, and was refused:
+    its `illegal_play` follows), so that play is undone and this one made in its place, the moves
+    logged since made again. None when that does not make it legal. `applied` loses the play undone."""
+    if not isinstance(move, Play):
+        return None
+    k = next((k for k in range(len(applied) - 1, -1, -1)
+              if isinstance(applied[k][1], Play) and applied[k][1].to == move.to), None)
+    if k is None or applied[k][0].t <= event.t:
+        return None
+    state = applied[k][2]
+    try:
+        for _, later, _ in applied[k + 1:]:
+            state = state.apply(later)
+        after = state.apply(move)
+    except IllegalMove:
+        return None
+    undone = applied.pop(k)
+    rebuilt = undone[2]
+    for i in range(k, len(applied)):
+        applied[i] = (applied[i][0], applied[i][1], rebuilt)
+        rebuilt = rebuilt.apply(applied[i][1])
+    applied.append((event, move, rebuilt))
+    return after
 
 
 def _layout(rules: SpitRules, event: Event) -> SpitState:

@@ -28,6 +28,12 @@ sees and what the engine expects by a move:
   its touch;
 - a card refused on a spit pile is expected back: its player's touches there until it is seen
   back in its place take it back, even from under a card laid on it since;
+- a card judged played, taken off its pile (its player's hand back over it, or never seen laying
+  it) to show a card the engine has nowhere (or the other player's stock top) that the other
+  player's hand laid there less than the race window before it: that card came first, unseen
+  under it; the play is undone, that card played (turned up first where its player's hand turned
+  it unseen) and the card taken back judged on it (the play already called stays in the log; a
+  resume's replay undoes it too);
 - a card seen on a pile that another player's hand was over just before, laying no card judged
   (touching it and holding no card seen lifted, or holding one, or one it may have turned and
   taken unseen, and no contact seen), waits (`TIE_WAIT_S`) for that card to be found under it;
@@ -61,7 +67,9 @@ when that move is made afterwards (a play; a turn-up dated by its player's first
 never when its player turned up a stock card before it and touched that place again after it,
 the card read there still lying in it (the card laid may be the one turned first, the one read
 turned at that later touch), and never on a position read again from the table less than `RESYNC_S`
-before it landed (what the re-read guessed may be wrong). When unsure, nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`), and
+before it landed (what the re-read guessed may be wrong). When unsure, nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`; while a
+card waits for a place under a hand to be read, each zone unexplained must have been so that long:
+a card laid a moment ago beside a place long unexplained may still be explained by a move), and
 the position read is logged (`resync`: stock places, spit piles, spit cards) for a resume to replay.
 A re-read showing a player's stock empty ends the deal (the slap judged from the contacts
 remembered); one showing both spit piles empty waits for the next layout. Counts guessed by a

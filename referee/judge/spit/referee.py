@@ -151,7 +151,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._layout_due = math.inf
         self._unread_tops: set[str] = set()
         """Stock places of the last layout dealt with their tops not read yet (`UNREAD_LAYOUT_S`)."""
-        self._odd_since = math.inf
+        self._odd_since: dict[str, float] = {}
+        """Per zone showing what no move explains, since when it has (without a break)."""
         self._odd: set[str] = set()
         self._call: When | None = None
         self.resyncs = 0
@@ -222,9 +223,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                 or (self._ties and min(self._ties.values()) <= snap.t - TIE_WAIT_S)):
             self._reconcile()
         if snap.frame % 15 == 0 and self.state.phase == "play":  # twice a second: anything left unexplained?
-            self._odd = self._unexplained()
-            self._odd_since = min(self._odd_since, snap.t) if self._odd else math.inf
-        if self._odd_since + RESYNC_S <= snap.t and self.state.phase == "play" and all(map(self._clear, self._odd)):
+            self._note_odd()
+        if self._odd_for() >= RESYNC_S and self.state.phase == "play" and all(map(self._clear, self._odd)):
             self._odd = self._unexplained()
             if self._odd and not any(map(self._unread, self._odd)) and not any(map(self._stale, self._odd)):
                 self._resync()
@@ -267,6 +267,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
     def _changed(self, change: ZoneChange) -> None:
         zone = change.zone
         if zone in self._piles:
+            self._played_second(zone, change.after)
             self._lifted_off(zone, change.seen_t)
             self._taken_off_unseen(zone, change.after)
         self.readings[zone] = change.after
@@ -473,11 +474,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                     progress = self._pile(pile, seen)
                     if progress:
                         break
-        self._odd = self._unexplained() if self.state.phase == "play" else set()
-        if self._odd:
-            self._odd_since = min(self._odd_since, self._now[0])
-        else:
-            self._odd_since = math.inf
+        self._note_odd()
 
     def _try(self, move: SpitMove, when: When) -> bool:
         """Apply `move` if the engine finds it legal (else it is no explanation of what is seen)."""

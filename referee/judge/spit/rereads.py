@@ -9,10 +9,11 @@ from referee.judge.spit.config import (
     RECOUNT,
     RESYNC_S,
     TAKE_BACK_S,
+    Lift,
     When,
 )
 from referee.observations import CARD_CODES, EMPTY
-from referee.rules.spit import ImpossiblePosition, SpitState
+from referee.rules.spit import ImpossiblePosition, Play, SpitState, TurnUp
 
 
 class Rereads:
@@ -44,6 +45,34 @@ class Rereads:
                 continue
             odd.add(zone)
         return odd
+
+    def _note_odd(self) -> None:
+        """The zones showing what no move explains now (`_odd`), each with the time it was first
+        found so (`_odd_since`: kept while it goes on, forgotten once the zone is explained)."""
+        self._odd = self._unexplained() if self.state.phase == "play" else set()
+        self._odd_since = {zone: self._odd_since.get(zone, self._now[0]) for zone in self._odd}
+
+    def _odd_for(self) -> float:
+        """How long the table has shown what no move explains, as far as a re-read goes (0 when it
+        does not): since the first zone now unexplained was found so; while the referee waits for a
+        place to be read (`_deferred`: a card laid may be one turned there unseen), no longer than
+        the newest of them has been (a card laid a moment ago beside a place long unexplained may
+        still be explained by a move). A card flagged or waiting on a pile counts from when it was
+        laid (it has had its wait), none from before the table was last read again."""
+        if not self._odd:
+            return 0.0
+        first = min(self._odd_since.get(zone, self._now[0]) for zone in self._odd)
+        if not self._deferred:
+            return self._now[0] - first
+        newest = first
+        for zone in self._odd:
+            seen = self.readings.get(zone)
+            flag = self._flagged.get((zone, seen))
+            pending = self._pending_spit.get(zone)
+            since = flag[1] if flag is not None else pending[1][0] if pending is not None and pending[0] == seen \
+                else self._odd_since.get(zone, self._now[0])
+            newest = max(newest, since, self._resynced_at)
+        return self._now[0] - newest
 
     def _odd_stock(self) -> set[str]:
         """The stock places that show what no move explains (`_unexplained`), leaving out one still
@@ -102,12 +131,77 @@ class Rereads:
             return
         if ender is not None:
             self._deal_ended(self.state, self._emptied_at(ender))
-        self._odd_since = math.inf
+        self._odd_since.clear()
         self._lifted.clear()
         self._flagged.clear()
         self._refused.clear()
         self._unsure.clear()
         self._moved = dict.fromkeys(self._owner, self._now[0])
+
+    def _played_second(self, pile: str, after: str) -> None:
+        """The card the engine played last on `pile` is gone from it and the pile shows `after`: a card
+        the engine has nowhere (or another player's face-up stock top) that the other player's hand
+        laid there (seen touching the pile, or over it) less than the race window before it or within
+        a frame after (contacts are dated to about a frame), unseen under it, no card of theirs having
+        touched the pile since; and the card's player's hand came back over the pile (or was never
+        seen laying it). That card came first and the one taken back was refused on it: the play is
+        undone, the card under it played at its touch (turned up first, on the place its player's hand
+        turned unseen), and the card taken back judged on it at its own touch."""
+        s = self.state
+        if s.phase != "play" or after not in CARD_CODES or not self._made or not self._history:
+            return
+        when, move = self._made[-1]
+        dated, before = self._history[-1]
+        if not isinstance(move, Play) or move.to != pile or move.card.code != self.readings.get(pile) or dated != when:
+            return
+        card = parse_card(after)
+        rival = self._stock_top_of(card)
+        if (rival is None and s.cards()[card]) or (rival is not None and rival[0] == move.player):
+            return
+        touches = self._touches.get(pile, ())
+        laid = [touch for touch in touches if touch.side != move.player  # (its contact seen, or its hand over the pile)
+                and when - self.config.race_window_s < touch.t <= when + self._tie_s
+                and (rival is None or touch.side == rival[0])]
+        own = [touch.t for touch in touches if touch.side == move.player]
+        back = any(t > when + self.config.race_window_s for t in own) or all(abs(t - when) > self._tie_s for t in own)
+        if not laid or not back or any(touch.contact and touch.side != move.player and touch.t > when + self._tie_s
+                                       for touch in touches):
+            return  # (its player's hand seen laying it and never seen back: it may lie under that card)
+        first = laid[-1]
+        side = first.side
+        self.state = before
+        turned: tuple[str, When] | None = None
+        if rival is None:
+            deferred = self._deferred  # (a place under a hand is no reason to wait: judged now or never)
+            turned = self._turned_unseen(side, first.t) or self._turned_unseen(side, first.t, covered=True) \
+                or self._bared(side, (first.t, first.frame))
+            self._deferred = deferred
+            if turned is None or not self._fits(side, turned[0], card, pile):
+                self.state = s
+                return
+            source = turned[0]
+        elif before.check(Play(side, card, rival[1], pile)) is None:
+            source = rival[1]
+        else:
+            self.state = s
+            return
+        del self._history[-1], self._made[-1]
+        self._judged.discard((move.player, move.card.code, when))
+        self._used.discard((pile, move.player, when))
+        self._landed[pile] = [item for item in self._landed.get(pile, []) if item != (when, move.player)]
+        if turned is not None:
+            self._try(TurnUp(side, source, card), turned[1])
+        self._attempt(side, card, source, pile, (first.t, first.frame), visible=True)
+        self._lifted[move.card.code] = Lift(move.player, move.source, when, attempted=True)  # in its player's hand
+        self._attempt(move.player, move.card, move.source, pile, (when, self._frame_at(when)), visible=False)
+
+    def _bared(self, player: str, laid: When) -> tuple[str, When] | None:
+        """The one place of `player`'s where the engine has a single face-down card and the table
+        shows none (settled): that card was turned and taken unseen; dated by the touch that `laid` it."""
+        places = [zone for zone in self.rules.stock_names[self.rules.player_index[player]]
+                  if len(self.state.pile(zone)) == 1 and not self.state.face_up(zone)
+                  and self.readings.get(zone) == EMPTY and self._clear(zone)]
+        return (places[0], laid) if len(places) == 1 else None
 
     def _emptied_at(self, player: str) -> When:
         """When `player`'s stock was emptied: their first contact with a spit pile after the last of
@@ -148,7 +242,7 @@ class Rereads:
         self._refused.clear()
         self._pending_spit.clear()
         self._unsure.clear()
-        self._odd_since = math.inf
+        self._odd_since.clear()
         self._layout_due = self._now[0]
 
     def _set_position(self, stocks: dict[str, list[tuple[int, str | None]]], piles: dict[str, tuple[int, str]],

@@ -1,0 +1,50 @@
+"""The referee's waits for a rival's card on hand-made observation streams: each test is named after the rule it checks."""
+
+from __future__ import annotations
+
+from test_judge import FPS, _of, _opened
+
+from referee.judge.spit.config import TIE_WAIT_S
+from referee.observations import HandSeen
+
+
+def test_a_card_waiting_for_a_rival_s_card_is_judged_once_the_rival_s_places_are_read_without_one_gone() -> None:
+    film = _opened()  # L shows 8♦
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.still(2)
+    tb = film.t
+    for _ in range(3):  # B's hand touches L, its arm over B2 and B3: it may have taken a card from them
+        film.frame((HandSeen("B", ("B2", "B3", "L"), {"L": tb}),))
+    ta = film.t
+    for _ in range(3):  # A lays 9♥ on L
+        film.frame((HandSeen("A", ("L",), {"L": ta}), HandSeen("B", ("B2", "B3"), {})))
+    film.zones["L"] = "9H"
+    for _ in range(6):  # 9♥ read on L while B's arm still hides B2 and B3
+        film.frame((HandSeen("B", ("B2", "B3"), {}),))
+    cleared = film.t
+    film.still(40)  # B2 and B3 read as they were: B laid no card
+    events = film.judge()
+    plays = _of(events, "play")
+    assert [(e["card"], e.t) for e in plays] == [("9H", ta)]
+    assert plays[0]["called_at"] <= cleared + 2 / FPS < ta + TIE_WAIT_S  # not kept waiting for B's card
+    assert not _of(events, "illegal_play") and not _of(events, "race")
+
+
+def test_a_card_waiting_for_a_card_a_hand_over_the_pile_may_have_laid_is_judged_once_its_place_is_read_unchanged() -> None:
+    film = _opened()  # L shows 8♦
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.still(2)
+    for _ in range(3):  # B's hand over L, no contact seen, its arm over B3 (whose 8♠ it may hold)
+        film.frame((HandSeen("B", ("B3", "L"), {}),))
+    ta = film.t
+    for _ in range(3):  # A lays 9♥ on L
+        film.frame((HandSeen("A", ("L",), {"L": ta}), HandSeen("B", ("B3",), {})))
+    film.zones["L"] = "9H"
+    for _ in range(6):  # 9♥ read on L while B's arm still hides B3
+        film.frame((HandSeen("B", ("B3",), {}),))
+    cleared = film.t
+    film.still(40)  # B3 read showing 8♠ as before: no change, yet the wait is over
+    events = film.judge()
+    plays = _of(events, "play")
+    assert [(e["card"], e.t) for e in plays] == [("9H", ta)]
+    assert plays[0]["called_at"] <= cleared + 2 / FPS < ta + TIE_WAIT_S

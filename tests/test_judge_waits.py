@@ -48,3 +48,27 @@ def test_a_card_waiting_for_a_card_a_hand_over_the_pile_may_have_laid_is_judged_
     plays = _of(events, "play")
     assert [(e["card"], e.t) for e in plays] == [("9H", ta)]
     assert plays[0]["called_at"] <= cleared + 2 / FPS < ta + TIE_WAIT_S
+
+
+def test_a_hand_over_a_pile_with_its_place_hidden_that_lays_its_card_on_the_other_pile_makes_no_card_wait() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.still(2)
+    for _ in range(2):  # B's hand passes over L, its arm hiding B2 (whose 4♦ it takes unseen)
+        film.frame((HandSeen("B", ("B2", "L"), {}),))
+    tb = film.t
+    b_on_r = HandSeen("B", ("B2", "R"), {"R": tb})
+    film.frame((b_on_r,))  # and lays the 4♦ on R, where it stays a while
+    ta = film.t
+    for _ in range(3):  # A lays 9♥ on L
+        film.frame((HandSeen("A", ("L",), {"L": ta}), b_on_r))
+    film.zones["L"] = "9H"
+    read = film.t
+    for _ in range(40):  # B's hand stays on R, its arm over B2
+        film.frame((b_on_r,))
+    film.zones.update(R="4D", B2="back")
+    film.still(10)
+    plays = _of(film.judge(), "play")
+    assert sorted((e["card"], e.t) for e in plays) == [("4D", tb), ("9H", ta)]
+    nine = next(e for e in plays if e["card"] == "9H")
+    assert nine["called_at"] <= read + 3 / FPS  # judged once read, not after waiting for a card of B's

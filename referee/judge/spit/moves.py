@@ -355,7 +355,8 @@ class TableMoves:
 
     def _rival_hidden(self, pile: str, player: str, t: float) -> bool:
         """Another player's hand was over `pile` (no contact of theirs seen there about then, no card
-        judged) less than the race window before `t`, and one of their stock places with a face-up top
+        judged) less than the race window before `t`, touching no other spit pile since (one hand holds
+        one card: one it laid there went there), and one of their stock places with a face-up top
         has not been read since before then (under their arm): that hand may have laid the card taken
         from it unseen, under `player`'s (which waits for it, at most `TIE_WAIT_S`)."""
         touches = self._touches.get(pile, ())
@@ -363,7 +364,9 @@ class TableMoves:
             if touch.side == player or touch.contact or not t - self.config.race_window_s < touch.t <= t \
                     or (pile, touch.side, touch.t) in self._used or any(
                         other.contact and other.side == touch.side
-                        and abs(other.t - touch.t) <= self.config.race_window_s for other in touches):
+                        and abs(other.t - touch.t) <= self.config.race_window_s for other in touches) \
+                    or any(other.contact and other.side == touch.side and other.t >= touch.t
+                           for name in self._piles if name != pile for other in self._touches.get(name, ())):
                 continue  # (a hand seen touching the pile too is judged by its contact)
             if any(self.state.top(zone) is not None and self._covered.get(zone, -math.inf) >= touch.t
                    and max(self._read_clear.get(zone, -math.inf), self._seen.get(zone, (-math.inf, 0))[0]) < touch.t

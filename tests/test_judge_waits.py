@@ -95,3 +95,24 @@ def test_a_race_loser_taken_back_off_the_pile_is_refused_once_the_pile_shows_the
     illegal = _of(events, "illegal_play")
     assert [(e["player"], e["card"], e.t) for e in illegal] == [("B", "7S", tb)]
     assert illegal[0]["called_at"] < shown + 3 / FPS  # read there (two frames), not kept until seen back on B1
+
+
+def test_a_card_waits_for_a_rival_s_card_while_a_place_of_theirs_shows_what_no_move_explains() -> None:
+    film = _opened()  # L shows 8♦; B1 holds Q♠ alone, as dealt
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.still(2)
+    tb = film.t
+    for _ in range(3):  # B's hand touches L, its arm over B1
+        film.frame((HandSeen("B", ("B1", "L"), {"L": tb}),))
+    ta = film.t
+    for _ in range(3):  # A lays 9♥ on L
+        film.frame((HandSeen("A", ("L",), {"L": ta}), HandSeen("B", ("B1",), {})))
+    film.zones["L"] = "9H"
+    read = film.t
+    for _ in range(6):
+        film.frame((HandSeen("B", ("B1",), {}),))
+    film.zones["B1"] = "back"  # a face-down card where the engine has Q♠ alone: B's card may have come from there
+    film.still(40)
+    plays = _of(film.judge(), "play")
+    assert [(e["card"], e.t) for e in plays] == [("9H", ta)]
+    assert plays[0]["called_at"] >= read + TIE_WAIT_S  # waited as long as a card of B's could be found

@@ -338,18 +338,21 @@ class TableMoves:
 
     def _rivals_read(self, player: str, since: float) -> bool:
         """The other players' cards are all accounted for after `since`: none holds a stock card seen
-        lifted and not judged, or one they may have turned and taken unseen (`_turned_away`), and each
-        of their stock places has been read with no hand over it after `since` (a card taken from one
-        then shows as lifted)."""
+        lifted and not judged, or one they may have turned and taken unseen (`_turned_away`), none has
+        a card taken back from a pile waiting to be judged there (`_returns`), and each
+        of their stock places has been read with no hand over it after `since`, showing what the
+        engine has there (a card taken from one then shows as lifted, or as what no move explains)."""
         for rival in self._players:
             if rival == player:
                 continue
             if self._turned_away(rival, self._now[0]) or any(
-                    lift.player == rival and not lift.attempted for lift in self._lifted.values()):
+                    lift.player == rival and not lift.attempted for lift in self._lifted.values()) \
+                    or any(lift.player == rival for _, lift, _, _ in self._returns):
                 return False
             for zone in self.rules.stock_names[self.rules.player_index[rival]]:
-                if self._read_clear.get(zone, -math.inf) <= since and not (
-                        self._now[0] > since and self._clear(zone) and zone not in self._left_unread):
+                if self.readings.get(zone) != self._expected(zone) or (
+                        self._read_clear.get(zone, -math.inf) <= since and not (
+                            self._now[0] > since and self._clear(zone) and zone not in self._left_unread)):
                     return False
         return True
 

@@ -8,28 +8,6 @@ from referee.judge.spit.config import TIE_WAIT_S
 from referee.observations import HandSeen
 
 
-def test_a_card_waiting_for_a_rival_s_card_is_judged_once_the_rival_s_places_are_read_without_one_gone() -> None:
-    film = _opened()  # L shows 8♦
-    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
-    film.still(2)
-    tb = film.t
-    for _ in range(3):  # B's hand touches L, its arm over B2 and B3: it may have taken a card from them
-        film.frame((HandSeen("B", ("B2", "B3", "L"), {"L": tb}),))
-    ta = film.t
-    for _ in range(3):  # A lays 9♥ on L
-        film.frame((HandSeen("A", ("L",), {"L": ta}), HandSeen("B", ("B2", "B3"), {})))
-    film.zones["L"] = "9H"
-    for _ in range(6):  # 9♥ read on L while B's arm still hides B2 and B3
-        film.frame((HandSeen("B", ("B2", "B3"), {}),))
-    cleared = film.t
-    film.still(40)  # B2 and B3 read as they were: B laid no card
-    events = film.judge()
-    plays = _of(events, "play")
-    assert [(e["card"], e.t) for e in plays] == [("9H", ta)]
-    assert plays[0]["called_at"] <= cleared + 2 / FPS < ta + TIE_WAIT_S  # not kept waiting for B's card
-    assert not _of(events, "illegal_play") and not _of(events, "race")
-
-
 def test_a_card_waiting_for_a_card_a_hand_over_the_pile_may_have_laid_is_judged_once_its_place_is_read_unchanged() -> None:
     film = _opened()  # L shows 8♦
     film.touch("A", "A2", 2, then="back")  # A lifts 9♥
@@ -95,24 +73,3 @@ def test_a_race_loser_taken_back_off_the_pile_is_refused_once_the_pile_shows_the
     illegal = _of(events, "illegal_play")
     assert [(e["player"], e["card"], e.t) for e in illegal] == [("B", "7S", tb)]
     assert illegal[0]["called_at"] < shown + 3 / FPS  # read there (two frames), not kept until seen back on B1
-
-
-def test_a_card_waits_for_a_rival_s_card_while_a_place_of_theirs_shows_what_no_move_explains() -> None:
-    film = _opened()  # L shows 8♦; B1 holds Q♠ alone, as dealt
-    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
-    film.still(2)
-    tb = film.t
-    for _ in range(3):  # B's hand touches L, its arm over B1
-        film.frame((HandSeen("B", ("B1", "L"), {"L": tb}),))
-    ta = film.t
-    for _ in range(3):  # A lays 9♥ on L
-        film.frame((HandSeen("A", ("L",), {"L": ta}), HandSeen("B", ("B1",), {})))
-    film.zones["L"] = "9H"
-    read = film.t
-    for _ in range(6):
-        film.frame((HandSeen("B", ("B1",), {}),))
-    film.zones["B1"] = "back"  # a face-down card where the engine has Q♠ alone: B's card may have come from there
-    film.still(40)
-    plays = _of(film.judge(), "play")
-    assert [(e["card"], e.t) for e in plays] == [("9H", ta)]
-    assert plays[0]["called_at"] >= read + TIE_WAIT_S  # waited as long as a card of B's could be found

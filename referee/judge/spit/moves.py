@@ -230,13 +230,13 @@ class TableMoves:
                     when = self._after(max(under), when)
             partners = self._tied(pile, player, when) - {self._shown.get(pile)}
             if partners:
-                if self._waits_for_rival(pile, player, first_seen[0]):
+                if self._waits_for_rival(pile):
                     self._shown[pile] = seen
                     return applied
                 applied |= self._earlier(pile, card, when, tied=True)
             elif (self._rival_touch(pile, player, when[0]) or self._rival_hidden(pile, player, when[0])
                   or (unsure and self._rival_touch(pile, player, first_seen[0]))) \
-                    and self._waits_for_rival(pile, player, first_seen[0]):
+                    and self._waits_for_rival(pile):
                 return applied
             self._ties.pop(pile, None)
             self._shown.pop(pile, None)
@@ -275,7 +275,7 @@ class TableMoves:
                         continue  # only seen over the place, no touch seen laying it, another hand there since,
                         # or judged before the place is read: turned there if it plays where it lies
                     if turned is not None and not self._hurried and self._rival_touch(pile, player, laid[0]) \
-                            and self._waits_for_rival(pile, player, first_seen[0]):
+                            and self._waits_for_rival(pile):
                         return False  # another hand's card may lie under it
                     self._ties.pop(pile, None)
                     if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
@@ -323,38 +323,17 @@ class TableMoves:
         self._flagged[pile, seen] = (side, when[0])
         return False
 
-    def _waits_for_rival(self, pile: str, player: str, seen: float) -> bool:
-        """`player`'s card, first seen on `pile` at `seen`, may lie on another player's card laid just
+    def _waits_for_rival(self, pile: str) -> bool:
+        """A card seen on `pile` may lie on another player's card laid just
         before (their hand there, no card of theirs judged): it waits for that card to be found (its
         place read without it, its player taking one card or the other back), at most `TIE_WAIT_S` from
-        the first frame it waited, and no longer once every card of the others is accounted for since
-        (`_rivals_read`): none can lie there unseen. False, and the wait over, when it need not wait."""
-        if not self._rivals_read(player, seen):
-            since = self._ties.setdefault(pile, self._now[0])
-            if self._now[0] - since < TIE_WAIT_S:
-                return True
+        the first frame it waited; the referee looks again in every frame meanwhile (`SpitReferee.update`),
+        so the wait ends with the evidence. False, and the wait over, when it need not wait."""
+        since = self._ties.setdefault(pile, self._now[0])
+        if self._now[0] - since < TIE_WAIT_S:
+            return True
         self._ties.pop(pile, None)
         return False
-
-    def _rivals_read(self, player: str, since: float) -> bool:
-        """The other players' cards are all accounted for after `since`: none holds a stock card seen
-        lifted and not judged, or one they may have turned and taken unseen (`_turned_away`), none has
-        a card taken back from a pile waiting to be judged there (`_returns`), and each
-        of their stock places has been read with no hand over it after `since`, showing what the
-        engine has there (a card taken from one then shows as lifted, or as what no move explains)."""
-        for rival in self._players:
-            if rival == player:
-                continue
-            if self._turned_away(rival, self._now[0]) or any(
-                    lift.player == rival and not lift.attempted for lift in self._lifted.values()) \
-                    or any(lift.player == rival for _, lift, _, _ in self._returns):
-                return False
-            for zone in self.rules.stock_names[self.rules.player_index[rival]]:
-                if self.readings.get(zone) != self._expected(zone) or (
-                        self._read_clear.get(zone, -math.inf) <= since and not (
-                            self._now[0] > since and self._clear(zone) and zone not in self._left_unread)):
-                    return False
-        return True
 
     def _rival_hidden(self, pile: str, player: str, t: float) -> bool:
         """Another player's hand was over `pile` (no contact of theirs seen there about then, no card

@@ -16,7 +16,6 @@ from referee.judge.spit.config import (
     RESYNC_S,
     SPIT_LEAD_S,
     SPIT_ROUND_S,
-    TIE_WAIT_S,
     TURN_S,
     Lift,
     RefereeConfig,
@@ -184,7 +183,6 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         previous = self._now[0]
         self._now = (snap.t, snap.frame)
         self._out = []
-        unread = self._left_unread
         self._left_unread = snap.unread
         if self._owner and snap.unsettled >= set(self._owner) | set(self._piles):
             if self._blocked_runs and self._blocked_runs[-1][1] == previous:
@@ -220,8 +218,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         if not snap.changes and (
                 (self._deferred and snap.unsettled != self._unsettled)
                 or (self.state.phase == "layout" and self._layout_due <= snap.t)
-                or (self._ties and (min(self._ties.values()) <= snap.t - TIE_WAIT_S  # a wait for a rival's card: over,
-                                    or snap.unsettled != self._unsettled or snap.unread != unread))):  # or a place read since
+                or self._ties):  # a card waiting for a rival's: looked at again in every frame until the evidence or TIE_WAIT_S
             self._reconcile()
         if snap.frame % 15 == 0 and self.state.phase == "play":  # twice a second: anything left unexplained?
             self._odd = self._unexplained()

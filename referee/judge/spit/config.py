@@ -61,7 +61,9 @@ RECOUNT: Final = "a stock place shows how many cards it holds where the counts w
 TIE_WAIT_S: Final = 1.0
 """Two cards touching one pile within a frame of each other: if neither is taken back within this
 time, the one seen on top went second. A card seen on a pile another player's hand touched just
-before with no card judged waits as long for that card to be found (its place read without it)."""
+before with no card judged waits at most as long for that card to be found (its place read without
+it); the wait ends with that evidence (`TableMoves._waits_for_rival`, looked at in every frame).
+A player's last stock card, laid at a touch, is played there once it has not come back for this long."""
 When = tuple[float, int]
 
 

@@ -22,8 +22,10 @@ class LiftedCards:
         """The card read on `pile` is gone from it at `gone`: if it is a stock card not judged yet
         (waiting for a rival's card) and its player's hand touched the pile after it was read there,
         its player took it back, so it was refused (`_took_back`: the touch that laid it and those
-        that took it back lay no card, and it is judged when it is seen back in its place)."""
-        lift = self._lifted.get(self.readings.get(pile, EMPTY))
+        that took it back lay no card), and it is judged at the touch that laid it once the pile is
+        clear (`_returns`), not kept waiting until it is seen back in its place."""
+        code = self.readings.get(pile, EMPTY)
+        lift = self._lifted.get(code)
         seen = self._seen.get(pile)
         if lift is None or lift.attempted or seen is None:
             return
@@ -31,6 +33,7 @@ class LiftedCards:
         if laid != seen and any(touch.side == lift.player and seen[0] <= touch.t <= gone  # its hand there, a contact seen or not
                                 for touch in self._touches.get(pile, ())):
             self._took_back[pile] = (lift.player, laid[0], gone)
+            self._returns.append((parse_card(code), lift, pile, laid))
 
     def _taken_off_unseen(self, pile: str, after: str) -> None:
         """The card read on `pile` is a face-up stock top never seen lifted (its place under a hand),

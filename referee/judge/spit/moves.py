@@ -230,16 +230,14 @@ class TableMoves:
                     when = self._after(max(under), when)
             partners = self._tied(pile, player, when) - {self._shown.get(pile)}
             if partners:
-                since = self._ties.setdefault(pile, self._now[0])
-                if self._now[0] - since < TIE_WAIT_S:
+                if self._waits_for_rival(pile):
                     self._shown[pile] = seen
                     return applied
                 applied |= self._earlier(pile, card, when, tied=True)
-            elif self._rival_touch(pile, player, when[0]) or self._rival_hidden(pile, player, when[0]) \
-                    or (unsure and self._rival_touch(pile, player, first_seen[0])):
-                since = self._ties.setdefault(pile, self._now[0])
-                if self._now[0] - since < TIE_WAIT_S:
-                    return applied
+            elif (self._rival_touch(pile, player, when[0]) or self._rival_hidden(pile, player, when[0])
+                  or (unsure and self._rival_touch(pile, player, first_seen[0]))) \
+                    and self._waits_for_rival(pile):
+                return applied
             self._ties.pop(pile, None)
             self._shown.pop(pile, None)
             return self._attempt(player, card, zone, pile, when, visible=True) or applied
@@ -276,10 +274,9 @@ class TableMoves:
                             and not self._fits(player, turned[0], card, pile):
                         continue  # only seen over the place, no touch seen laying it, another hand there since,
                         # or judged before the place is read: turned there if it plays where it lies
-                    if turned is not None and not self._hurried and self._rival_touch(pile, player, laid[0]):
-                        since = self._ties.setdefault(pile, self._now[0])  # another hand's card may lie under it
-                        if self._now[0] - since < TIE_WAIT_S:
-                            return False
+                    if turned is not None and not self._hurried and self._rival_touch(pile, player, laid[0]) \
+                            and self._waits_for_rival(pile):
+                        return False  # another hand's card may lie under it
                     self._ties.pop(pile, None)
                     if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
                         # taken from its place (which shows what lay under it) to the pile
@@ -326,9 +323,22 @@ class TableMoves:
         self._flagged[pile, seen] = (side, when[0])
         return False
 
+    def _waits_for_rival(self, pile: str) -> bool:
+        """A card seen on `pile` may lie on another player's card laid just
+        before (their hand there, no card of theirs judged): it waits for that card to be found (its
+        place read without it, its player taking one card or the other back), at most `TIE_WAIT_S` from
+        the first frame it waited; the referee looks again in every frame meanwhile (`SpitReferee.update`),
+        so the wait ends with the evidence. False, and the wait over, when it need not wait."""
+        since = self._ties.setdefault(pile, self._now[0])
+        if self._now[0] - since < TIE_WAIT_S:
+            return True
+        self._ties.pop(pile, None)
+        return False
+
     def _rival_hidden(self, pile: str, player: str, t: float) -> bool:
         """Another player's hand was over `pile` (no contact of theirs seen there about then, no card
-        judged) less than the race window before `t`, and one of their stock places with a face-up top
+        judged) less than the race window before `t`, touching no other spit pile since (one hand holds
+        one card: one it laid there went there), and one of their stock places with a face-up top
         has not been read since before then (under their arm): that hand may have laid the card taken
         from it unseen, under `player`'s (which waits for it, at most `TIE_WAIT_S`)."""
         touches = self._touches.get(pile, ())
@@ -336,7 +346,9 @@ class TableMoves:
             if touch.side == player or touch.contact or not t - self.config.race_window_s < touch.t <= t \
                     or (pile, touch.side, touch.t) in self._used or any(
                         other.contact and other.side == touch.side
-                        and abs(other.t - touch.t) <= self.config.race_window_s for other in touches):
+                        and abs(other.t - touch.t) <= self.config.race_window_s for other in touches) \
+                    or any(other.contact and other.side == touch.side and other.t >= touch.t
+                           for name in self._piles if name != pile for other in self._touches.get(name, ())):
                 continue  # (a hand seen touching the pile too is judged by its contact)
             if any(self.state.top(zone) is not None and self._covered.get(zone, -math.inf) >= touch.t
                    and max(self._read_clear.get(zone, -math.inf), self._seen.get(zone, (-math.inf, 0))[0]) < touch.t

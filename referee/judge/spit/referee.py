@@ -16,7 +16,6 @@ from referee.judge.spit.config import (
     RESYNC_S,
     SPIT_LEAD_S,
     SPIT_ROUND_S,
-    TIE_WAIT_S,
     TURN_S,
     Lift,
     RefereeConfig,
@@ -220,7 +219,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         if not snap.changes and (
                 (self._deferred and snap.unsettled != self._unsettled)
                 or (self.state.phase == "layout" and self._layout_due <= snap.t)
-                or (self._ties and min(self._ties.values()) <= snap.t - TIE_WAIT_S)):
+                or self._ties):  # a card waiting for a rival's: looked at again in every frame until the evidence or TIE_WAIT_S
             self._reconcile()
         if snap.frame % 15 == 0 and self.state.phase == "play":  # twice a second: anything left unexplained?
             self._note_odd()

@@ -1,0 +1,75 @@
+"""The referee's waits for a rival's card on hand-made observation streams: each test is named after the rule it checks."""
+
+from __future__ import annotations
+
+from test_judge import FPS, LAYOUT, _of, _opened
+
+from referee.judge.spit.config import TIE_WAIT_S
+from referee.observations import HandSeen
+
+
+def test_a_card_waiting_for_a_card_a_hand_over_the_pile_may_have_laid_is_judged_once_its_place_is_read_unchanged() -> None:
+    film = _opened()  # L shows 8♦
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.still(2)
+    for _ in range(3):  # B's hand over L, no contact seen, its arm over B3 (whose 8♠ it may hold)
+        film.frame((HandSeen("B", ("B3", "L"), {}),))
+    ta = film.t
+    for _ in range(3):  # A lays 9♥ on L
+        film.frame((HandSeen("A", ("L",), {"L": ta}), HandSeen("B", ("B3",), {})))
+    film.zones["L"] = "9H"
+    for _ in range(6):  # 9♥ read on L while B's arm still hides B3
+        film.frame((HandSeen("B", ("B3",), {}),))
+    cleared = film.t
+    film.still(40)  # B3 read showing 8♠ as before: no change, yet the wait is over
+    events = film.judge()
+    plays = _of(events, "play")
+    assert [(e["card"], e.t) for e in plays] == [("9H", ta)]
+    assert plays[0]["called_at"] <= cleared + 2 / FPS < ta + TIE_WAIT_S
+
+
+def test_a_hand_over_a_pile_with_its_place_hidden_that_lays_its_card_on_the_other_pile_makes_no_card_wait() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.still(2)
+    for _ in range(2):  # B's hand passes over L, its arm hiding B2 (whose 4♦ it takes unseen)
+        film.frame((HandSeen("B", ("B2", "L"), {}),))
+    tb = film.t
+    b_on_r = HandSeen("B", ("B2", "R"), {"R": tb})
+    film.frame((b_on_r,))  # and lays the 4♦ on R, where it stays a while
+    ta = film.t
+    for _ in range(3):  # A lays 9♥ on L
+        film.frame((HandSeen("A", ("L",), {"L": ta}), b_on_r))
+    film.zones["L"] = "9H"
+    read = film.t
+    for _ in range(40):  # B's hand stays on R, its arm over B2
+        film.frame((b_on_r,))
+    film.zones.update(R="4D", B2="back")
+    film.still(10)
+    plays = _of(film.judge(), "play")
+    assert sorted((e["card"], e.t) for e in plays) == [("4D", tb), ("9H", ta)]
+    nine = next(e for e in plays if e["card"] == "9H")
+    assert nine["called_at"] <= read + 3 / FPS  # judged once read, not after waiting for a card of B's
+
+
+def test_a_race_loser_taken_back_off_the_pile_is_refused_once_the_pile_shows_the_card_under_it() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: B's 7♠ fits it, not A's 9♥
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.touch("B", "B1", 2, then="empty")  # B lifts 7♠
+    film.still(4)
+    ta = film.t
+    for _ in range(3):  # A's hand over L, its contact not seen: 9♥ goes under
+        film.frame((HandSeen("A", ("L",), {}),))
+    tb = film.touch("B", "L", 3, then="7S")  # 7♠ on top
+    film.still(20)
+    film.touch("B", "L", 3, then="9H")  # B takes the 7♠ back: it was refused
+    shown = film.t
+    for _ in range(20):  # and holds it over B1 a while
+        film.frame((HandSeen("B", ("B1",), {}),))
+    film.zones["B1"] = "7S"
+    film.still(6)
+    events = film.judge()
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("9H", ta)]
+    illegal = _of(events, "illegal_play")
+    assert [(e["player"], e["card"], e.t) for e in illegal] == [("B", "7S", tb)]
+    assert illegal[0]["called_at"] < shown + 3 / FPS  # read there (two frames), not kept until seen back on B1

@@ -104,7 +104,8 @@ class TableMoves:
         the card went there and came back (judged as a play once that pile has settled)."""
         since = self._moved.get(zone, 0.0)
         touches = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t <= when[0]]
-        turned = self._arrival(zone, touches[0], since) if touches else when
+        turning = self._turning(player, zone, touches)
+        turned = self._arrival(zone, turning[0], since) if turning else when
         if turned[0] < since:  # one hand, one card at a time: not turned before the card above it was played
             turned = since, turned[1] + round((since - turned[0]) / self.frame_interval)
         if len(touches) > 1 and self._turned_before(player, zone, touches):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from referee.cards import FACE_DOWN
 from referee.judge.spit.config import (
     SURE_S,
@@ -34,14 +36,27 @@ class HandTouches:
                 cover = (touch.t, touch.frame)
         return cover or seen
 
+    def _turning(self, player: str, zone: str, touches: list[Touch]) -> list[Touch]:
+        """Of `player`'s contacts with stock place `zone` since the last move there (`touches`), those
+        that may have turned the card it shows now: the ones after the place was last read settled
+        showing its face-down top, unless their hand touched a spit pile since the first, laying no
+        card judged (a card turned at that one may have gone there); else all of them."""
+        shown = self._read_clear if self.readings.get(zone) == FACE_DOWN else self._shown_until
+        after = shown.get(zone, -math.inf)
+        if not touches or touches[0].t > after or any(
+                self._free(pile, touch, player) and touches[0].t <= touch.t < after
+                for pile in self._piles for touch in self._touches.get(pile, ())):
+            return touches
+        return [touch for touch in touches if touch.t > after]
+
     def _turn_when(self, player: str, zone: str) -> When:
         """When `player` turned up the face-down top of `zone` seen turned now: their first contact
-        there since the last move there (`_arrival`: from when the hand came, if it was kept from
-        coming to rest by the card turning under it), else their last touch or cover (`_when`), not
-        before that move."""
+        there since the last move there that may have turned it (`_turning`; `_arrival`: from when
+        the hand came, if it was kept from coming to rest by the card turning under it), else their
+        last touch or cover (`_when`), not before that move."""
         since = self._moved.get(zone, 0.0)
-        touches = [t for t in self._touches.get(zone, ())
-                   if t.contact and t.side == player and since < t.t <= self._now[0]]
+        touches = self._turning(player, zone, [t for t in self._touches.get(zone, ())
+                                               if t.contact and t.side == player and since < t.t <= self._now[0]])
         turned = self._arrival(zone, touches[0], since) if touches else self._when(zone, player, self._now)
         if turned[0] < since:
             return since, turned[1] + round((since - turned[0]) / self.frame_interval)

@@ -14,12 +14,3 @@ def test_a_turn_up_is_dated_by_its_player_s_touch_after_the_place_last_showed_it
     film.still(10)
     assert [(e["card"], e.t) for e in _of(_run(film, referee), "turn_up")] == [("QH", t)]
 
-
-def test_a_turn_up_with_no_touch_seen_is_not_dated_before_the_place_last_showed_its_face_down_card() -> None:
-    film, referee = _one_card_to_turn()
-    film.over("A", "A2", 5)  # A's arm over A2, touching nothing
-    film.still(4)  # A2 still shows its card face down
-    shown = film.frames[-1].t
-    film.zones["A2"] = "QH"  # turned by a hand the camera never saw there again
-    film.still(10)
-    assert [(e["card"], e.t) for e in _of(_run(film, referee), "turn_up")] == [("QH", shown)]

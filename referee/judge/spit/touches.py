@@ -39,10 +39,11 @@ class HandTouches:
         since the last move there (`touches`): at the first one after the place was last read settled
         showing its face-down top (an earlier one turned nothing, or a card gone since; `_arrival`:
         from when the hand came, if it was kept from coming to rest by the card turning under it),
-        else at `seen`; not before that read, nor before the last move there (one hand, one card at a
-        time: not before the card above it was played). The read does not count if their hand touched
-        a spit pile since the first contact, laying no card judged: a card turned at that one may have
-        gone there."""
+        else at `seen`; not before the last move there (one hand, one card at a time: not before the
+        card above it was played). The read does not count if their hand touched a spit pile since
+        the first contact, laying no card judged: a card turned at that one may have gone there. (`seen`
+        is not held to after the read: a face-down top misread for a frame over a card turned would
+        make the turn late.)"""
         since = self._moved.get(zone, 0.0)
         shown = self._read_clear if self.readings.get(zone) == FACE_DOWN else self._shown_until
         after = shown.get(zone, since)
@@ -51,9 +52,8 @@ class HandTouches:
             after = since
         turning = [touch for touch in touches if touch.t > after]
         turned = self._arrival(zone, turning[0], since) if turning else seen
-        floor = max(since, after)
-        if turned[0] < floor:
-            return floor, turned[1] + round((floor - turned[0]) / self.frame_interval)
+        if turned[0] < since:
+            return since, turned[1] + round((since - turned[0]) / self.frame_interval)
         return turned
 
     def _turn_when(self, player: str, zone: str) -> When:

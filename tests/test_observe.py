@@ -185,7 +185,8 @@ def test_a_card_whose_index_cannot_be_read_is_unsure_never_empty() -> None:
     assert read["R"] == ZoneReading("empty", 0.9)
 
 
-def test_a_stock_place_its_owner_took_the_face_up_card_from_is_turned_over_where_touched_again() -> None:
+@pytest.mark.parametrize("resting", [True, False])
+def test_a_stock_place_its_owner_took_the_face_up_card_from_is_turned_over_where_touched_again(resting: bool) -> None:
     calibration, table, reader, observer = _setup()
     reader.shows["A3"] = ZoneReading("7C")
     dealt = _card(table, calibration, "A3")
@@ -197,9 +198,10 @@ def test_a_stock_place_its_owner_took_the_face_up_card_from_is_turned_over_where
     cv2.rectangle(turned, (x - 15, y - 22), (x + 15, y + 22), (40, 40, 150), -1)  # the face-down card under it
     sleeve = np.random.default_rng(0).integers(30, 110, (300, 44, 3), dtype=np.uint8)
     flipping = np.random.default_rng(1)
-    # A's hand rests on A3 and takes its card, reaches L (its arm over A3 all along), comes back,
-    # turns the face-down card over in its fingers (stirring) and rests
-    steps = [(dealt, y, 0)] * 5 + [(turned, far, 0)] * 3 + [(turned, y, 20)] * 4 + [(turned, y, 0)] * 3
+    # A's hand takes A3's card, resting on it or never still (no contact seen), reaches L (its arm
+    # over A3 all along), comes back, turns the face-down card over in its fingers (stirring) and rests
+    take = [(dealt, y, 0)] * 5 if resting else [(dealt, y - 6 * k, 0) for k in range(5)]
+    steps = take + [(turned, far, 0)] * 3 + [(turned, y, 20)] * 4 + [(turned, y, 0)] * 3
     contacts = []
     for i, (under, top, flip) in enumerate(steps, start=4):
         frame = under.copy()
@@ -208,6 +210,6 @@ def test_a_stock_place_its_owner_took_the_face_up_card_from_is_turned_over_where
             frame[top:top + flip, x - 22:x + 22] = flipping.integers(0, 255, (flip, 44, 3), dtype=np.uint8)
         obs = observer.observe(frame, i / 30, i)
         contacts.append({zone: t for hand in obs.hands for zone, t in hand.contact.items()})
-    assert "A3" in contacts[4]  # the card taken
+    assert ("A3" in contacts[4]) == resting  # the card taken
     assert contacts[5:8] == [{}, {}, {}]
     assert contacts[-1] == {"A3": pytest.approx(12 / 30)}  # from when it stopped over the card, as on one read face-down

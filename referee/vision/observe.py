@@ -105,7 +105,7 @@ class ObserveConfig:
 
 @dataclass
 class _ZoneState:
-    """One zone's reads; `taken`: its owner's hand touched it, a face-up card on top, since it was last read."""
+    """One zone's reads; `taken`: its owner's hand was over it, a face-up card on top, since it was last read."""
 
     reading: ZoneReading | None = None
     read_patch: np.ndarray | None = None
@@ -229,7 +229,7 @@ class Observer:
                               if state.taken or (state.reading is not None and state.reading.seen == FACE_DOWN))
         hands = self.hands.update(image, t, index, face_down)
         for hand in hands:
-            for zone in hand.contact:
+            for zone in hand.over:
                 state = self._zones[zone]
                 if self._owner.get(zone) == hand.side and state.reading is not None and state.reading.is_card:
                     state.taken = True

@@ -100,13 +100,12 @@ class TableMoves:
 
     def _turned(self, player: str, zone: str, card: Card, when: When) -> bool:
         """A face-down top seen face up: turned at the player's first touch since the last move
-        there; if their hand touched a spit pile between that and their last touch on the place,
-        the card went there and came back (judged as a play once that pile has settled)."""
+        there that may have turned it (`_turn_dated`); if their hand touched a spit pile between
+        that and their last touch on the place, the card went there and came back (judged as a
+        play once that pile has settled)."""
         since = self._moved.get(zone, 0.0)
         touches = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t <= when[0]]
-        turned = self._arrival(zone, touches[0], since) if touches else when
-        if turned[0] < since:  # one hand, one card at a time: not turned before the card above it was played
-            turned = since, turned[1] + round((since - turned[0]) / self.frame_interval)
+        turned = self._turn_dated(player, zone, touches, when)
         if len(touches) > 1 and self._turned_before(player, zone, touches):
             return True
         if not self._try(TurnUp(player, zone, card), turned):

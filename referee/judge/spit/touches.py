@@ -34,18 +34,34 @@ class HandTouches:
                 cover = (touch.t, touch.frame)
         return cover or seen
 
-    def _turn_when(self, player: str, zone: str) -> When:
-        """When `player` turned up the face-down top of `zone` seen turned now: their first contact
-        there since the last move there (`_arrival`: from when the hand came, if it was kept from
-        coming to rest by the card turning under it), else their last touch or cover (`_when`), not
-        before that move."""
+    def _turn_dated(self, player: str, zone: str, touches: list[Touch], seen: When) -> When:
+        """When the card stock place `zone` shows turned was turned, from `player`'s contacts there
+        since the last move there (`touches`): at the first one after the place was last read settled
+        showing its face-down top (an earlier one turned nothing, or a card gone since; `_arrival`:
+        from when the hand came, if it was kept from coming to rest by the card turning under it),
+        else at `seen`; not before the last move there (one hand, one card at a time: not before the
+        card above it was played). The read does not count if their hand touched a spit pile since
+        the first contact, laying no card judged: a card turned at that one may have gone there. (`seen`
+        is not held to after the read: a face-down top misread for a frame over a card turned would
+        make the turn late.)"""
         since = self._moved.get(zone, 0.0)
-        touches = [t for t in self._touches.get(zone, ())
-                   if t.contact and t.side == player and since < t.t <= self._now[0]]
-        turned = self._arrival(zone, touches[0], since) if touches else self._when(zone, player, self._now)
+        shown = self._read_clear if self.readings.get(zone) == FACE_DOWN else self._shown_until
+        after = shown.get(zone, since)
+        if touches and any(self._free(pile, touch, player) and touches[0].t <= touch.t < after
+                           for pile in self._piles for touch in self._touches.get(pile, ())):
+            after = since
+        turning = [touch for touch in touches if touch.t > after]
+        turned = self._arrival(zone, turning[0], since) if turning else seen
         if turned[0] < since:
             return since, turned[1] + round((since - turned[0]) / self.frame_interval)
         return turned
+
+    def _turn_when(self, player: str, zone: str) -> When:
+        """When `player` turned up the face-down top of `zone` seen turned now (`_turn_dated`), else
+        their last touch or cover there (`_when`)."""
+        since = self._moved.get(zone, 0.0)
+        touches = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t <= self._now[0]]
+        return self._turn_dated(player, zone, touches, self._when(zone, player, self._now))
 
     def _hand_came(self, zone: str, side: str, t: float) -> float:
         """When the hand of `side` whose contact with `zone` began at `t` came over it: the start of

@@ -65,6 +65,9 @@ class TableMoves:
                 self.state = s.apply(TurnUp(owner, zone, card))  # dealt face up, read only now: no one turned it
                 return True
         if expected == FACE_DOWN:
+            for pile in self._laid_unseen_before(zone):  # turned there unseen and laid before this card was turned
+                if self._pile(pile, self.readings[pile]):
+                    return True
             return self._turned(owner, zone, card, when)
         source = self._stock_top_of(card)
         if expected != EMPTY and any(lift.zone == zone for lift in self._lifted.values()):
@@ -97,6 +100,19 @@ class TableMoves:
             if expected == EMPTY and self.rules.refilled_singles:
                 return self._try(Refill(owner, zone, card), when)
         return False
+
+    def _laid_unseen_before(self, zone: str) -> list[str]:
+        """The spit piles showing a card the engine does not know (no stock top, not in play) since
+        before face-down place `zone` showed its new card: a card its player's hand may have turned
+        there unseen and laid, before turning the one showing now."""
+        out = []
+        for pile in self._piles:
+            seen = self.readings.get(pile)
+            if seen in CARD_CODES and seen != self._expected(pile) and self._seen[pile][0] < self._seen[zone][0]:
+                card = parse_card(seen)
+                if not self.state.cards()[card] and self._stock_top_of(card) is None:
+                    out.append(pile)
+        return out
 
     def _turned(self, player: str, zone: str, card: Card, when: When) -> bool:
         """A face-down top seen face up: turned at the player's first touch since the last move

@@ -40,8 +40,8 @@ class BadTrackerConfig(RefereeError, ValueError):
 class TrackerConfig:
     """`settle_frames`: consecutive readable frames a new zone state needs (k); `min_confidence`:
     readings below it are ignored; `touch_gap_frames`: a hand missing from a zone this many frames
-    still makes the same touch (not when the zone was read meanwhile with that side's hand seen
-    elsewhere: the hand had left it)."""
+    still makes the same touch (and a cover, not when the zone was read meanwhile with that side's
+    hand seen elsewhere: the hand had left it; a contact goes on as the hand finder keeps it)."""
 
     settle_frames: int = 3
     min_confidence: float = 0.6
@@ -137,7 +137,7 @@ class Tracker:
                 for is_contact in (False, True) if zone in contact else (False,):
                     key = (zone, side, is_contact)
                     last = touching.get(key)
-                    if last is None or frame - last > gap or self._left.get((zone, side), -1) > last:
+                    if last is None or frame - last > gap or (not is_contact and self._left.get((zone, side), -1) > last):
                         when = contact[zone] if is_contact else obs.t
                         touches.append(Touch(zone, side, when, frame, is_contact))
                     touching[key] = frame
@@ -157,7 +157,7 @@ class Tracker:
                 covered.add(name)
                 continue
             read[name] = seen
-            for side in sides:  # its hand seen elsewhere: a hand over it again is a new touch
+            for side in sides:  # its hand seen elsewhere: a hand over it again is a new cover
                 self._left[name, side] = frame
             if seen == z.stable:
                 if z.candidate is not None:

@@ -65,7 +65,7 @@ class TableMoves:
                 self.state = s.apply(TurnUp(owner, zone, card))  # dealt face up, read only now: no one turned it
                 return True
         if expected == FACE_DOWN:
-            for pile in self._laid_unseen_before(zone):  # turned there unseen and laid before this card was turned
+            for pile in self._laid_unseen_before(zone, owner):  # turned there unseen and laid before this card was
                 if self._pile(pile, self.readings[pile]):
                     return True
             return self._turned(owner, zone, card, when)
@@ -101,16 +101,19 @@ class TableMoves:
                 return self._try(Refill(owner, zone, card), when)
         return False
 
-    def _laid_unseen_before(self, zone: str) -> list[str]:
-        """The spit piles showing a card the engine does not know (no stock top, not in play) since
-        before face-down place `zone` showed its new card: a card its player's hand may have turned
-        there unseen and laid, before turning the one showing now."""
+    def _laid_unseen_before(self, zone: str, player: str) -> list[str]:
+        """The spit piles showing a card the engine does not know (no stock top, not in play), laid
+        by `player`'s hand (the last seen touching the pile) before face-down place `zone` showed
+        its new card: a card that hand may have turned there unseen and laid, before turning the
+        one showing now."""
         out = []
         for pile in self._piles:
             seen = self.readings.get(pile)
             if seen in CARD_CODES and seen != self._expected(pile) and self._seen[pile][0] < self._seen[zone][0]:
                 card = parse_card(seen)
-                if not self.state.cards()[card] and self._stock_top_of(card) is None:
+                last = self._last_touch(pile, self._seen[pile])
+                if not self.state.cards()[card] and self._stock_top_of(card) is None \
+                        and last is not None and last[0] == player:
                     out.append(pile)
         return out
 

@@ -866,6 +866,24 @@ def test_a_card_turned_and_laid_unseen_under_a_hand_that_then_turned_the_next_ca
     assert not _of(events, "premature_spit") and not _of(events, "resync")
 
 
+
+def test_a_card_turned_and_moved_into_a_space_unseen_read_before_the_next_card_turned_is_turned_and_moved_first() -> None:
+    film = _opened(spit_l="JH", spit_r="7D")
+    film.play("B", "B1", "empty", "L")  # Q♠ onto J♥: B1 empty
+    film.play("B", "B3", "back", "R")  # 8♠ onto 7♦: B3 shows a face-down card
+    for zone in ("B3", "B1", "B3"):  # B's hand over both turns 6♥ on B3, moves it into B1, turns 9♣ on B3
+        t = film.t
+        for _ in range(4):
+            film.frame((HandSeen("B", ("B1", "B3"), {zone: t}),))
+    film.zones.update(B1="6H", B3="9C")
+    film.frame((HandSeen("B", ("B3",), {}),))  # B1 read first, once
+    for _ in range(3):
+        film.frame(unread=("B1",))  # then B3, settling before B1 is read again
+    film.still(10)
+    events = film.judge()
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("B3", "6H"), ("B3", "9C")]
+    assert [(e["card"], e["from"], e["to"]) for e in _of(events, "move_to_space")] == [("6H", "B3", "B1")]
+
 def test_a_card_put_back_is_not_judged_at_a_touch_of_its_player_s_hand_on_a_pile_from_the_moment_it_is_back() -> None:
     film = _opened()  # L shows 8♦
     film.touch("B", "B3", 2, then="back")  # B lifts 8♠

@@ -137,7 +137,8 @@ class Tracker:
                 for is_contact in (False, True) if zone in contact else (False,):
                     key = (zone, side, is_contact)
                     last = touching.get(key)
-                    if last is None or frame - last > gap or (not is_contact and self._left.get((zone, side), -1) > last):
+                    if last is None or frame - last > gap \
+                            or (not is_contact and self._left.get((zone, side), -1) > last):
                         when = contact[zone] if is_contact else obs.t
                         touches.append(Touch(zone, side, when, frame, is_contact))
                     touching[key] = frame

@@ -66,7 +66,7 @@ class TableMoves:
                 self.state = s.apply(TurnUp(owner, zone, card))  # dealt face up, read only now: no one turned it
                 return True
         if expected == FACE_DOWN:
-            for pile in self._laid_unseen_before(zone, owner):  # turned there unseen and laid before this card was
+            for pile in self._laid_unseen_before(zone, owner):  # a card turned there unseen and laid first
                 if self._pile(pile, self.readings[pile]):
                     return True
             if self._moved_into_space_first(zone, owner):

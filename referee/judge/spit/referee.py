@@ -241,8 +241,6 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._call_spit()
         if snap.read and self.state.phase == "play":
             self._call_on_first_read(snap.read)
-        for change in snap.changes:
-            self._read_unsettled.pop(change.zone, None)
         for zone, seen in snap.read.items():
             if zone in self._owner and seen != self.readings.get(zone):
                 self._read_unsettled.setdefault(zone, (seen, snap.t))

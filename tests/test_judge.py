@@ -936,43 +936,6 @@ def test_a_card_turned_by_a_hand_seen_only_over_its_place_and_played_is_that_car
     assert not _of(events, "premature_spit")
 
 
-def test_a_card_turned_and_laid_unseen_under_a_hand_that_then_turned_the_next_card_is_turned_and_played_first() -> None:
-    film = _opened()  # R shows 3♣
-    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
-    for _ in range(6):  # A's hand over A4, its contact not seen: it turns A♦ there and takes it
-        film.frame((HandSeen("A", ("A4",), {}),))
-    t = film.t
-    for _ in range(3):  # and lays it on R, still over A4
-        film.frame((HandSeen("A", ("A4", "R"), {"R": t}),))
-    film.zones["R"] = "AD"
-    for _ in range(8):  # R shows A♦ while the hand turns Q♥ on A4
-        film.frame((HandSeen("A", ("A4",), {}),))
-    film.zones["A4"] = "QH"  # read in the frame the hand leaves
-    film.still(10)
-    events = film.judge()
-    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A4", "AD"), ("A4", "QH")]
-    assert [(e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("AD", "A4", t)
-    assert not _of(events, "premature_spit") and not _of(events, "resync")
-
-
-
-def test_a_card_turned_and_moved_into_a_space_unseen_read_before_the_next_card_turned_is_turned_and_moved_first() -> None:
-    film = _opened(spit_l="JH", spit_r="7D")
-    film.play("B", "B1", "empty", "L")  # Q♠ onto J♥: B1 empty
-    film.play("B", "B3", "back", "R")  # 8♠ onto 7♦: B3 shows a face-down card
-    for zone in ("B3", "B1", "B3"):  # B's hand over both turns 6♥ on B3, moves it into B1, turns 9♣ on B3
-        t = film.t
-        for _ in range(4):
-            film.frame((HandSeen("B", ("B1", "B3"), {zone: t}),))
-    film.zones.update(B1="6H", B3="9C")
-    film.frame((HandSeen("B", ("B3",), {}),))  # B1 read first, once
-    for _ in range(3):
-        film.frame(unread=("B1",))  # then B3, settling before B1 is read again
-    film.still(10)
-    events = film.judge()
-    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("B3", "6H"), ("B3", "9C")]
-    assert [(e["card"], e["from"], e["to"]) for e in _of(events, "move_to_space")] == [("6H", "B3", "B1")]
-
 def test_a_card_put_back_is_not_judged_at_a_touch_of_its_player_s_hand_on_a_pile_from_the_moment_it_is_back() -> None:
     film = _opened()  # L shows 8♦
     film.touch("B", "B3", 2, then="back")  # B lifts 8♠

@@ -71,18 +71,6 @@ def test_touch_marks_the_first_contact_frame() -> None:
     assert touches == [("L", "A", 4, False), ("L", "A", 4, True)]
 
 
-def test_a_hand_back_over_a_zone_read_while_it_was_seen_elsewhere_is_a_new_cover() -> None:
-    tracker = Tracker()
-    touches = []
-    for i in range(8):
-        hands = (HandSeen("A", ("L",) if 2 <= i < 7 and i != 4 else ()),)
-        zones = {"L": ZoneReading("occluded" if hands[0].over else "7C")}
-        snap = tracker.update(Observation(i / FPS, i, zones, hands))
-        touches.extend((t.zone, t.side, t.frame) for t in snap.touches)
-    # the hand was seen off L in frame 4, where L was read: over it again from frame 5 is a new cover
-    assert touches == [("L", "A", 2), ("L", "A", 5)]
-
-
 def test_snapshot_zones_are_read_only() -> None:
     tracker = Tracker()
     snap = None

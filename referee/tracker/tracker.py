@@ -40,8 +40,7 @@ class BadTrackerConfig(RefereeError, ValueError):
 class TrackerConfig:
     """`settle_frames`: consecutive readable frames a new zone state needs (k); `min_confidence`:
     readings below it are ignored; `touch_gap_frames`: a hand missing from a zone this many frames
-    still makes the same touch (and a cover, not when the zone was read meanwhile with that side's
-    hand seen elsewhere: the hand had left it; a contact goes on as the hand finder keeps it)."""
+    still makes the same touch."""
 
     settle_frames: int = 3
     min_confidence: float = 0.6
@@ -117,7 +116,6 @@ class Tracker:
     _zones: dict[str, _Zone] = field(default_factory=dict)
     _stable: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     _touching: dict[tuple[str, str, bool], int] = field(default_factory=dict)
-    _left: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def update(self, obs: Observation) -> Snapshot:
         """Track one frame; frames must come in capture order (dropped frames may be missing)."""
@@ -137,12 +135,10 @@ class Tracker:
                 for is_contact in (False, True) if zone in contact else (False,):
                     key = (zone, side, is_contact)
                     last = touching.get(key)
-                    if last is None or frame - last > gap \
-                            or (not is_contact and self._left.get((zone, side), -1) > last):
+                    if last is None or frame - last > gap:
                         when = contact[zone] if is_contact else obs.t
                         touches.append(Touch(zone, side, when, frame, is_contact))
                     touching[key] = frame
-        sides = {hand.side for hand in obs.hands}
         changes: list[ZoneChange] = []
         read: dict[str, str] = {}
         zones = self._zones
@@ -158,8 +154,6 @@ class Tracker:
                 covered.add(name)
                 continue
             read[name] = seen
-            for side in sides:  # its hand seen elsewhere: a hand over it again is a new cover
-                self._left[name, side] = frame
             if seen == z.stable:
                 if z.candidate is not None:
                     z.candidate = None

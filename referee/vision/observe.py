@@ -3,9 +3,7 @@
 Every frame: one warp into the small top-down view (`TableView`), the hands (`HandFinder`), and
 for each zone a comparison of its patch with the previous frame (is it still?) and with the
 patch it showed when last read (did it change?). A zone under a hand reads `occluded`; a zone
-that changed and has been still for `settle_frames` with no hand over it, or that a hand has
-just uncovered (what the hand left lies still under it: the hand moving off it is no motion of
-its own), is read again by the
+that changed and has been still for `settle_frames` with no hand over it is read again by the
 `ZoneReader` (the detector, on rectified crops at 16 px/cm, up to four zones a pass), and
 again in the following frames until `agree` reads in a row say the same with at least
 `min_confidence` (so the tracker's hysteresis sees independent reads, and one misread cannot
@@ -61,8 +59,7 @@ class ObserveConfig:
     """`change_threshold`: grey levels a pixel of a zone must differ from its last read patch to
     count as changed, `change_fraction` the share of the zone's pixels that must; `still_threshold`
     and `still_fraction` likewise between consecutive frames for a zone to be still;
-    `settle_frames`: still frames before a changed zone is read (none in the frame a hand
-    uncovers it); a zone is read until `agree`
+    `settle_frames`: still frames before a changed zone is read; a zone is read until `agree`
     reads in a row with at least `min_confidence` say the same, at most `retries` reads; a read of
     `empty` where over `occupied_fraction` of the zone differs from the bare table around it, or
     of a card where it does not, is unsure (confidence 0): the bare table is the median colour of
@@ -108,8 +105,7 @@ class ObserveConfig:
 
 @dataclass
 class _ZoneState:
-    """One zone's reads; `taken`: its owner's hand was over it, a face-up card on top, since it was
-    last read; `covered`: a hand was over it in the last frame."""
+    """One zone's reads; `taken`: its owner's hand was over it, a face-up card on top, since it was last read."""
 
     reading: ZoneReading | None = None
     read_patch: np.ndarray | None = None
@@ -118,7 +114,6 @@ class _ZoneState:
     tries: int = 0
     agreeing: int = 0
     taken: bool = False
-    covered: bool = False
 
 
 @dataclass(frozen=True)
@@ -244,7 +239,6 @@ class Observer:
         due: list[str] = []
         for name, state in self._zones.items():
             patch = self.view.crop(image, name)
-            uncovered, state.covered = state.covered, name in covered
             if name in covered:
                 state.still = 0
                 state.previous = patch
@@ -260,7 +254,7 @@ class Observer:
             state.previous = patch
             changed = state.read_patch is None or \
                 self._share(patch, state.read_patch, mask, cfg.change_threshold) >= cfg.change_fraction * pixels
-            if changed and (state.still >= cfg.settle_frames or uncovered):
+            if changed and state.still >= cfg.settle_frames:
                 due.append(name)
             elif not changed and state.reading is not None:
                 readings[name] = state.reading

@@ -25,10 +25,6 @@ make out must not hold up the whole game); its card counts once it is read, with
 RESYNC_S: Final = 2.0
 """The table showing, with every zone settled, what no move explains for this long makes the
 referee read its position again from the table."""
-MOVED_FIRST_S: Final = 0.5
-"""A card read (not yet settled) in an empty stock place, that no move explains, less than this
-long before its player's face-down place showed a new card, is judged first: the card turned
-there unseen and moved into the space before the next was turned (whichever read settles first)."""
 MOVES_PER_FRAME: Final = 32
 """The most moves one frame's readings are explained by (a frame shows a handful at most)."""
 DOUBT_S: Final = 2.0

@@ -7,7 +7,6 @@ import math
 from referee.cards import FACE_DOWN, Card, parse_card
 from referee.errors import IllegalMove
 from referee.judge.spit.config import (
-    MOVED_FIRST_S,
     TIE_WAIT_S,
     TOUCH_REACH_S,
     Lift,
@@ -66,11 +65,6 @@ class TableMoves:
                 self.state = s.apply(TurnUp(owner, zone, card))  # dealt face up, read only now: no one turned it
                 return True
         if expected == FACE_DOWN:
-            for pile in self._laid_unseen_before(zone, owner):  # a card turned there unseen and laid first
-                if self._pile(pile, self.readings[pile]):
-                    return True
-            if self._moved_into_space_first(zone, owner):
-                return False  # judged once that space's card has settled
             return self._turned(owner, zone, card, when)
         source = self._stock_top_of(card)
         if expected != EMPTY and any(lift.zone == zone for lift in self._lifted.values()):
@@ -102,37 +96,6 @@ class TableMoves:
                 return False
             if expected == EMPTY and self.rules.refilled_singles:
                 return self._try(Refill(owner, zone, card), when)
-        return False
-
-    def _laid_unseen_before(self, zone: str, player: str) -> list[str]:
-        """The spit piles showing a card the engine does not know (no stock top, not in play), laid
-        by `player`'s hand (the last seen touching the pile) before face-down place `zone` showed
-        its new card: a card that hand may have turned there unseen and laid, before turning the
-        one showing now."""
-        out = []
-        for pile in self._piles:
-            seen = self.readings.get(pile)
-            if seen in CARD_CODES and seen != self._expected(pile) and self._seen[pile][0] < self._seen[zone][0]:
-                card = parse_card(seen)
-                last = self._last_touch(pile, self._seen[pile])
-                if not self.state.cards()[card] and self._stock_top_of(card) is None \
-                        and last is not None and last[0] == player:
-                    out.append(pile)
-        return out
-
-    def _moved_into_space_first(self, zone: str, player: str) -> bool:
-        """An empty place of `player`'s was read, not settled yet, less than `MOVED_FIRST_S` ago and
-        before face-down place `zone` showed its new card, showing a card no move explains (not in
-        play, no stock top): one their hand may have turned on `zone` unseen and moved there first."""
-        for other in self.rules.stock_names[self.rules.player_index[player]]:
-            pending = self._read_unsettled.get(other)
-            if other == zone or pending is None or self._expected(other) != EMPTY:
-                continue
-            seen, t = pending
-            if seen in CARD_CODES and t < self._seen[zone][0] and self._now[0] - t < MOVED_FIRST_S:
-                card = parse_card(seen)
-                if not self.state.cards()[card] and self._stock_top_of(card) is None:
-                    return True
         return False
 
     def _turned(self, player: str, zone: str, card: Card, when: When) -> bool:

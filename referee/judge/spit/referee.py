@@ -140,9 +140,6 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._unsettled: frozenset[str] = frozenset()
         self._left_unread: frozenset[str] = frozenset()
         """The zones the last frame left unread (changed, not read yet)."""
-        self._read_unsettled: dict[str, tuple[str, float]] = {}
-        """Per stock place read showing another state than its settled one, that reading and when it
-        was first read (until it settles or the place is read as settled again)."""
         self._read_back: dict[str, float] = {}
         """Per stock top once thought lifted, the last frame it was read back in its place, not settled
         there (what the place settled on before, what lay under it, is stale since)."""
@@ -240,11 +237,6 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._call_spit()
         if snap.read and self.state.phase == "play":
             self._call_on_first_read(snap.read)
-        for zone, seen in snap.read.items():
-            if zone in self._owner and seen != self.readings.get(zone):
-                self._read_unsettled.setdefault(zone, (seen, snap.t))
-            else:
-                self._read_unsettled.pop(zone, None)
         for zone, seen in snap.read.items():  # a stock top read in its place, if only for a frame
             lift = self._lifted.get(seen)
             if lift is not None and lift.zone == zone and not lift.attempted and lift.t < snap.t \

@@ -191,18 +191,15 @@ def _played_under(applied: list[tuple[Event, SpitMove, SpitState]], event: Event
     if k is None or applied[k][0].t <= event.t:
         return None
     state = applied[k][2]
+    remade = []
     try:
-        for _, later, _ in applied[k + 1:]:
+        for logged, later, _ in applied[k + 1:]:
+            remade.append((logged, later, state))
             state = state.apply(later)
         after = state.apply(move)
     except IllegalMove:
         return None
-    undone = applied.pop(k)
-    rebuilt = undone[2]
-    for i in range(k, len(applied)):
-        applied[i] = (applied[i][0], applied[i][1], rebuilt)
-        rebuilt = rebuilt.apply(applied[i][1])
-    applied.append((event, move, rebuilt))
+    applied[k:] = [*remade, (event, move, state)]
     return after
 
 

@@ -103,8 +103,7 @@ class TableMoves:
         there that may have turned it (`_turn_dated`); if their hand touched a spit pile between
         that and their last touch on the place, the card went there and came back (judged as a
         play once that pile has settled)."""
-        since = self._moved.get(zone, 0.0)
-        touches = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t <= when[0]]
+        touches = self._contacts_since_move(player, zone, when[0])
         turned = self._turn_dated(player, zone, touches, when)
         if len(touches) > 1 and self._turned_before(player, zone, touches):
             return True

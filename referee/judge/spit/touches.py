@@ -59,9 +59,13 @@ class HandTouches:
     def _turn_when(self, player: str, zone: str) -> When:
         """When `player` turned up the face-down top of `zone` seen turned now (`_turn_dated`), else
         their last touch or cover there (`_when`)."""
+        return self._turn_dated(player, zone, self._contacts_since_move(player, zone, self._now[0]),
+                                self._when(zone, player, self._now))
+
+    def _contacts_since_move(self, player: str, zone: str, until: float) -> list[Touch]:
+        """`player`'s contacts with `zone` after the last move there, up to `until`."""
         since = self._moved.get(zone, 0.0)
-        touches = [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t <= self._now[0]]
-        return self._turn_dated(player, zone, touches, self._when(zone, player, self._now))
+        return [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t <= until]
 
     def _hand_came(self, zone: str, side: str, t: float) -> float:
         """When the hand of `side` whose contact with `zone` began at `t` came over it: the start of

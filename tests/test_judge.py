@@ -506,8 +506,10 @@ def test_a_card_seen_turned_after_its_player_touched_a_pile_another_card_then_co
     assert not _of(events, "illegal_play")
 
 
-def test_a_card_laid_while_another_hand_holding_a_card_was_over_the_pile_waits_for_that_card() -> None:
-    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: B's 7♠ fits it, not A's 9♥
+def _seven_laid_on_an_unseen_nine_and_taken_back() -> tuple[Film, float, float]:
+    """A's 9♥ laid on L under A's hand (no contact seen), B's 7♠ on it, then taken back by B: the
+    film and when each was laid. L showed 8♦: B's 7♠ fits it, not A's 9♥."""
+    film = _opened(layout=dict(LAYOUT, B1="7S"))
     film.touch("A", "A2", 2, then="back")  # A lifts 9♥
     film.touch("B", "B1", 2, then="empty")  # B lifts 7♠
     film.still(4)
@@ -517,6 +519,11 @@ def test_a_card_laid_while_another_hand_holding_a_card_was_over_the_pile_waits_f
     tb = film.touch("B", "L", 3, then="7S")  # 7♠ on top
     film.still(20)
     film.touch("B", "L", 3, then="9H")  # B takes the 7♠ back
+    return film, ta, tb
+
+
+def test_a_card_laid_while_another_hand_holding_a_card_was_over_the_pile_waits_for_that_card() -> None:
+    film, ta, tb = _seven_laid_on_an_unseen_nine_and_taken_back()
     film.touch("B", "B1", 2, then="7S")
     film.still(6)
     events = film.judge()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_judge import FPS, LAYOUT, _of, _opened
+from test_judge import FPS, _of, _opened, _seven_laid_on_an_unseen_nine_and_taken_back
 
 from referee.judge.spit.config import TIE_WAIT_S
 from referee.observations import HandSeen
@@ -53,16 +53,7 @@ def test_a_hand_over_a_pile_with_its_place_hidden_that_lays_its_card_on_the_othe
 
 
 def test_a_race_loser_taken_back_off_the_pile_is_refused_once_the_pile_shows_the_card_under_it() -> None:
-    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: B's 7♠ fits it, not A's 9♥
-    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
-    film.touch("B", "B1", 2, then="empty")  # B lifts 7♠
-    film.still(4)
-    ta = film.t
-    for _ in range(3):  # A's hand over L, its contact not seen: 9♥ goes under
-        film.frame((HandSeen("A", ("L",), {}),))
-    tb = film.touch("B", "L", 3, then="7S")  # 7♠ on top
-    film.still(20)
-    film.touch("B", "L", 3, then="9H")  # B takes the 7♠ back: it was refused
+    film, ta, tb = _seven_laid_on_an_unseen_nine_and_taken_back()  # the 7♠ was refused
     shown = film.t
     for _ in range(20):  # and holds it over B1 a while
         film.frame((HandSeen("B", ("B1",), {}),))

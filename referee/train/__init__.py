@@ -62,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
             device=args.device, workers=args.workers, dataset=args.dataset,
         )
         if args.stage == "pack":
-            if args.out is None:
-                raise BadTrainingSetup("pack writes into a folder: give --out DIR")
+            if args.out is None or args.dataset is not None:
+                raise BadTrainingSetup("pack builds a data set from --data/--real into a folder: give --out DIR, not --dataset")
             print(f"packed data set: {pack_dataset(build_dataset(config), args.out, args.imgsz)}")
             return 0
     prepare(args.run)

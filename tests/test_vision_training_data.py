@@ -368,3 +368,57 @@ def test_a_real_card_without_an_outline_gives_the_crops_the_detector_reads_as_an
     assert len(found.ranks) == 3 * 2 and (found.ranks == RANK_CLASSES.index("J")).all() and (found.suits == -1).all()
     assert found.crops.shape[1:] == (56, 32, 3)
     assert len(real_samples(folder, config, _Finder(corners, seen=0)).ranks) == 0  # corners maybe under another card
+
+
+def test_a_real_card_without_an_outline_is_labelled_with_the_oriented_box_the_detector_finds(tmp_path: Path) -> None:
+    corners = cv2.boxPoints(((200, 150), (90, 126), 45)).astype(np.float32)
+    source = tmp_path / "photo.jpg"
+    cv2.imwrite(str(source), np.full((300, 400, 3), 240, np.uint8))  # a card as light as the floor: no outline
+    (x1, y1), (x2, y2) = corners.min(axis=0), corners.max(axis=0)
+    photo = LabelledPhoto(source, (LabelledCard("J", (float(x1), float(y1), float(x2), float(y2))),))
+
+    def labelled(finder: _Finder | None) -> np.ndarray:
+        write_real_labels([photo], tmp_path / "out", finder)
+        return np.array((tmp_path / "out" / "labels" / "photo.txt").read_text().split()[1:], dtype=float).reshape(4, 2) * (400, 300)
+
+    square = labelled(None)  # the axis-aligned box stands in: a near-square box no card has
+    assert np.ptp(square[:, 0]) == pytest.approx(x2 - x1, abs=1) and np.ptp(square[:, 1]) == pytest.approx(y2 - y1, abs=1)
+    card_shaped = labelled(_Finder(corners, seen=2))
+    assert max(np.linalg.norm(corners - p, axis=1).min() for p in card_shaped) < 1
+
+
+def test_an_exported_detector_rebuilt_as_a_checkpoint_computes_what_the_onnx_file_computes(synth: Path, tmp_path: Path) -> None:
+    pytest.importorskip("onnx")
+    pytest.importorskip("ultralytics")
+    import onnxruntime as ort
+    import torch
+
+    from referee.train.environment import prepare
+
+    prepare(tmp_path)
+    from referee.train.onnxweights import calibration_batch, model_from_onnx
+    from referee.vision.detector import DETECTOR_MODEL, MODELS_DIR
+
+    images = calibration_batch(sorted((synth / "images").glob("*/*.jpg")), 320)
+    model = model_from_onnx(MODELS_DIR / DETECTOR_MODEL, "yolo11n-obb.yaml", images).eval()
+    with torch.no_grad():
+        rebuilt = model(images)[0].numpy()
+    session = ort.InferenceSession(str(MODELS_DIR / DETECTOR_MODEL), providers=["CPUExecutionProvider"])
+    exported = session.run(None, {session.get_inputs()[0].name: images.numpy()})[0]
+    assert rebuilt.shape == exported.shape
+    assert np.abs(rebuilt[:, :4] - exported[:, :4]).max() < 0.01  # box centres and sizes, in input pixels
+    assert np.abs(rebuilt[:, 4:] - exported[:, 4:]).max() < 1e-4  # class scores and angles
+
+
+def test_a_file_that_is_not_an_export_of_the_architecture_is_not_rebuilt(synth: Path, tmp_path: Path) -> None:
+    pytest.importorskip("onnx")
+    pytest.importorskip("ultralytics")
+    from referee.train.environment import prepare
+
+    prepare(tmp_path)
+    from referee.train.onnxweights import calibration_batch, model_from_onnx
+    from referee.vision.detector import INDEX_MODEL, MODELS_DIR
+
+    images = calibration_batch(sorted((synth / "images").glob("*/*.jpg")), 320)
+    with pytest.raises(BadTrainingSetup, match="not an export of yolo11n-obb.yaml"):
+        model_from_onnx(MODELS_DIR / INDEX_MODEL, "yolo11n-obb.yaml", images)

@@ -29,7 +29,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--imgsz", type=int, default=320, metavar="PX", help="detector input size (default 320)")
     parser.add_argument("--batch", type=int, metavar="N", help="batch size (default 16 detector, 256 index)")
     parser.add_argument("--model", default="yolo11n-obb.yaml", metavar="YAML", help="detector architecture (default yolo11n-obb.yaml)")
-    parser.add_argument("--init", type=Path, metavar="PT", help="detector: start from the matching weights of this checkpoint; index: from this classifier "
+    parser.add_argument("--init", type=Path, metavar="PT", help="detector: start from the matching weights of this checkpoint, or of an exported "
+                             "ONNX detector (e.g. models/card-detector.onnx, rebuilt as a checkpoint); index: from this classifier "
                              "(a run with a checkpoint of its own resumes or goes on from that instead)")
     parser.add_argument("--models", type=Path, default=MODELS_DIR, metavar="DIR", help="export target (default models/)")
     parser.add_argument("--zone-views", type=float, default=0.0, metavar="K",
@@ -41,6 +42,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=0, metavar="N", help="detector: data loader processes (default 0)")
     parser.add_argument("--dataset", type=Path, metavar="YAML", help="detector: train on this data.yaml (of `pack`) instead of building one")
     parser.add_argument("--out", type=Path, metavar="DIR", help="pack: folder for the packed data set")
+    parser.add_argument("--real-repeats", type=int, metavar="N",
+                        help="detector: each real training photo appears N times an epoch (default 4); index: its crops (default 12)")
     parser.add_argument("--court-repeats", type=int, default=1, metavar="N",
                         help="index: real court cards (J, Q, K) give their crops N times as often (default 1)")
     parser.add_argument("--int8", action="store_true",
@@ -59,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
             run_dir=args.run, synth_dir=args.data, real_dir=args.real, model_yaml=args.model, init_weights=args.init,
             imgsz=args.imgsz, zone_views=args.zone_views, more_synth=tuple(args.more_data),
             epochs=args.epochs or 30, hours=args.hours, lr0=args.lr0, batch=args.batch or 16, seed=args.seed,
-            device=args.device, workers=args.workers, dataset=args.dataset,
+            device=args.device, workers=args.workers, dataset=args.dataset, real_repeats=args.real_repeats or 4,
         )
         if args.stage == "pack":
             if args.out is None or args.dataset is not None:
@@ -81,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         config = IndexConfig(
             run_dir=args.run, synth_dir=args.data, real_dir=args.real, epochs=args.epochs or 12,
             batch=args.batch or 256, zone_views=args.zone_views, more_data=tuple(args.more_data), init_weights=args.init,
-            court_repeats=args.court_repeats, seed=args.seed,
+            court_repeats=args.court_repeats, real_repeats=12 if args.real_repeats is None else args.real_repeats, seed=args.seed,
         )
         print(f"index classifier checkpoint: {train_index_classifier(config)}")
     else:

@@ -6,6 +6,7 @@ import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -14,7 +15,8 @@ from referee.cards import FACE_DOWN
 from referee.errors import RefereeError
 from referee.train.zoneviews import write_zone_views
 from referee.vision.corners import refine_quad
-from referee.vision.evaluate import seen_enough
+from referee.vision.detections import Detections
+from referee.vision.evaluate import match, seen_enough
 from referee.vision.realset import LabelledPhoto, load_photos
 
 CLASS_NAMES = ("card", "back")
@@ -22,6 +24,12 @@ CLASS_NAMES = ("card", "back")
 
 class BadTrainingSetup(RefereeError):
     """Training inputs that cannot work (missing data set, nothing to resume, ...)."""
+
+
+class BoxFinder(Protocol):
+    """What gives real photos' cards an oriented box where no outline is found: `referee.vision.CardDetector`."""
+
+    def detect(self, image: np.ndarray) -> Detections: ...
 
 
 @dataclass(frozen=True)
@@ -79,11 +87,14 @@ def _obb_line(cls: int, quad: np.ndarray, width: int, height: int) -> str:
     return f"{cls} " + " ".join(f"{v:.6f}" for v in norm.reshape(-1))
 
 
-def write_real_labels(photos: list[LabelledPhoto], out_dir: Path) -> list[Path]:
+def write_real_labels(photos: list[LabelledPhoto], out_dir: Path, finder: BoxFinder | None = None) -> list[Path]:
     """Copy real photos into `out_dir/images` with OBB labels beside them (all face up: class card).
 
-    The photos only have axis-aligned boxes; each card's outline is found inside its box, or the
-    box itself stands in where no outline is found.
+    The photos only have axis-aligned boxes; each card's outline is found inside its box. Where no
+    outline is found (a fanned card under another, a card on a floor as light as itself) the
+    oriented box `finder` finds for that card (IoU >= 0.5 with its box) stands in, and failing
+    that the axis-aligned box itself: a fanned card's axis-aligned box is nearly square, and
+    trained on as the card it taught the detector square boxes for fanned cards.
     """
     images, labels = out_dir / "images", out_dir / "labels"
     images.mkdir(parents=True, exist_ok=True)
@@ -97,7 +108,15 @@ def write_real_labels(photos: list[LabelledPhoto], out_dir: Path) -> list[Path]:
         target = images / (photo.path.stem + ".jpg")
         if not target.exists():
             cv2.imwrite(str(target), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
-        lines = [_obb_line(0, refine_quad(image, card.box)[0], width, height) for card in photo.cards]
+        found = finder.detect(image) if finder is not None else Detections((), width, height)
+        where = dict(match(photo.cards, found))
+        lines = []
+        for n, card in enumerate(photo.cards):
+            quad, outlined = refine_quad(image, card.box)
+            corners = found[where[n]].corners if n in where else None
+            if not outlined and corners is not None:
+                quad = np.asarray(corners, dtype=np.float64)
+            lines.append(_obb_line(0, quad, width, height))
         (labels / (photo.path.stem + ".txt")).write_text("\n".join(lines) + "\n")
         written.append(target.absolute())
     return written
@@ -160,7 +179,10 @@ def build_dataset(config: DetectorConfig) -> Path:
         if config.zone_views:
             train += write_zone_views(more, "train", data_dir / f"zones-train-{more.name}", config.zone_views, config.seed)
     if config.real_dir is not None:
-        real_train = write_real_labels(load_photos(config.real_dir, "train"), data_dir / "real-train")
+        from referee.vision.detector import CardDetector
+
+        finder = CardDetector()  # the package's models
+        real_train = write_real_labels(load_photos(config.real_dir, "train"), data_dir / "real-train", finder)
         train += real_train * config.real_repeats
         if config.synth_dir is None:
             val += write_real_labels(load_photos(config.real_dir, "holdout"), data_dir / "real-holdout")
@@ -170,6 +192,14 @@ def build_dataset(config: DetectorConfig) -> Path:
     names = "".join(f"  {i}: {n}\n" for i, n in enumerate(CLASS_NAMES))
     yaml.write_text(f"path: {data_dir.absolute()}\ntrain: train.txt\nval: val.txt\nnames:\n{names}")
     return yaml
+
+
+def listed_images(data_yaml: Path, split: str) -> list[Path]:
+    """The images a data.yaml's split list names (paths relative to the yaml's folder or absolute)."""
+    listing = data_yaml.parent / f"{split}.txt"
+    if not listing.is_file():
+        raise BadTrainingSetup(f"{data_yaml}: no {listing.name} beside it")
+    return [data_yaml.parent / line for line in listing.read_text().split()]
 
 
 def train_detector(config: DetectorConfig) -> Path:
@@ -195,7 +225,13 @@ def train_detector(config: DetectorConfig) -> Path:
     data = config.dataset if config.dataset is not None else build_dataset(config)
     model = YOLO(start)
     if config.init_weights is not None and start == config.model_yaml:
-        model.load(str(config.init_weights))  # copies every tensor whose name and shape match
+        init = config.init_weights
+        if init.suffix == ".onnx":  # an exported detector: rebuilt as a checkpoint, its batch norms set on the training images
+            from referee.train.onnxweights import checkpoint_from_onnx
+
+            init = checkpoint_from_onnx(init, config.model_yaml, listed_images(data, "train"),
+                                        config.run_dir / f"{init.stem}-rebuilt.pt", config.imgsz)
+        model.load(str(init))  # copies every tensor whose name and shape match
     extra: dict[str, object] = {"time": config.hours} if config.hours else {}
     if config.lr0 is not None:  # else ultralytics picks AdamW at a rate fitted for training from scratch
         extra.update(optimizer="AdamW", lr0=config.lr0)

@@ -422,3 +422,15 @@ def test_a_file_that_is_not_an_export_of_the_architecture_is_not_rebuilt(synth: 
     images = calibration_batch(sorted((synth / "images").glob("*/*.jpg")), 320)
     with pytest.raises(BadTrainingSetup, match="not an export of yolo11n-obb.yaml"):
         model_from_onnx(MODELS_DIR / INDEX_MODEL, "yolo11n-obb.yaml", images)
+
+
+def test_val_measures_an_exported_detector_given_as_init(synth: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("onnx")
+    pytest.importorskip("ultralytics")
+    from referee.cli import main
+    from referee.vision.detector import DETECTOR_MODEL, MODELS_DIR
+
+    assert main(["train", "val", "--data", str(synth), "--run", str(tmp_path), "--init", str(MODELS_DIR / DETECTOR_MODEL)]) == 0
+    figures = capsys.readouterr().out.split("\n")[-2].split()
+    assert figures[0] == "mAP50" and 0.0 <= float(figures[1]) <= 1.0
+    assert (tmp_path / f"{Path(DETECTOR_MODEL).stem}-rebuilt.pt").is_file()

@@ -17,7 +17,7 @@ STAGES = ("detector", "index", "export", "pack", "val")
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("stage", choices=STAGES, help="detector: whole cards; index: corner classifier; export: ONNX into --models; "
                                                          "pack: the detector's data set, shrunk to carry to another machine, into --out; "
-                                                         "val: the run's detector on the --data set's val split alone")
+                                                         "val: the run's detector (or --init's) on the --data set's val split alone")
     parser.add_argument("--data", type=Path, metavar="DIR", help="synthetic data set of `referee synth-data`")
     parser.add_argument("--real", type=Path, metavar="DIR", help="real photos with VOC boxes; only their training split is used")
     parser.add_argument("--run", type=Path, default=Path("runs/cards"), metavar="DIR", help="checkpoints and logs (default runs/cards)")
@@ -30,7 +30,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch", type=int, metavar="N", help="batch size (default 16 detector, 256 index)")
     parser.add_argument("--model", default="yolo11n-obb.yaml", metavar="YAML", help="detector architecture (default yolo11n-obb.yaml)")
     parser.add_argument("--init", type=Path, metavar="PT", help="detector: start from the matching weights of this checkpoint, or of an exported "
-                             "ONNX detector (e.g. models/card-detector.onnx, rebuilt as a checkpoint); index: from this classifier "
+                             "ONNX detector (e.g. models/card-detector.onnx, rebuilt as a checkpoint); val: measure this one; index: from this classifier "
                              "(a run with a checkpoint of its own resumes or goes on from that instead)")
     parser.add_argument("--models", type=Path, default=MODELS_DIR, metavar="DIR", help="export target (default models/)")
     parser.add_argument("--zone-views", type=float, default=0.0, metavar="K",
@@ -73,7 +73,12 @@ def run(args: argparse.Namespace) -> int:
     if args.stage == "val":
         if args.data is None:
             raise BadTrainingSetup("val measures on a synthetic set's val split: give --data DIR")
-        checkpoint = args.run / "detector" / "weights" / "best.pt"
+        checkpoint = args.init if args.init is not None else args.run / "detector" / "weights" / "best.pt"
+        if checkpoint.suffix == ".onnx":  # an exported detector: rebuilt, it computes what the file computes
+            from referee.train.onnxweights import checkpoint_from_onnx
+
+            checkpoint = checkpoint_from_onnx(checkpoint, args.model, sorted((args.data / "images" / "val").glob("*.jpg")),
+                                              args.run / f"{checkpoint.stem}-rebuilt.pt", args.imgsz)
         figures = validate_detector(checkpoint, args.data, args.run / "val-only", args.imgsz, args.device)
         print(" ".join(f"{k} {v:.4f}" for k, v in figures.items()))
     elif args.stage == "detector":

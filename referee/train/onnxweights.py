@@ -11,6 +11,7 @@ training mode, where the batch norm uses each batch's statistics, nearly so.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -102,7 +103,9 @@ def model_from_onnx(onnx_path: Path, model_yaml: str, images: "torch.Tensor") ->
             bn.running_var.fill_(1.0 - bn.eps)
         sums: dict[str, tuple[torch.Tensor, torch.Tensor, int]] = {}
 
-        def record(name: str):  # noqa: ANN202 - a forward hook
+        def record(name: str) -> Callable[[torch.nn.Module, tuple, torch.Tensor], None]:
+            """A forward hook summing the convolution's output per channel (and its square) under `name`."""
+
             def hook(_module: torch.nn.Module, _inputs: tuple, output: torch.Tensor) -> None:
                 flat = output.double().transpose(0, 1).reshape(output.shape[1], -1)
                 s, s2, n = sums.get(name, (0.0, 0.0, 0))

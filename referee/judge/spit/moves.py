@@ -228,10 +228,13 @@ class TableMoves:
                     when = self._after(max(under), when)
             partners = self._tied(pile, player, when) - {self._shown.get(pile)}
             if partners:
-                if self._waits_for_rival(pile):
+                if not self._clear(pile) and self._waits_for_rival(pile):  # read on top, no hand over it: second
                     self._shown[pile] = seen
                     return applied
                 applied |= self._earlier(pile, card, when, tied=True)
+                self._ties.pop(pile, None)
+                self._shown.pop(pile, None)
+                return self._attempt(player, card, zone, pile, when, visible=True, after_tie=True) or applied
             elif (self._rival_touch(pile, player, when[0]) or self._rival_hidden(pile, player, when[0])
                   or (unsure and self._rival_touch(pile, player, first_seen[0]))) \
                     and self._waits_for_rival(pile):
@@ -381,9 +384,10 @@ class TableMoves:
         return applied
 
     def _attempt(self, player: str, card: Card, zone: str, pile: str, when: When, *, visible: bool,
-                 legal_counts: bool = True) -> bool:
+                 legal_counts: bool = True, after_tie: bool = False) -> bool:
         """`player`'s `card` from `zone` touched `pile` at `when`: a race if another player's card
-        landed there just before, then a play or an illegal play. True when the engine moved."""
+        landed there just before (`after_tie`: or within a frame after, judged first), then a play or
+        an illegal play. True when the engine moved."""
         key = (player, card.code, when[0])
         if key in self._judged:
             return False
@@ -399,7 +403,7 @@ class TableMoves:
             first = True
         self._judged.add(key)
         landed = [item for item in self._landed.get(pile, ()) if item[0] < when[0] or not first and (
-            item[0] == when[0] or (not legal_counts and self._close(item[0], when[0])))]
+            item[0] == when[0] or ((after_tie or not legal_counts) and self._close(item[0], when[0])))]
         raced = landed[-1] if landed and landed[-1][1] != player and when[0] - landed[-1][0] < self.config.race_window_s \
             else None
         if reason is None:

@@ -152,24 +152,26 @@ class TableMoves:
         move = TurnUp(player, zone, card)
         return self.state.check(move) is None and self.state.apply(move).check(Play(player, card, zone, pile)) is None
 
-    def _turned_unseen(self, player: str, before: float, *, covered: bool = False) -> tuple[str, When] | None:
+    def _turned_unseen(self, player: str, before: float, *, covered: bool = False,
+                       only: bool = False) -> tuple[str, When] | None:
         """A face-down stock top of `player` their hand touched (since the last move there)
         before `before` (with `covered`, one it was only seen over: the hand finder may miss the
         contact of a hand turning a card): a card turned up and taken away before it could be
         read. The zone and the first such touch, for the zone touched last; None (and the
-        referee waits) while such a place is not settled."""
+        referee waits) while such a place is not settled, unless (`only`: no other hand at the
+        pile) it is their one face-down top and was touched so: the card was turned nowhere else."""
         best: tuple[str, When] | None = None
         latest = -1.0
         s = self.state
-        for zone in self.rules.stock_names[self.rules.player_index[player]]:
-            if not s.pile(zone) or s.face_up(zone):
-                continue
-            if not self._clear(zone) and not self._hurried:
-                self._deferred = True  # the card may still show there once the hand has gone
-                return None
+        hidden = [zone for zone in self.rules.stock_names[self.rules.player_index[player]]
+                  if s.pile(zone) and not s.face_up(zone)]
+        for zone in hidden:
             since = self._moved.get(zone, 0.0)
             touched = [t for t in self._touches.get(zone, ())
                        if (t.contact or covered) and t.side == player and since < t.t < before]
+            if not self._clear(zone) and not self._hurried and not (only and touched and len(hidden) == 1):
+                self._deferred = True  # the card may still show there once the hand has gone
+                return None
             if touched and touched[-1].t > latest:
                 latest = touched[-1].t
                 best = (zone, self._arrival(zone, touched[0], since))
@@ -265,7 +267,8 @@ class TableMoves:
                     laid = last[1] if last is not None and player == last[0] else self._when(pile, player, first_seen)
                     if (pile, player, laid[0]) in self._used:
                         laid = first_seen  # that touch laid a card judged already
-                    turned = self._turned_unseen(player, laid[0], covered=covered)
+                    turned = self._turned_unseen(player, laid[0], covered=covered, only=not (
+                        self._rival_touch(pile, player, laid[0]) or self._rival_hidden(pile, player, laid[0])))
                     if self._deferred:
                         return False
                     if turned is None and not covered and last is not None and player == last[0]:
@@ -412,6 +415,9 @@ class TableMoves:
                 move = Play(player, card, space[0], pile)  # moved to a space of theirs on the way, unseen
             self._race(pile, raced, player, when)
             self._settle_lift(card, when)
+            self._flagged.pop((pile, card.code), None)  # doubted there as a spit card: played, not to be taken back
+            self._unsure.discard((pile, card.code))
+            self._doubted.pop((pile, card.code), None)
             kept = self._landed.setdefault(pile, [])
             kept.append((when[0], player))
             kept.sort()

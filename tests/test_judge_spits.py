@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from test_judge import Film, _of, _run
+from test_judge import Film, _of, _opened, _run
 
 from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen
 from referee.rules.spit import SpitRules, SpitState
+from referee.tracker import Tracker
 
 
 def _one_card_to_turn() -> tuple[Film, SpitReferee]:
@@ -108,3 +109,30 @@ def test_deal_end_is_not_called_while_the_ender_s_place_shows_a_card_the_engine_
     assert not _of(events, "deal_end")
     assert [e["stocks"]["A2"] for e in _of(events, "resync")] == [[1, "8H"]]
     assert [(e["card"], e["to"]) for e in _of(events, "play")] == [("9C", "L")]
+
+
+def test_a_card_doubted_as_a_spit_card_then_judged_played_leaves_its_player_s_next_touch_there_laying_a_card() -> None:
+    film = _opened()  # L shows 8♦
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.still(4)
+    doubted = len(film.frames)
+    laid = film.touch("A", "L", 3, then="9H")
+    film.still(6)
+    film.touch("A", "A2", 3, then="10C")  # A turns up 10♣
+    film.still(4)
+    film.touch("A", "A2", 2, then="empty")  # and lifts it
+    film.touch("B", "B4", 2, then="back")  # B lifts J♦
+    film.still(4)
+    t10 = film.touch("A", "L", 3)  # 10♣ onto the 9♥, covered at once by the J♦: never read
+    tj = film.touch("B", "L", 3, then="JD")
+    film.still(8)
+    referee = SpitReferee(SpitRules())
+    tracker = Tracker()
+    events = []
+    for i, obs in enumerate(film.frames):
+        if i == doubted:  # what the referee keeps of a card it doubted as a spit card laid while a move existed
+            referee._flagged["L", "9H"] = ("A", laid)
+            referee._unsure.add(("L", "9H"))
+        events.extend(referee.update(tracker.update(obs)))
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("9H", laid), ("10C", t10), ("JD", tj)]
+    assert not _of(events, "illegal_play")

@@ -64,3 +64,25 @@ def test_a_race_loser_taken_back_off_the_pile_is_refused_once_the_pile_shows_the
     illegal = _of(events, "illegal_play")
     assert [(e["player"], e["card"], e.t) for e in illegal] == [("B", "7S", tb)]
     assert illegal[0]["called_at"] < shown + 3 / FPS  # read there (two frames), not kept until seen back on B1
+
+
+def test_a_card_turned_on_its_player_s_only_face_down_top_is_judged_without_waiting_for_that_place_to_be_read() -> None:
+    film = _opened()  # L shows 8♦
+    film.play("A", "A2", "back", "L")  # 9♥ onto it; A2 shows its last card, face down: A's only one
+    turned = film.touch("A", "A2", 3)  # A turns it (10♣), never read face up
+    for _ in range(2):
+        film.frame((HandSeen("A", ("A2",), {}),))
+    laid = film.t
+    for _ in range(3):  # and lays it on the 9♥, the arm still over A2
+        film.frame((HandSeen("A", ("A2", "L"), {"L": laid}),))
+    film.zones["L"] = "10C"
+    film.zones["A2"] = "empty"
+    for _ in range(12):  # the arm stays over A2 while 10♣ is read on L
+        film.frame((HandSeen("A", ("A2",), {}),))
+    cleared = film.t
+    film.still(6)
+    events = film.judge()
+    assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("A2", "10C", turned)]
+    plays = _of(events, "play")
+    assert [(e["card"], e.t) for e in plays] == [("9H", plays[0].t), ("10C", laid)]
+    assert plays[1]["called_at"] < cleared  # not held until A2 is read

@@ -38,10 +38,13 @@ sees and what the engine expects by a move:
   (touching it and holding no card seen lifted, or holding one, or one it may have turned and
   taken unseen, and no contact seen), waits (`TIE_WAIT_S`) for that card to be found under it;
 - two players' cards touching one pile within a frame of each other (contacts are dated to about
-  a frame) wait as long for the evidence: the card its player takes back off the pile was refused,
-  so it came second (judged when it is back in its place); both staying, the one on top;
+  a frame): the one read on top with no hand over the pile came second, judged at once (a hand
+  back over the pile meanwhile is waited for as long: the card its player takes back off it was
+  refused, so it came second);
 - an unknown card laid, not at a stalemate, by a player whose hand was not seen on a face-down
-  stock top but who has just one, that fits there: that card turned up and played;
+  stock top but who has just one, that fits there: that card turned up and played; one whose hand
+  touched their only face-down top before laying it, no other hand at the pile, turned it there,
+  judged without waiting for that place to be read from under the arm;
 - two players' cards on one pile less than `race_window_s` apart: `race`, the second judged
   against the new top (a card that went under the second is played first);
 - `spit_call` when the engine finds no move, dated to the last move, called at once unless a

@@ -59,8 +59,9 @@ ALONE: Final = "a stock card was laid on a spit card waiting for the other playe
 RECOUNT: Final = "a stock place shows how many cards it holds where the counts were guessed by a re-read"
 """The reason of a `resync` that corrects one stock place's count (`SpitReferee._recounted`)."""
 TIE_WAIT_S: Final = 1.0
-"""Two cards touching one pile within a frame of each other: if neither is taken back within this
-time, the one seen on top went second. A card seen on a pile another player's hand touched just
+"""Two cards touching one pile within a frame of each other: the one read on top with no hand over
+the pile went second (a hand back over it meanwhile, taking one back, is waited for this long, the
+card taken back being the second). A card seen on a pile another player's hand touched just
 before with no card judged waits at most as long for that card to be found (its place read without
 it); the wait ends with that evidence (`TableMoves._waits_for_rival`, looked at in every frame).
 A player's last stock card, laid at a touch, is played there once it has not come back for this long."""

@@ -152,24 +152,26 @@ class TableMoves:
         move = TurnUp(player, zone, card)
         return self.state.check(move) is None and self.state.apply(move).check(Play(player, card, zone, pile)) is None
 
-    def _turned_unseen(self, player: str, before: float, *, covered: bool = False) -> tuple[str, When] | None:
+    def _turned_unseen(self, player: str, before: float, *, covered: bool = False,
+                       only: bool = False) -> tuple[str, When] | None:
         """A face-down stock top of `player` their hand touched (since the last move there)
         before `before` (with `covered`, one it was only seen over: the hand finder may miss the
         contact of a hand turning a card): a card turned up and taken away before it could be
         read. The zone and the first such touch, for the zone touched last; None (and the
-        referee waits) while such a place is not settled."""
+        referee waits) while such a place is not settled, unless (`only`: no other hand at the
+        pile) it is their one face-down top and was touched so: the card was turned nowhere else."""
         best: tuple[str, When] | None = None
         latest = -1.0
         s = self.state
-        for zone in self.rules.stock_names[self.rules.player_index[player]]:
-            if not s.pile(zone) or s.face_up(zone):
-                continue
-            if not self._clear(zone) and not self._hurried:
-                self._deferred = True  # the card may still show there once the hand has gone
-                return None
+        hidden = [zone for zone in self.rules.stock_names[self.rules.player_index[player]]
+                  if s.pile(zone) and not s.face_up(zone)]
+        for zone in hidden:
             since = self._moved.get(zone, 0.0)
             touched = [t for t in self._touches.get(zone, ())
                        if (t.contact or covered) and t.side == player and since < t.t < before]
+            if not self._clear(zone) and not self._hurried and not (only and touched and len(hidden) == 1):
+                self._deferred = True  # the card may still show there once the hand has gone
+                return None
             if touched and touched[-1].t > latest:
                 latest = touched[-1].t
                 best = (zone, self._arrival(zone, touched[0], since))
@@ -228,10 +230,13 @@ class TableMoves:
                     when = self._after(max(under), when)
             partners = self._tied(pile, player, when) - {self._shown.get(pile)}
             if partners:
-                if self._waits_for_rival(pile):
+                if not self._clear(pile) and self._waits_for_rival(pile):  # read on top, no hand over it: second
                     self._shown[pile] = seen
                     return applied
                 applied |= self._earlier(pile, card, when, tied=True)
+                self._ties.pop(pile, None)
+                self._shown.pop(pile, None)
+                return self._attempt(player, card, zone, pile, when, visible=True, after_tie=True) or applied
             elif (self._rival_touch(pile, player, when[0]) or self._rival_hidden(pile, player, when[0])
                   or (unsure and self._rival_touch(pile, player, first_seen[0]))) \
                     and self._waits_for_rival(pile):
@@ -262,7 +267,8 @@ class TableMoves:
                     laid = last[1] if last is not None and player == last[0] else self._when(pile, player, first_seen)
                     if (pile, player, laid[0]) in self._used:
                         laid = first_seen  # that touch laid a card judged already
-                    turned = self._turned_unseen(player, laid[0], covered=covered)
+                    turned = self._turned_unseen(player, laid[0], covered=covered, only=not (
+                        self._rival_touch(pile, player, laid[0]) or self._rival_hidden(pile, player, laid[0])))
                     if self._deferred:
                         return False
                     if turned is None and not covered and last is not None and player == last[0]:
@@ -381,9 +387,10 @@ class TableMoves:
         return applied
 
     def _attempt(self, player: str, card: Card, zone: str, pile: str, when: When, *, visible: bool,
-                 legal_counts: bool = True) -> bool:
+                 legal_counts: bool = True, after_tie: bool = False) -> bool:
         """`player`'s `card` from `zone` touched `pile` at `when`: a race if another player's card
-        landed there just before, then a play or an illegal play. True when the engine moved."""
+        landed there just before (`after_tie`: or within a frame after, judged first), then a play or
+        an illegal play. True when the engine moved."""
         key = (player, card.code, when[0])
         if key in self._judged:
             return False
@@ -399,7 +406,7 @@ class TableMoves:
             first = True
         self._judged.add(key)
         landed = [item for item in self._landed.get(pile, ()) if item[0] < when[0] or not first and (
-            item[0] == when[0] or (not legal_counts and self._close(item[0], when[0])))]
+            item[0] == when[0] or ((after_tie or not legal_counts) and self._close(item[0], when[0])))]
         raced = landed[-1] if landed and landed[-1][1] != player and when[0] - landed[-1][0] < self.config.race_window_s \
             else None
         if reason is None:
@@ -408,6 +415,9 @@ class TableMoves:
                 move = Play(player, card, space[0], pile)  # moved to a space of theirs on the way, unseen
             self._race(pile, raced, player, when)
             self._settle_lift(card, when)
+            self._flagged.pop((pile, card.code), None)  # doubted there as a spit card: played, not to be taken back
+            self._unsure.discard((pile, card.code))
+            self._doubted.pop((pile, card.code), None)
             kept = self._landed.setdefault(pile, [])
             kept.append((when[0], player))
             kept.sort()

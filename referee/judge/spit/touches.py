@@ -192,8 +192,8 @@ class HandTouches:
 
     def _tied(self, pile: str, player: str, when: When) -> set[str]:
         """Other players' lifted cards, not judged yet, that touched `pile` at `when` to within a
-        frame (`_close`): which came first shows only later (a card seen on top and taken back was
-        second; both staying: the one on top)."""
+        frame (`_close`): which came first is not seen (the one read on top with no hand over the
+        pile was second; while a hand is back over it, a card taken back was)."""
         tied = set()
         for code, lift in self._lifted.items():
             if lift.player != player and not lift.attempted:

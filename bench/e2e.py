@@ -7,7 +7,8 @@ Seeds 9001-9020 are the development games (looked at game by game; the tests wat
 bench/judge.py 1001-1010). `--held-out` plays seeds 9101-9120, kept out of development: they are
 measured, never debugged, and give the figure the issue asks for.
 Videos are cached per version of the simulator and renderer (a digest of their sources in the
-file name). `--max-seconds` renders and judges only the start of each game (truth after the last
+file name); runs sharing a cache folder render a game once, the others waiting for it (a lock
+file per game). `--max-seconds` renders and judges only the start of each game (truth after the last
 `--settle-s` seconds of the stretch is left out). `--reader truth` reads zones from the render's
 own timeline instead of the card detector: it measures everything but the detector (hands,
 change detection, timing, the referee on real occlusion). Reports plays recall and precision,
@@ -21,6 +22,7 @@ latency from a card landing to its call, and peak memory.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import resource
 import statistics
@@ -46,6 +48,16 @@ HELD_OUT_SEEDS = list(range(9101, 9121))
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def rendered(cache: Path, seed: int, options: RenderOptions) -> Path:
+    """`cached_game`, one bench run at a time per game and cache folder (a lock file beside the
+    videos): `cached_game` renders in place, so a second run sharing the folder would render a game
+    the first is still rendering over the same files, and the first could read a video cut by it."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with (cache / f".render-{seed}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return cached_game(cache, seed, options)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     spent_s = 0.0
     landing: list[float] = []
     for seed in seeds:
-        video = cached_game(args.cache, seed, options)
+        video = rendered(args.cache, seed, options)
         truth_all = list(read_events(video.with_suffix(".jsonl")))
         oracle = TruthReader(truth_all, seed) if detector is None else None
         kept = (video.with_suffix(f".{args.reader}.obs.jsonl").open("w", encoding="utf-8")

@@ -22,7 +22,6 @@ latency from a card landing to its call, and peak memory.
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
 import resource
 import statistics
@@ -48,16 +47,6 @@ HELD_OUT_SEEDS = list(range(9101, 9121))
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
-
-def rendered(cache: Path, seed: int, options: RenderOptions) -> Path:
-    """`cached_game`, one bench run at a time per game and cache folder (a lock file beside the
-    videos): `cached_game` renders in place, so a second run sharing the folder would render a game
-    the first is still rendering over the same files, and the first could read a video cut by it."""
-    cache.mkdir(parents=True, exist_ok=True)
-    with (cache / f".render-{seed}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        return cached_game(cache, seed, options)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     spent_s = 0.0
     landing: list[float] = []
     for seed in seeds:
-        video = rendered(args.cache, seed, options)
+        video = cached_game(args.cache, seed, options)
         truth_all = list(read_events(video.with_suffix(".jsonl")))
         oracle = TruthReader(truth_all, seed) if detector is None else None
         kept = (video.with_suffix(f".{args.reader}.obs.jsonl").open("w", encoding="utf-8")

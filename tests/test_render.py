@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+import threading
+import time
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -292,3 +295,26 @@ def test_a_cached_game_whose_render_was_cut_short_is_rendered_again(tmp_path: Pa
         frames.write_text(cut, encoding="utf-8")
         assert cached_game(tmp_path, 5, options) == video
         assert frames.read_text(encoding="utf-8") == whole
+
+
+def test_processes_sharing_a_cache_render_a_game_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import referee.render.cache as cache_module
+
+    renders: list[int] = []
+
+    def slow_render(video: Path, seed: int, rules: str, log: None, options: RenderOptions) -> SimpleNamespace:
+        renders.append(seed)
+        time.sleep(0.3)  # a second caller arrives while the video is still being written
+        video.write_bytes(b"video")
+        video.with_suffix(".frames.json").write_text('{"frame_count": 9}', encoding="utf-8")
+        return SimpleNamespace(frame_count=9)
+
+    monkeypatch.setattr(cache_module, "simulate_and_render", slow_render)
+    options = RenderOptions(width=320, height=180, max_seconds=0.3)
+    got: list[Path] = []
+    callers = [threading.Thread(target=lambda: got.append(cached_game(tmp_path, 9001, options))) for _ in range(2)]
+    for caller in callers:
+        caller.start()
+    for caller in callers:
+        caller.join(timeout=10)
+    assert renders == [9001] and len(got) == 2 and got[0] == got[1]

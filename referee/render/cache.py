@@ -6,7 +6,14 @@ import hashlib
 import json
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # not on Windows
+    fcntl = None  # type: ignore[assignment]
 
 from referee.render.video import RenderOptions, simulate_and_render
 
@@ -26,16 +33,33 @@ def renderer_version() -> str:
 
 def cached_game(cache: Path, seed: int, options: RenderOptions, rules: str = "classic") -> Path:
     """The video of simulated game `seed` rendered with `options` into `cache` (its log and frame
-    times beside it), rendered on first use; says on stderr how long rendering took."""
+    times beside it), rendered on first use; says on stderr how long rendering took.
+
+    Processes sharing the folder render a game one at a time (a lock file beside it): the render
+    writes in place, so a second render of the same game would cut the video the first one is
+    reading."""
     tag = f"{options.width}x{options.height}" + (f"-{options.max_seconds:g}s" if options.max_seconds else "")
     video = cache / f"game-{rules}-{seed}-{tag}-{renderer_version()[:8]}.mp4"
-    if not _complete(video.with_suffix(".frames.json")):
-        cache.mkdir(parents=True, exist_ok=True)
-        began = time.perf_counter()
-        result = simulate_and_render(video, seed, rules, None, options)
-        print(f"rendered seed {seed}: {result.frame_count} frames in {time.perf_counter() - began:.0f} s",
-              file=sys.stderr)
+    if _complete(video.with_suffix(".frames.json")):
+        return video
+    cache.mkdir(parents=True, exist_ok=True)
+    with _locked(cache / f".{video.stem}.lock"):
+        if not _complete(video.with_suffix(".frames.json")):  # another process may have rendered it meanwhile
+            began = time.perf_counter()
+            result = simulate_and_render(video, seed, rules, None, options)
+            print(f"rendered seed {seed}: {result.frame_count} frames in {time.perf_counter() - began:.0f} s",
+                  file=sys.stderr)
     return video
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `path` (created if missing) while the block runs; where the
+    system has no `fcntl` (Windows) the block runs unlocked."""
+    with path.open("a") as handle:
+        if fcntl is not None:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def _complete(frames: Path) -> bool:

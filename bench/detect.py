@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 
 import cv2
+import numpy
+import onnxruntime
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -86,6 +88,7 @@ def main() -> int:
         "real_holdout": holdout.summary(),
         "real_train": trained.summary(),
         "real_all": everything.summary(),
+        "packages": {"opencv": cv2.__version__, "onnxruntime": onnxruntime.__version__, "numpy": numpy.__version__},
     }
     if synth is not None:
         result["synth_val"] = synth.summary()
@@ -96,6 +99,7 @@ def main() -> int:
             print(f"1280x720 frames ({name}, {t['frames']} distinct), {args.threads} threads: median {t['median_ms']} ms, p90 {t['p90_ms']} ms, "
                   f"CPU median {t['median_cpu_ms']} ms (all threads: steadier than wall time on a busy machine)")
         print(f"peak memory (max RSS of this process): {result['peak_rss_mb']} MB")
+        print("packages: " + ", ".join(f"{name} {version}" for name, version in result["packages"].items()))
         for name in ("real_holdout", "real_train", "real_all"):
             s = result[name]
             print(

@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 
 import cv2
+import numpy
+import onnxruntime
 
 from referee.events import Event, read_events
 from referee.judge.contacts import ContactScore, score_contacts
@@ -147,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     prefix = f", first {args.max_seconds:g} s of each" if args.max_seconds else ""
     print(f"\n{len(seeds)} games{prefix}, {video_s / 60:.1f} min of video at {args.width}x{args.height}, "
           f"reader: {args.reader}")
+    print(f"packages         opencv {cv2.__version__}, onnxruntime {onnxruntime.__version__}, numpy {numpy.__version__} "
+          "(the renders and the vision depend on them)")
     print(f"plays            recall {total.recall('play'):.2%}  precision {total.precision('play'):.2%}  "
           f"({total.truth.get('play', 0)} true)")
     print(f"illegal plays    recall {total.recall('illegal_play'):.2%}  ({total.truth.get('illegal_play', 0)} true)")

@@ -64,3 +64,29 @@ def test_a_race_loser_taken_back_off_the_pile_is_refused_once_the_pile_shows_the
     illegal = _of(events, "illegal_play")
     assert [(e["player"], e["card"], e.t) for e in illegal] == [("B", "7S", tb)]
     assert illegal[0]["called_at"] < shown + 3 / FPS  # read there (two frames), not kept until seen back on B1
+
+
+def test_a_rival_contact_on_the_pile_whose_card_is_seen_landing_on_the_other_pile_makes_no_card_wait() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.still(2)
+    tb = film.t
+    for _ in range(3):  # B's hand, over both piles, its arm hiding B2 (whose 4♦ it takes unseen), is seen touching L
+        film.frame((HandSeen("B", ("B2", "L", "R"), {"L": tb}),))
+    for _ in range(3):  # while the 4♦ lands on R
+        film.frame((HandSeen("B", ("B2", "R"), {}),))
+    film.zones["R"] = "4D"
+    film.frame((HandSeen("B", ("B2",), {}),))
+    ta = film.t
+    for _ in range(3):  # A lays 9♥ on L less than the race window after B's contact there
+        film.frame((HandSeen("A", ("L",), {"L": ta}), HandSeen("B", ("B2",), {})))
+    film.zones["L"] = "9H"
+    read = film.t
+    for _ in range(40):  # B's arm still hides B2
+        film.frame((HandSeen("B", ("B2",), {}),))
+    film.zones["B2"] = "back"
+    film.still(10)
+    plays = _of(film.judge(), "play")
+    nine = [e for e in plays if e["card"] == "9H"]
+    assert [e.t for e in nine] == [ta]
+    assert nine[0]["called_at"] <= read + 3 / FPS  # judged once read, not after waiting for a card of B's under it

@@ -35,11 +35,12 @@ class LiftedCards:
             self._took_back[pile] = (lift.player, laid[0], gone)
             self._returns.append((parse_card(code), lift, pile, laid))
 
-    def _taken_off_unseen(self, pile: str, after: str) -> None:
+    def _taken_off_unseen(self, pile: str, after: str, gone: float) -> None:
         """The card read on `pile` is a face-up stock top never seen lifted (its place under a hand),
-        laid by its player's touch, and the pile now shows `after`, what lay under it (the engine's
-        top, or another player's stock card laid just before): its player took it back, so it was
-        refused there and came second; it is judged at that touch once the pile is clear (`_returns`)."""
+        laid by its player's touch, and the pile now shows `after` (first seen at `gone`), what lay
+        under it (the engine's top, or another player's stock card laid just before, which came first:
+        `_shown_under`): its player took it back (`_took_back`), so it was refused there and came
+        second; it is judged at that touch once the pile is clear (`_returns`)."""
         code = self.readings.get(pile, EMPTY)
         seen = self._seen.get(pile)
         if code not in CARD_CODES or code in self._lifted or seen is None or self.state.phase != "play":
@@ -53,8 +54,24 @@ class LiftedCards:
         if after != self._expected(pile) and (rival is None or rival[0] == player):
             return
         laid = self._last_touch(pile, seen, {player})
-        if laid is not None and laid[1][0] >= seen[0] - TOUCH_REACH_S:
-            self._returns.append((card, Lift(player, zone, laid[1][0]), pile, laid[1]))
+        if laid is None or laid[1][0] < seen[0] - TOUCH_REACH_S:
+            return
+        self._took_back[pile] = (player, laid[1][0], gone)
+        self._returns.append((card, Lift(player, zone, laid[1][0]), pile, laid[1]))
+        if rival is not None:
+            self._shown_under(pile, parse_card(after), rival, laid[1][0])
+
+    def _shown_under(self, pile: str, card: Card, source: tuple[str, str], before: float) -> None:
+        """Another player's stock top `card` (from `source`), shown on `pile` by a card taken back off
+        it that touched the pile at `before`, lay under that card: it came first, so it is played at
+        its player's last contact with the pile before then (less than the race window before, or
+        within a frame after), where it fits on the engine's top."""
+        player, zone = source
+        touch = self._last_touch(pile, (before + self._tie_s, 0), {player})
+        if touch is None or touch[1][0] <= before - self.config.race_window_s \
+                or self.state.check(Play(player, card, zone, pile)) is not None:
+            return
+        self._attempt(player, card, zone, pile, touch[1], visible=True)
 
     def _settle_lift(self, card: Card, when: When) -> None:
         """`card` lands at `when`: if its player's hand touched a spit pile with it before (and

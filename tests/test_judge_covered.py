@@ -373,3 +373,23 @@ def test_a_card_turned_under_the_hand_and_covered_by_the_next_card_turned_there_
     assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][1:] == \
         [("A", "3H", "A4", first), ("A", "4S", "A4", second)]
     assert [e["card"] for e in _of(events, "turn_up")] == ["3H", "4S"]
+
+
+def test_a_card_taken_back_off_a_card_a_rival_turned_unseen_and_laid_just_before_is_refused_on_it() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
+    _over(film, 4, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 3♥ on A4 and takes it: A4 shows the next face-down card
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("R",), {"R": ta}))  # A lays the 3♥ on R, not read
+    tb = film.t
+    _over(film, 3, HandSeen("B", ("B5", "R"), {"R": tb}))  # B lays A♣ on it (it fits on 2♠, not on 3♥), B5 under its arm
+    film.zones["R"] = "AC"
+    _over(film, 8, HandSeen("B", ("B5",), {}))
+    _over(film, 3, HandSeen("B", ("B5", "R"), {"R": film.t}))  # B takes it back: the 3♥ shows
+    film.zones["R"] = "3H"
+    _over(film, 6, HandSeen("B", ("B5",), {}))
+    film.still(10)  # A♣ back on B5
+    events = film.judge()
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1:] == [("A", "3H", "A4", ta)]
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("B", "AC", tb, "A♣ is not next to 3♥")]

@@ -38,9 +38,10 @@ class LiftedCards:
     def _taken_off_unseen(self, pile: str, after: str, gone: float) -> None:
         """The card read on `pile` is a face-up stock top never seen lifted (its place under a hand),
         laid by its player's touch, and the pile now shows `after` (first seen at `gone`), what lay
-        under it (the engine's top, or another player's stock card laid just before, which came first:
-        `_shown_under`): its player took it back (`_took_back`), so it was refused there and came
-        second; it is judged at that touch once the pile is clear (`_returns`)."""
+        under it (the engine's top, another player's stock card laid just before, which came first:
+        `_shown_under`, or a card the engine has nowhere, laid just before by another player's hand
+        touching the pile, turned unseen): its player took it back (`_took_back`), so it was refused
+        there and came second; it is judged at that touch once the pile is clear (`_returns`)."""
         code = self.readings.get(pile, EMPTY)
         seen = self._seen.get(pile)
         if code not in CARD_CODES or code in self._lifted or seen is None or self.state.phase != "play":
@@ -51,10 +52,13 @@ class LiftedCards:
             return
         player, zone = source
         rival = self._stock_top_of(parse_card(after)) if after in CARD_CODES else None
-        if after != self._expected(pile) and (rival is None or rival[0] == player):
+        unseen = after in CARD_CODES and rival is None and not self.state.cards()[parse_card(after)]
+        if after != self._expected(pile) and (rival is None or rival[0] == player) and not unseen:
             return
         laid = self._last_touch(pile, seen, {player})
-        if laid is None or laid[1][0] < seen[0] - TOUCH_REACH_S:
+        if laid is None or laid[1][0] < seen[0] - TOUCH_REACH_S or (unseen and not any(
+                touch.contact and touch.side != player and laid[1][0] - self.config.race_window_s < touch.t <= laid[1][0]
+                for touch in self._touches.get(pile, ()))):
             return
         self._took_back[pile] = (player, laid[1][0], gone)
         self._returns.append((card, Lift(player, zone, laid[1][0]), pile, laid[1]))
@@ -259,8 +263,11 @@ class LiftedCards:
 
     def _judge_returns(self) -> None:
         """Cards taken back are judged once the pile they touched has been clear of hands long
-        enough for the tracker to have settled what lies on it (a card laid just before may show)."""
-        ready = [item for item in self._returns if self._clear(item[2])]
+        enough for the tracker to have settled what lies on it (a card laid just before may show),
+        and, where it shows what the engine does not have, once that is explained (not while the
+        referee waits for a place to be read: the card under it may be one turned there unseen)."""
+        ready = [item for item in self._returns if self._clear(item[2]) and not (
+            self._deferred and self.readings.get(item[2]) != self._expected(item[2]))]
         if not ready:
             return
         self._returns = [item for item in self._returns if item not in ready]

@@ -120,3 +120,27 @@ def test_a_card_waiting_for_a_rival_card_under_it_waits_as_long_as_its_player_ta
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1:] == [("B", "7S", tb)]
     assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
         [("A", "9H", ta, "9♥ is not next to 7♠")]
+
+
+def test_a_hand_s_contact_with_the_other_pile_just_after_it_laid_a_card_lays_no_card() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A1", "empty", "L")  # 7♣ onto 8♦: A1 is a space
+    film.touch("A", "A4", 2, then="back")  # A lifts 2♠
+    film.still(2)
+    ta = film.t
+    for _ in range(3):  # A lays 2♠ on R, its arm over A3 (K♦)
+        film.frame((HandSeen("A", ("A3", "R"), {"R": ta}),))
+    tl = film.t
+    for _ in range(3):  # and crosses L, a contact seen there too
+        film.frame((HandSeen("A", ("A3", "R", "L"), {"R": ta, "L": tl}),))
+    film.zones["R"] = "2S"
+    for _ in range(10):  # A takes K♦ from A3, under its arm all along
+        film.frame((HandSeen("A", ("A3",), {}),))
+    film.zones["A3"] = "back"
+    tm = film.t
+    film.touch("A", "A1", 3, then="KD")  # and moves it into the space
+    film.still(10)
+    events = film.judge()
+    assert [(e["card"], e["to"]) for e in _of(events, "play")][-1:] == [("2S", "R")]
+    assert [(e["card"], e["from"], e["to"]) for e in _of(events, "move_to_space")] == [("KD", "A3", "A1")]
+    assert not _of(events, "illegal_play") and tm > tl

@@ -67,6 +67,10 @@ A player's last stock card, laid at a touch, is played there once it has not com
 As long as a player takes to take a refused card back: they pick it up 0.4 to 1.3 s after it landed
 (rendered games 9001-9040), and the pile shows the card under it a few frames later; a 1 s wait from
 the card's first read ran out before about one take-back in ten, judging the card on the wrong top."""
+FETCH_S: Final = 0.3
+"""The least time one hand takes from laying a card on one spit pile to laying another on the other
+pile (it fetches that card from a stock place between: 0.52 s at the least on the rendered games
+9001-9040): its contact with the other pile sooner than this lays no card (the hand over both)."""
 When = tuple[float, int]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from referee.cards import FACE_DOWN
 from referee.judge.spit.config import (
+    FETCH_S,
     SURE_S,
     TOUCH_REACH_S,
     TURN_MIN_S,
@@ -143,8 +144,11 @@ class HandTouches:
         return t + self.frame_interval, when[1] + step
 
     def _free(self, pile: str, touch: Touch, side: str) -> bool:
-        """`touch` is a contact of `side`'s hand with `pile` that laid no card judged already."""
-        return touch.contact and touch.side == side and (pile, side, touch.t) not in self._used
+        """`touch` is a contact of `side`'s hand with `pile` that laid no card judged already, nor began
+        less than `FETCH_S` after that hand's contact laying a card judged on another spit pile (the
+        hand over both piles: it lays one card at a time, fetching the next from its stock between)."""
+        return touch.contact and touch.side == side and (pile, side, touch.t) not in self._used and not any(
+            other != pile and used_side == side and 0 <= touch.t - t < FETCH_S for other, used_side, t in self._used)
 
     def _touched_since(self, side: str, since: float, before: float) -> bool:
         """A hand of `side` touched a spit pile between `since` and `before` (its card went there)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_judge import FPS, _of, _opened, _seven_laid_on_an_unseen_nine_and_taken_back
+from test_judge import FPS, LAYOUT, _of, _opened, _seven_laid_on_an_unseen_nine_and_taken_back
 
 from referee.judge.spit.config import TIE_WAIT_S
 from referee.observations import HandSeen
@@ -144,3 +144,21 @@ def test_a_hand_s_contact_with_the_other_pile_just_after_it_laid_a_card_lays_no_
     assert [(e["card"], e["to"]) for e in _of(events, "play")][-1:] == [("2S", "R")]
     assert [(e["card"], e["from"], e["to"]) for e in _of(events, "move_to_space")] == [("KD", "A3", "A1")]
     assert not _of(events, "illegal_play") and tm > tl
+
+
+def test_a_tied_card_gone_from_the_pile_to_show_the_other_was_taken_back_though_no_hand_was_seen_there() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: 7♠ and 9♥ fit it, 9♥ does not fit 7♠
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.touch("B", "B1", 2, then="empty")  # B lifts 7♠
+    film.still(4)
+    tb, ta = film.touch_both(("B", "L"), ("A", "L"), lag=0)  # dated to the same frame
+    film.zones["L"] = "9H"  # A's on top
+    film.still(20)
+    film.zones["L"] = "7S"  # A takes it back, its hand not seen over L
+    shown = film.t
+    film.over("A", "A2", 40)  # and holds it over A2
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1:] == [("B", "7S", tb)]
+    illegal = _of(events, "illegal_play")
+    assert [(e["player"], e["card"], e.t) for e in illegal] == [("A", "9H", ta)]
+    assert illegal[0]["called_at"] < shown + 10 / FPS

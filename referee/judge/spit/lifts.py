@@ -18,20 +18,23 @@ from referee.tracker import Touch
 class LiftedCards:
     """Stock cards seen lifted (`_lifted`), judged at their touch, taken back or refused. A part of `SpitReferee`, which holds the state."""
 
-    def _lifted_off(self, pile: str, gone: float) -> None:
+    def _lifted_off(self, pile: str, after: str, gone: float) -> None:
         """The card read on `pile` is gone from it at `gone`: if it is a stock card not judged yet
         (waiting for a rival's card) and its player's hand touched the pile after it was read there,
-        its player took it back, so it was refused (`_took_back`: the touch that laid it and those
-        that took it back lay no card), and it is judged at the touch that laid it once the pile is
-        clear (`_returns`), not kept waiting until it is seen back in its place."""
+        or the pile now shows `after`, the other player's card that touched it within a frame of it
+        (`_tied`: no hand but its player's takes it off), its player took it back, so it was refused
+        (`_took_back`: the touch that laid it and those that took it back lay no card), and it is judged
+        at the touch that laid it once the pile is clear (`_returns`), not kept waiting until it is seen
+        back in its place."""
         code = self.readings.get(pile, EMPTY)
         lift = self._lifted.get(code)
         seen = self._seen.get(pile)
         if lift is None or lift.attempted or seen is None:
             return
         laid = self._when(pile, lift.player, seen)
-        if laid != seen and any(touch.side == lift.player and seen[0] <= touch.t <= gone  # its hand there, a contact seen or not
-                                for touch in self._touches.get(pile, ())):
+        if laid != seen and (after in self._tied(pile, lift.player, laid) or any(
+                touch.side == lift.player and seen[0] <= touch.t <= gone  # its hand there, a contact seen or not
+                for touch in self._touches.get(pile, ()))):
             self._took_back[pile] = (lift.player, laid[0], gone)
             self._returns.append((parse_card(code), lift, pile, laid))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from referee.cards import parse_card
 from referee.events import Event
 from referee.judge.judge import Judge
 from referee.judge.speahx import SpeahxReferee
@@ -21,7 +22,7 @@ from referee.judge.spit.config import (
 from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen, Observation, ZoneReading
 from referee.rules import get_rules
-from referee.rules.spit import SpitRules, SpitState
+from referee.rules.spit import Play, SpitRules, SpitState, TurnUp
 from referee.tracker import Tracker
 
 FPS = 30.0
@@ -1509,3 +1510,16 @@ def test_the_referees_parts_never_define_the_same_method() -> None:
                     assert name not in seen, f"{name} is defined by {seen[name]} and {part.__name__}"
                     seen[name] = part.__name__
     assert len(seen) > 20
+
+
+def test_the_position_at_a_time_leaves_out_the_moves_dated_later_in_whatever_order_they_were_found() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["10C", "3H"], "B": ["KS", "8C |"]}, spit={"A": "2C", "B": "5C"},
+                               piles={"L": "9D", "R": "6D"})
+    referee = SpitReferee(rules, state=state)
+    referee._apply(Play("A", parse_card("10C"), "A1", "L"), (5.1, 153))  # found first
+    referee._apply(TurnUp("B", "B2", parse_card("8C")), (4.4, 132))  # a turn-up read late, dated before it
+    assert referee._expected_in(referee._state_at(5.0), "L") == "9D"
+    assert referee._state_at(5.0).top("B2") == parse_card("8C")
+    assert referee._expected_in(referee._state_at(5.1, before=True), "L") == "9D"
+    assert referee._expected_in(referee._state_at(5.1), "L") == "10C"

@@ -14,7 +14,6 @@ from referee.judge.spit.config import (
     RECOUNT,
     SLAP_FALLBACK,
     SPIT_LAID,
-    TIE_WAIT_S,
     TOO_CLOSE,
     UnsupportedRules,
     layout_counts,
@@ -501,7 +500,7 @@ def test_a_card_seen_turned_after_its_player_touched_a_pile_another_card_then_co
     film.zones["R"] = "4D"
     film.still(6)
     film.touch("A", "A2", 3, then="QH")  # A turns the next card: Q♥ cannot be told from a card taken back
-    film.still(round(TIE_WAIT_S * FPS))  # the wait for a card of A's under the 4♦ over
+    film.still(30)
     events = film.judge()
     assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A2", "QH")]
     assert [e["card"] for e in _of(events, "play")] == ["9H", "4D"]
@@ -851,7 +850,7 @@ def test_a_card_refused_in_a_tie_put_back_too_briefly_to_be_read_and_laid_again_
     film.frame()
     film.zones["B1"] = "empty"
     film.touch("B", "B1", 3)  # and picks it up again
-    film.still(round(TIE_WAIT_S * FPS))  # meanwhile the tie is judged: K♠ came first, refused
+    film.still(30)  # meanwhile the tie is judged: K♠ came first, refused
     t = film.touch("B", "R", 3, then="KS")  # K♠ onto Q♣
     film.still(10)
     events = film.judge()

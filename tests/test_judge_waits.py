@@ -92,36 +92,6 @@ def test_a_rival_contact_on_the_pile_whose_card_is_seen_landing_on_the_other_pil
     assert nine[0]["called_at"] <= read + 3 / FPS  # judged once read, not after waiting for a card of B's under it
 
 
-def test_a_card_waiting_for_a_rival_card_under_it_waits_as_long_as_its_player_takes_to_take_it_back() -> None:
-    film = _opened()  # L shows 8♦, R 3♣
-    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 shows its face-down card
-    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
-    film.still(2)
-    arm = HandSeen("B", ("B2",), {})
-    for _ in range(3):  # B turns 7♠ on B2 and takes it, its arm over B2 from now on
-        film.frame((HandSeen("B", ("B2",), {"B2": film.t}),))
-    tb = film.t
-    film.frame((HandSeen("B", ("B2", "L"), {"L": tb}),))  # B lays the 7♠ on L
-    ta = film.t
-    for _ in range(3):  # and A its 9♥ a frame later, on top
-        film.frame((HandSeen("B", ("B2", "L"), {"L": tb}), HandSeen("A", ("L",), {"L": ta})))
-    film.zones["L"] = "9H"
-    for _ in range(round(1.2 * FPS)):  # A notices late that it lies on a 7♠
-        film.frame((arm,))
-    for _ in range(3):  # and takes the 9♥ back
-        film.frame((arm, HandSeen("A", ("L",), {"L": film.t})))
-    film.zones["L"] = "7S"
-    for _ in range(6):
-        film.frame((arm,))
-    film.zones["B2"] = "empty"
-    film.touch("A", "A2", 2, then="9H")
-    film.still(10)
-    events = film.judge()
-    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1:] == [("B", "7S", tb)]
-    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
-        [("A", "9H", ta, "9♥ is not next to 7♠")]
-
-
 def test_a_hand_s_contact_with_the_other_pile_just_after_it_laid_a_card_lays_no_card() -> None:
     film = _opened()  # L shows 8♦, R 3♣
     film.play("A", "A1", "empty", "L")  # 7♣ onto 8♦: A1 is a space

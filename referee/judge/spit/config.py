@@ -58,15 +58,12 @@ ALONE: Final = "a stock card was laid on a spit card waiting for the other playe
 """The reason of a `resync` that counts the other player out of spit cards (`SpitReferee._spat_alone`)."""
 RECOUNT: Final = "a stock place shows how many cards it holds where the counts were guessed by a re-read"
 """The reason of a `resync` that corrects one stock place's count (`SpitReferee._recounted`)."""
-TIE_WAIT_S: Final = 1.5
+TIE_WAIT_S: Final = 1.0
 """Two cards touching one pile within a frame of each other: if neither is taken back within this
 time, the one seen on top went second. A card seen on a pile another player's hand touched just
 before with no card judged waits at most as long for that card to be found (its place read without
 it); the wait ends with that evidence (`TableMoves._waits_for_rival`, looked at in every frame).
-A player's last stock card, laid at a touch, is played there once it has not come back for this long.
-As long as a player takes to take a refused card back: they pick it up 0.4 to 1.3 s after it landed
-(rendered games 9001-9040), and the pile shows the card under it a few frames later; a 1 s wait from
-the card's first read ran out before about one take-back in ten, judging the card on the wrong top."""
+A player's last stock card, laid at a touch, is played there once it has not come back for this long."""
 FETCH_S: Final = 0.3
 """The least time one hand takes from laying a card on one spit pile to laying another on the other
 pile (it fetches that card from a stock place between: 0.52 s at the least on the rendered games

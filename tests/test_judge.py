@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from referee.cards import parse_card
 from referee.events import Event
 from referee.judge.judge import Judge
 from referee.judge.speahx import SpeahxReferee
@@ -20,7 +21,7 @@ from referee.judge.spit.config import (
 from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen, Observation, ZoneReading
 from referee.rules import get_rules
-from referee.rules.spit import SpitRules, SpitState
+from referee.rules.spit import Play, SpitRules, SpitState, TurnUp
 from referee.tracker import Tracker
 
 FPS = 30.0
@@ -1508,3 +1509,39 @@ def test_the_referees_parts_never_define_the_same_method() -> None:
                     assert name not in seen, f"{name} is defined by {seen[name]} and {part.__name__}"
                     seen[name] = part.__name__
     assert len(seen) > 20
+
+
+def test_the_position_at_a_time_leaves_out_the_moves_dated_later_in_whatever_order_they_were_found() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["10C", "3H"], "B": ["KS", "8C |"]}, spit={"A": "2C", "B": "5C"},
+                               piles={"L": "9D", "R": "6D"})
+    referee = SpitReferee(rules, state=state)
+    referee._apply(Play("A", parse_card("10C"), "A1", "L"), (5.1, 153))  # found first
+    referee._apply(TurnUp("B", "B2", parse_card("8C")), (4.4, 132))  # a turn-up read late, dated before it
+    assert referee._expected_in(referee._state_at(5.0), "L") == "9D"
+    assert referee._state_at(5.0).top("B2") == parse_card("8C")
+    assert referee._expected_in(referee._state_at(5.1, before=True), "L") == "9D"
+    assert referee._expected_in(referee._state_at(5.1), "L") == "10C"
+
+
+def test_a_recount_of_a_stock_place_keeps_the_positions_before_it_for_a_refusal_judged_after_it() -> None:
+    film, referee = _guessed({"A": ["back back |", "QD"], "B": ["KC", "back |"]}, {"A": "back", "B": "back back"},
+                             {"L": "6D", "R": "KH"})  # A1 counted with two face-down cards: it has one
+    film.play("A", "A2", "empty", "R")  # Q♦ onto K♥
+    film.still(6)
+    _ = [film.frame((HandSeen("A", ("A1",), {"A1": film.t}),)) for _ in range(4)]  # A turns J♠ on A1, unseen
+    ta = film.t
+    _ = [film.frame((HandSeen("A", ("A1", "R"), {"R": ta}),)) for _ in range(3)]  # and lays it on Q♦, not read
+    arm = HandSeen("A", ("A1",), {})
+    film.touch("B", "B1", 2, then="empty")  # B lifts K♣
+    tb = film.touch("B", "R", 3, then="KC")  # and lays it on the J♠: it fits on Q♦, not on J♠
+    _ = [film.frame((arm,)) for _ in range(20)]
+    _ = [film.frame((arm, HandSeen("B", ("R",), {"R": film.t}))) for _ in range(3)]  # B takes it back
+    film.zones.update(R="JS", A1="empty")  # the J♠ shows as A's arm leaves A1, empty
+    film.still(4)
+    film.touch("B", "B1", 2, then="KC")
+    film.still(10)
+    events = _run(film, referee)
+    assert [(e["card"], e.t) for e in _of(events, "play")][-1:] == [("JS", ta)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "KC", tb)]
+    assert [e["reason"] for e in _of(events, "resync")] == [RECOUNT]

@@ -329,3 +329,67 @@ def test_a_card_touching_a_pile_just_after_a_rival_arm_was_over_it_is_not_played
 
 def test_a_card_taken_back_by_its_player_s_hand_seen_only_over_the_pile_is_refused_there() -> None:
     _rival_card_laid_on_a_card_laid_unseen(contact_seen=False)
+
+
+def test_a_rival_stock_card_shown_under_a_card_taken_back_came_first_and_is_played_at_its_touch() -> None:
+    film = _opened(spit_l="10S")  # L shows 10♠
+    b_arm, a_arm = HandSeen("B", ("B4",), {}), HandSeen("A", ("A2",), {})
+    _over(film, 4, b_arm, a_arm)  # B takes J♦ from B4, A 9♥ from A2, neither place read without it
+    tb = film.t
+    _over(film, 1, HandSeen("B", ("B4", "L"), {"L": tb}), a_arm)  # B lays J♦ on L
+    ta = film.t
+    _over(film, 3, HandSeen("B", ("B4", "L"), {"L": tb}), HandSeen("A", ("A2", "L"), {"L": ta}))  # A's 9♥ a frame later
+    film.zones["L"] = "9H"  # on top: it fits on 10♠, not on J♦
+    _over(film, 8, b_arm, a_arm)
+    _over(film, 3, b_arm, HandSeen("A", ("A2", "L"), {"L": film.t}))  # A takes the 9♥ back
+    film.zones["L"] = "JD"
+    _over(film, 2, b_arm, a_arm)
+    _over(film, 3, HandSeen("B", ("B4", "L"), {}), a_arm)  # B's arm passes over L, touching nothing
+    _over(film, 6, b_arm, a_arm)
+    film.zones["B4"] = "back"
+    film.still(10)  # 9♥ read back on A2, B4 showing a face-down card
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "JD", tb)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "9H", ta)]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
+
+
+def test_a_card_turned_under_the_hand_and_covered_by_the_next_card_turned_there_is_played_before_it() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 4, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 3♥ on A4 (never read there)
+    first = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": first}))  # and lays it on R, its arm over A4 all along
+    film.zones["R"] = "3H"
+    _over(film, 6, arm)  # 3♥ read on R, A4 still hidden
+    _over(film, 4, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 4♠ there
+    second = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": second}))  # and lays it on the 3♥
+    film.zones["R"] = "4S"
+    _over(film, 6, arm)
+    film.still(10)  # the arm leaves: A4 shows the next face-down card
+    events = film.judge()
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][1:] == \
+        [("A", "3H", "A4", first), ("A", "4S", "A4", second)]
+    assert [e["card"] for e in _of(events, "turn_up")] == ["3H", "4S"]
+
+
+def test_a_card_taken_back_off_a_card_a_rival_turned_unseen_and_laid_just_before_is_refused_on_it() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
+    _over(film, 4, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 3♥ on A4 and takes it: A4 shows the next face-down card
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("R",), {"R": ta}))  # A lays the 3♥ on R, not read
+    tb = film.t
+    _over(film, 3, HandSeen("B", ("B5", "R"), {"R": tb}))  # B lays A♣ on it (it fits on 2♠, not on 3♥), B5 under its arm
+    film.zones["R"] = "AC"
+    _over(film, 8, HandSeen("B", ("B5",), {}))
+    _over(film, 3, HandSeen("B", ("B5", "R"), {"R": film.t}))  # B takes it back: the 3♥ shows
+    film.zones["R"] = "3H"
+    _over(film, 6, HandSeen("B", ("B5",), {}))
+    film.still(10)  # A♣ back on B5
+    events = film.judge()
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1:] == [("A", "3H", "A4", ta)]
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("B", "AC", tb, "A♣ is not next to 3♥")]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_judge import FPS, _of, _opened, _seven_laid_on_an_unseen_nine_and_taken_back
+from test_judge import FPS, LAYOUT, _of, _opened, _seven_laid_on_an_unseen_nine_and_taken_back
 
 from referee.judge.spit.config import TIE_WAIT_S
 from referee.observations import HandSeen
@@ -86,3 +86,71 @@ def test_a_card_turned_on_its_player_s_only_face_down_top_is_judged_without_wait
     plays = _of(events, "play")
     assert [(e["card"], e.t) for e in plays] == [("9H", plays[0].t), ("10C", laid)]
     assert plays[1]["called_at"] < cleared  # not held until A2 is read
+
+
+def test_a_rival_contact_on_the_pile_whose_card_is_seen_landing_on_the_other_pile_makes_no_card_wait() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.still(2)
+    tb = film.t
+    for _ in range(3):  # B's hand, over both piles, its arm hiding B2 (whose 4♦ it takes unseen), is seen touching L
+        film.frame((HandSeen("B", ("B2", "L", "R"), {"L": tb}),))
+    for _ in range(3):  # while the 4♦ lands on R
+        film.frame((HandSeen("B", ("B2", "R"), {}),))
+    film.zones["R"] = "4D"
+    film.frame((HandSeen("B", ("B2",), {}),))
+    ta = film.t
+    for _ in range(3):  # A lays 9♥ on L less than the race window after B's contact there
+        film.frame((HandSeen("A", ("L",), {"L": ta}), HandSeen("B", ("B2",), {})))
+    film.zones["L"] = "9H"
+    read = film.t
+    for _ in range(40):  # B's arm still hides B2
+        film.frame((HandSeen("B", ("B2",), {}),))
+    film.zones["B2"] = "back"
+    film.still(10)
+    plays = _of(film.judge(), "play")
+    nine = [e for e in plays if e["card"] == "9H"]
+    assert [e.t for e in nine] == [ta]
+    assert nine[0]["called_at"] <= read + 3 / FPS  # judged once read, not after waiting for a card of B's under it
+
+
+def test_a_hand_s_contact_with_the_other_pile_just_after_it_laid_a_card_lays_no_card() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A1", "empty", "L")  # 7♣ onto 8♦: A1 is a space
+    film.touch("A", "A4", 2, then="back")  # A lifts 2♠
+    film.still(2)
+    ta = film.t
+    for _ in range(3):  # A lays 2♠ on R, its arm over A3 (K♦)
+        film.frame((HandSeen("A", ("A3", "R"), {"R": ta}),))
+    tl = film.t
+    for _ in range(3):  # and crosses L, a contact seen there too
+        film.frame((HandSeen("A", ("A3", "R", "L"), {"R": ta, "L": tl}),))
+    film.zones["R"] = "2S"
+    for _ in range(10):  # A takes K♦ from A3, under its arm all along
+        film.frame((HandSeen("A", ("A3",), {}),))
+    film.zones["A3"] = "back"
+    tm = film.t
+    film.touch("A", "A1", 3, then="KD")  # and moves it into the space
+    film.still(10)
+    events = film.judge()
+    assert [(e["card"], e["to"]) for e in _of(events, "play")][-1:] == [("2S", "R")]
+    assert [(e["card"], e["from"], e["to"]) for e in _of(events, "move_to_space")] == [("KD", "A3", "A1")]
+    assert not _of(events, "illegal_play") and tm > tl
+
+
+def test_a_tied_card_gone_from_the_pile_to_show_the_other_was_taken_back_though_no_hand_was_seen_there() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: 7♠ and 9♥ fit it, 9♥ does not fit 7♠
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    film.touch("B", "B1", 2, then="empty")  # B lifts 7♠
+    film.still(4)
+    tb, ta = film.touch_both(("B", "L"), ("A", "L"), lag=0)  # dated to the same frame
+    film.zones["L"] = "9H"  # A's on top
+    film.still(20)
+    film.zones["L"] = "7S"  # A takes it back, its hand not seen over L
+    shown = film.t
+    film.over("A", "A2", 40)  # and holds it over A2
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1:] == [("B", "7S", tb)]
+    illegal = _of(events, "illegal_play")
+    assert [(e["player"], e["card"], e.t) for e in illegal] == [("A", "9H", ta)]
+    assert illegal[0]["called_at"] < shown + 10 / FPS

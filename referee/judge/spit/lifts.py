@@ -18,28 +18,33 @@ from referee.tracker import Touch
 class LiftedCards:
     """Stock cards seen lifted (`_lifted`), judged at their touch, taken back or refused. A part of `SpitReferee`, which holds the state."""
 
-    def _lifted_off(self, pile: str, gone: float) -> None:
+    def _lifted_off(self, pile: str, after: str, gone: float) -> None:
         """The card read on `pile` is gone from it at `gone`: if it is a stock card not judged yet
         (waiting for a rival's card) and its player's hand touched the pile after it was read there,
-        its player took it back, so it was refused (`_took_back`: the touch that laid it and those
-        that took it back lay no card), and it is judged at the touch that laid it once the pile is
-        clear (`_returns`), not kept waiting until it is seen back in its place."""
+        or the pile now shows `after`, the other player's card that touched it within a frame of it
+        (`_tied`: no hand but its player's takes it off), its player took it back, so it was refused
+        (`_took_back`: the touch that laid it and those that took it back lay no card), and it is judged
+        at the touch that laid it once the pile is clear (`_returns`), not kept waiting until it is seen
+        back in its place."""
         code = self.readings.get(pile, EMPTY)
         lift = self._lifted.get(code)
         seen = self._seen.get(pile)
         if lift is None or lift.attempted or seen is None:
             return
         laid = self._when(pile, lift.player, seen)
-        if laid != seen and any(touch.side == lift.player and seen[0] <= touch.t <= gone  # its hand there, a contact seen or not
-                                for touch in self._touches.get(pile, ())):
+        if laid != seen and (after in self._tied(pile, lift.player, laid) or any(
+                touch.side == lift.player and seen[0] <= touch.t <= gone  # its hand there, a contact seen or not
+                for touch in self._touches.get(pile, ()))):
             self._took_back[pile] = (lift.player, laid[0], gone)
             self._returns.append((parse_card(code), lift, pile, laid))
 
-    def _taken_off_unseen(self, pile: str, after: str) -> None:
+    def _taken_off_unseen(self, pile: str, after: str, gone: float) -> None:
         """The card read on `pile` is a face-up stock top never seen lifted (its place under a hand),
-        laid by its player's touch, and the pile now shows `after`, what lay under it (the engine's
-        top, or another player's stock card laid just before): its player took it back, so it was
-        refused there and came second; it is judged at that touch once the pile is clear (`_returns`)."""
+        laid by its player's touch, and the pile now shows `after` (first seen at `gone`), what lay
+        under it (the engine's top, another player's stock card laid just before, which came first:
+        `_shown_under`, or a card the engine has nowhere, laid just before by another player's hand
+        touching the pile, turned unseen): its player took it back (`_took_back`), so it was refused
+        there and came second; it is judged at that touch once the pile is clear (`_returns`)."""
         code = self.readings.get(pile, EMPTY)
         seen = self._seen.get(pile)
         if code not in CARD_CODES or code in self._lifted or seen is None or self.state.phase != "play":
@@ -50,11 +55,30 @@ class LiftedCards:
             return
         player, zone = source
         rival = self._stock_top_of(parse_card(after)) if after in CARD_CODES else None
-        if after != self._expected(pile) and (rival is None or rival[0] == player):
+        unseen = after in CARD_CODES and rival is None and not self.state.cards()[parse_card(after)]
+        if after != self._expected(pile) and (rival is None or rival[0] == player) and not unseen:
             return
         laid = self._last_touch(pile, seen, {player})
-        if laid is not None and laid[1][0] >= seen[0] - TOUCH_REACH_S:
-            self._returns.append((card, Lift(player, zone, laid[1][0]), pile, laid[1]))
+        if laid is None or laid[1][0] < seen[0] - TOUCH_REACH_S or (unseen and not any(
+                touch.contact and touch.side != player and laid[1][0] - self.config.race_window_s < touch.t <= laid[1][0]
+                for touch in self._touches.get(pile, ()))):
+            return
+        self._took_back[pile] = (player, laid[1][0], gone)
+        self._returns.append((card, Lift(player, zone, laid[1][0]), pile, laid[1]))
+        if rival is not None:
+            self._shown_under(pile, parse_card(after), rival, laid[1][0])
+
+    def _shown_under(self, pile: str, card: Card, source: tuple[str, str], before: float) -> None:
+        """Another player's stock top `card` (from `source`), shown on `pile` by a card taken back off
+        it that touched the pile at `before`, lay under that card: it came first, so it is played at
+        its player's last contact with the pile before then (less than the race window before, or
+        within a frame after), where it fits on the engine's top."""
+        player, zone = source
+        touch = self._last_touch(pile, (before + self._tie_s, 0), {player})
+        if touch is None or touch[1][0] <= before - self.config.race_window_s \
+                or self.state.check(Play(player, card, zone, pile)) is not None:
+            return
+        self._attempt(player, card, zone, pile, touch[1], visible=True)
 
     def _settle_lift(self, card: Card, when: When) -> None:
         """`card` lands at `when`: if its player's hand touched a spit pile with it before (and
@@ -242,8 +266,11 @@ class LiftedCards:
 
     def _judge_returns(self) -> None:
         """Cards taken back are judged once the pile they touched has been clear of hands long
-        enough for the tracker to have settled what lies on it (a card laid just before may show)."""
-        ready = [item for item in self._returns if self._clear(item[2])]
+        enough for the tracker to have settled what lies on it (a card laid just before may show),
+        and, where it shows what the engine does not have, once that is explained (not while the
+        referee waits for a place to be read: the card under it may be one turned there unseen)."""
+        ready = [item for item in self._returns if self._clear(item[2]) and not (
+            self._deferred and self.readings.get(item[2]) != self._expected(item[2]))]
         if not ready:
             return
         self._returns = [item for item in self._returns if item not in ready]

@@ -180,7 +180,9 @@ class TableMoves:
     def _covering(self, change: ZoneChange) -> None:
         """Spit pile `change.zone` shows a card unknown to the engine, waiting for a face-down place of
         its player to be read (`_turned_unseen`: the place still under a hand), and another player's
-        hand, touching the pile since, lays a card on top of it (`change`): that card is never to be
+        hand, touching the pile since, lays a card on top of it (`change`), or its own player's hand
+        lays another card unknown to the engine on it (turned unseen too; no other hand came over the
+        pile since the race window before the first, whose card it could be uncovering): that card is never to be
         read again, so it is judged now on what is known, a place its player's hand touched (or was
         over) before it was laid, still unread, counting as the one it was turned on where the card
         plays on the pile."""
@@ -196,7 +198,8 @@ class TableMoves:
         laid = self._last_touch(pile, self._seen[pile])
         covering = [touch for touch in self._touches.get(pile, ())
                     if touch.contact and self._seen[pile][0] < touch.t <= change.seen_t]
-        if laid is None or not covering or covering[-1].side == laid[0]:
+        if laid is None or not covering \
+                or (covering[-1].side == laid[0] and not self._turned_on_top(pile, change.after, laid[0], laid[1][0])):
             return  # no other hand seen laying a card on it (its own hand may be taking it back)
         self._hurried, self._deferred = True, False
         try:
@@ -204,6 +207,15 @@ class TableMoves:
                 self._reconcile()
         finally:
             self._hurried = False
+
+    def _turned_on_top(self, pile: str, code: str, side: str, t: float) -> bool:
+        """`code`, laid on `pile` by the hand of `side` that laid the card under it at `t`, is a card the engine
+        has nowhere and no player's stock top (turned unseen too), and no other hand came over the pile
+        since the race window before `t` (taking its own card back, the hand would show another's under it)."""
+        card = parse_card(code)
+        return not self.state.cards()[card] and self._stock_top_of(card) is None and not any(
+            touch.side != side and touch.t > t - self.config.race_window_s
+            for touch in self._touches.get(pile, ()))
 
     def _pile(self, pile: str, seen: str) -> bool:
         if seen not in CARD_CODES:

@@ -267,8 +267,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         zone = change.zone
         if zone in self._piles:
             self._played_second(zone, change.after)
-            self._lifted_off(zone, change.seen_t)
-            self._taken_off_unseen(zone, change.after)
+            self._lifted_off(zone, change.after, change.seen_t)
+            self._taken_off_unseen(zone, change.after, change.seen_t)
         self.readings[zone] = change.after
         self._seen[zone] = (change.seen_t, change.seen_frame)
         if self._end_t is not None:
@@ -377,12 +377,22 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
 
     def _state_at(self, t: float, *, before: bool = False) -> SpitState:
         """The engine's position at time `t` (moves dated later, or with `before` at `t` too,
-        left out), as far as remembered."""
+        left out), as far as remembered. Moves are applied in the order they are found, not always
+        in their dates' order: one applied after a move left out, dated before `t` (a turn-up read
+        late), is made again without it."""
         state = self.state
-        for when, previous in reversed(self._history):
+        kept: list[SpitMove] = []
+        passed: list[SpitMove] = []
+        for (when, previous), (_, move) in zip(reversed(self._history), reversed(self._made)):
             if when < t or (when == t and not before):
-                break
-            state = previous
+                passed.insert(0, move)
+                continue
+            state, kept = previous, list(passed)
+        for move in kept:
+            try:
+                state = state.apply(move)
+            except IllegalMove:
+                break  # it needed a move left out: the position as far as it can be rebuilt
         return state
 
     def _apply(self, move: SpitMove, when: When, **extra: Any) -> None:

@@ -261,7 +261,8 @@ class Rereads:
         self._unread_tops.clear()
         self.resyncs += 1
         self._resynced_at = self._now[0]
-        self._history.clear()  # the positions before it are of another reading of the table
+        if extra.get("reason") != RECOUNT:  # a recount corrects one stock place: the spit piles stand as they were
+            self._history.clear()  # the positions before it are of another reading of the table
         self._emit("resync", self._now,
                    stocks={zone: [count, top] for i, player in enumerate(self._players)
                            for zone, (count, top) in zip(r.stock_names[i], stocks[player])},

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from referee.cards import FACE_DOWN
 from referee.judge.spit.config import (
+    FETCH_S,
     SURE_S,
     TOUCH_REACH_S,
     TURN_MIN_S,
     TURN_S,
     When,
 )
+from referee.observations import CARD_CODES
 from referee.tracker import Touch
 
 
@@ -142,8 +144,11 @@ class HandTouches:
         return t + self.frame_interval, when[1] + step
 
     def _free(self, pile: str, touch: Touch, side: str) -> bool:
-        """`touch` is a contact of `side`'s hand with `pile` that laid no card judged already."""
-        return touch.contact and touch.side == side and (pile, side, touch.t) not in self._used
+        """`touch` is a contact of `side`'s hand with `pile` that laid no card judged already, nor began
+        less than `FETCH_S` after that hand's contact laying a card judged on another spit pile (the
+        hand over both piles: it lays one card at a time, fetching the next from its stock between)."""
+        return touch.contact and touch.side == side and (pile, side, touch.t) not in self._used and not any(
+            other != pile and used_side == side and 0 <= touch.t - t < FETCH_S for other, used_side, t in self._used)
 
     def _touched_since(self, side: str, since: float, before: float) -> bool:
         """A hand of `side` touched a spit pile between `since` and `before` (its card went there)."""
@@ -155,14 +160,16 @@ class HandTouches:
         frame) and laid no card judged yet: touching it while holding no card seen lifted (those are
         judged in touch order), or over it without a contact seen while holding one, or a card
         turned and taken unseen (`_turned_away`), and touching no other spit pile since; no other
-        card than the one there now was read there since (its card was on top, and is gone). Its
-        card may lie under `player`'s, so `player`'s card waits for it (at most `TIE_WAIT_S`)."""
+        card than the one there now was read there since (its card was on top, and is gone), and
+        its card was not seen landing on the other spit pile (`_laid_elsewhere`). Its card may lie
+        under `player`'s, so `player`'s card waits for it (at most `TIE_WAIT_S`)."""
         now = self.readings.get(pile)
         reads = self._pile_reads.get(pile, ())
         window = [touch for touch in self._touches.get(pile, ()) if touch.side != player
                   and t - self.config.race_window_s < touch.t <= t and (pile, touch.side, touch.t) not in self._used
                   and not self._taking_back(pile, touch)
-                  and not any(when > touch.t and seen != now for seen, when in reads)]
+                  and not any(when > touch.t and seen != now for seen, when in reads)
+                  and not self._laid_elsewhere(pile, touch)]
         for touch in window:
             holding = any(lift.player == touch.side and not lift.attempted and lift.t <= touch.t
                           for lift in self._lifted.values()) or self._turned_away(touch.side, touch.t)
@@ -172,6 +179,22 @@ class HandTouches:
             if holding and not any(other.contact and other.side == touch.side for other in window) \
                     and not any(other.contact and other.side == touch.side and other.t >= touch.t
                                 for name in self._piles if name != pile for other in self._touches.get(name, ())):
+                return True
+        return False
+
+    def _laid_elsewhere(self, pile: str, touch: Touch) -> bool:
+        """The hand that made `touch` on `pile` came over another spit pile too, less than the race
+        window before or a frame or two after (over both at once), and a new card was read there after
+        the touch, less than `TOUCH_REACH_S` later: one hand lays one card, so the card it held went
+        there (its contact put on the wrong pile), and none lies under the card on `pile`."""
+        window = self.config.race_window_s
+        for other in self._piles:
+            if other == pile or not any(near.side == touch.side and -window <= near.t - touch.t <= 2.5 * self.frame_interval
+                                        for near in self._touches.get(other, ())):
+                continue
+            before = self._expected_in(self._state_at(touch.t, before=True), other)
+            if any(seen in CARD_CODES and seen != before and touch.t < when <= touch.t + TOUCH_REACH_S
+                   for seen, when in self._pile_reads.get(other, ())):
                 return True
         return False
 

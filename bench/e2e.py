@@ -170,8 +170,9 @@ def main(argv: list[str] | None = None) -> int:
               f"max {max(errors):.2f}; within one frame {sum(e <= 1.0 + 1e-6 for e in errors) / len(errors):.1%}")
     if args.verbose:
         for kind, values in sorted(total.time_errors.items()):
+            within = sum(v / frame <= 1.0 + 1e-6 for v in values) / len(values)
             print(f"  {kind:<14} time error median {statistics.median(values) / frame:.2f} frames, max "
-                  f"{max(values) / frame:.2f} ({len(values)})")
+                  f"{max(values) / frame:.2f}, within one frame {within:.1%} ({len(values)})")
         for kind, values in sorted(total.latencies.items()):
             print(f"  {kind:<14} call latency median {statistics.median(values) * 1000:.0f} ms, max "
                   f"{max(values) * 1000:.0f} ms")

@@ -37,6 +37,13 @@ sees and what the engine expects by a move:
 - a card seen on a pile that another player's hand was over just before, laying no card judged
   (touching it and holding no card seen lifted, or holding one, or one it may have turned and
   taken unseen, and no contact seen), waits (`TIE_WAIT_S`) for that card to be found under it;
+  a hand lays one card at a time, so no card waits for a contact of a hand seen laying its card
+  on the other pile at the same time, or touching the other pile less than `FETCH_S` after
+  laying a card judged;
+- the other player's stock top shown under a card taken back came first: it is played at its
+  player's contact; a tied card gone from the pile to show the other tied card was taken back by
+  its player, hand seen or not; an unknown card waiting for a place under its player's arm is
+  judged before that player's next card turned unseen covers it;
 - two players' cards touching one pile within a frame of each other (contacts are dated to about
   a frame): the one read on top with no hand over the pile came second, judged at once (a hand
   back over the pile meanwhile is waited for as long: the card its player takes back off it was

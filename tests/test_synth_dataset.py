@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from referee.cli import main
 from referee.synth.annotation import Annotation
@@ -98,3 +99,16 @@ def test_worker_processes_draw_the_same_images(tmp_path: Path):
     assert sorted(generate_dataset(two, 2, config, workers=2)) == [0, 1]
     assert {k: v for k, v in _files(one).items() if k.startswith("images")} == \
         {k: v for k, v in _files(two).items() if k.startswith("images")}
+
+
+def test_a_folder_share_of_one_draws_every_image_with_the_folders_faces(tmp_path: Path) -> None:
+    faces = tmp_path / "faces"
+    faces.mkdir()
+    Image.new("RGB", (63, 88), (10, 200, 30)).save(faces / "QS.png")
+    out = tmp_path / "set"
+    assert main(["synth-data", "--out", str(out), "--images", "3", "--seed", "4", "--faces", str(faces),
+                 "--folder-share", "1", "--no-progress"]) == 0
+    notes = [json.loads(p.read_text()) for p in sorted(out.glob("annotations/*/*.json"))]
+    assert len(notes) == 3 and all(n["scene"]["faces"] == "folder:faces" for n in notes)
+    assert main(["synth-data", "--out", str(out), "--images", "3", "--seed", "4", "--faces", str(faces),
+                 "--folder-share", "1.5", "--no-progress"]) == 2

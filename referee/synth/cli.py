@@ -19,6 +19,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="image i depends only on (seed, i)")
     parser.add_argument("--faces", type=Path, help="folder of face images named by code (QS.svg, 10H.png)")
     parser.add_argument("--backs", type=Path, help="folder of card-back images (SVG, PNG, JPG)")
+    parser.add_argument("--folder-share", type=float, default=0.5,
+                        help="share of images drawn with the --faces and --backs images rather than built-in ones "
+                             "(default 0.5; 1 for a set of that deck alone)")
     parser.add_argument("--val-fraction", type=float, default=0.1, help="share of validation images")
     parser.add_argument("--labels", choices=SCHEMES, default="cards",
                         help="YOLO boxes of whole cards, or oriented boxes (cards-obb)")
@@ -37,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         raise SynthAssetError(f"--workers must be 1 or more, not {args.workers}")
     config = SynthConfig(seed=args.seed, faces_dir=args.faces, backs_dir=args.backs,
                          val_fraction=args.val_fraction, labels=args.labels, min_visible=args.min_visible,
-                         min_in_frame=args.min_in_frame)
+                         min_in_frame=args.min_in_frame, folder_share=args.folder_share)
     config.check()  # bad options and folders fail before the progress bar shows
     start = time.monotonic()
     done = 0

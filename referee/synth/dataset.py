@@ -54,6 +54,8 @@ class SynthConfig:
             raise SynthAssetError(f"the validation fraction must be in [0, 1), not {self.val_fraction}")
         if self.labels not in SCHEMES:
             raise SynthAssetError(f"unknown label scheme {self.labels!r}; known: {', '.join(SCHEMES)}")
+        if not 0.0 <= self.folder_share <= 1.0:
+            raise SynthAssetError(f"the folder share must be in [0, 1], not {self.folder_share}")
         if not 0.0 <= self.min_visible <= 1.0 or not 0.0 <= self.min_in_frame <= 1.0:
             raise SynthAssetError(f"min_visible and min_in_frame must be in [0, 1], not {self.min_visible}, "
                                   f"{self.min_in_frame}")

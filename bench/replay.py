@@ -1,0 +1,94 @@
+"""The judge run again on the observation streams a `bench/e2e.py --observations` run kept, scored as that bench scores: seconds instead of minutes.
+
+    python bench/replay.py [--cache DIR] [--reader truth|detector] --seeds 9001 ... [--max-seconds 30]
+                           [--width 1280 --height 720] [--settle-s 1.0] [--verbose]
+
+A stream holds what the vision saw in each frame, so a change to the judge or the tracker is
+measured here against the same sight; a change to the vision needs a new `bench/e2e.py` run.
+Streams are looked for beside the cached games of the current renderer (its digest in the file
+names), as `bench/e2e.py --observations --cache DIR` leaves them. The held-out games are not
+replayed: they are measured once, with `bench/e2e.py --held-out`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from referee.events import Event, read_events  # noqa: E402
+from referee.judge.judge import Judge  # noqa: E402
+from referee.judge.score import Score, score  # noqa: E402
+from referee.observations import Observation  # noqa: E402
+from referee.pipeline import PipelineConfig  # noqa: E402
+from referee.render.cache import renderer_version  # noqa: E402
+from referee.tracker import TrackerConfig  # noqa: E402
+
+HELD_OUT = range(9101, 9121)
+
+
+def stream_of(cache: Path, seed: int, reader: str, width: int, height: int, max_seconds: float | None) -> Path:
+    """The kept observation stream of a game as `bench/e2e.py` names it; exits with a message when missing."""
+    tag = f"{width}x{height}" + (f"-{max_seconds:g}s" if max_seconds else "")
+    path = cache / f"game-classic-{seed}-{tag}-{renderer_version()[:8]}.{reader}.obs.jsonl"
+    if not path.is_file():
+        sys.exit(f"bench/replay.py: no kept stream {path.name} in {cache} "
+                 f"(run bench/e2e.py --reader {reader} --observations --cache {cache} first)")
+    return path
+
+
+def replay(stream: Path, fps: float = 30.0) -> list[Event]:
+    """Every call the judge makes on a stream, with the pipeline's tracker settings."""
+    config = PipelineConfig()
+    judge = Judge("classic", tracker=TrackerConfig(settle_frames=config.settle_frames, min_confidence=config.min_confidence),
+                  fps=fps)
+    calls: list[Event] = []
+    with stream.open(encoding="utf-8") as lines:
+        for line in lines:
+            calls.extend(judge.feed(Observation.from_json(line)))
+    return calls
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--seeds", type=int, nargs="+", required=True)
+    parser.add_argument("--reader", choices=("truth", "detector"), default="truth")
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "spit-referee" / "e2e")
+    parser.add_argument("--max-seconds", type=float, default=30.0)
+    parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--height", type=int, default=720)
+    parser.add_argument("--settle-s", type=float, default=1.0, help="truth in the last S s of a stretch is not scored")
+    parser.add_argument("--verbose", action="store_true", help="print each game's calls")
+    args = parser.parse_args(argv)
+    if any(seed in HELD_OUT for seed in args.seeds):
+        parser.error("seeds 9101-9120 are held out: measure them once with bench/e2e.py --held-out")
+    total = Score()
+    for seed in args.seeds:
+        stream = stream_of(args.cache, seed, args.reader, args.width, args.height, args.max_seconds)
+        calls = replay(stream)
+        truth_all = list(read_events(stream.with_name(stream.name.replace(f".{args.reader}.obs.jsonl", ".jsonl"))))
+        last_t = Observation.from_json(stream.read_text(encoding="utf-8").splitlines()[-1]).t
+        end = last_t - args.settle_s
+        result = score([e for e in truth_all if e.t <= end], [e for e in calls if e.t <= end + 0.25])
+        total.add(result)
+        print(f"seed {seed}: plays {result.matched.get('play', 0)}/{result.truth.get('play', 0)} (+{result.unmatched('play')}), "
+              f"illegal {result.matched.get('illegal_play', 0)}/{result.truth.get('illegal_play', 0)}, "
+              f"false flags {result.false_flags}")
+        if args.verbose:
+            for event in calls:
+                print(f"    call {event.to_json()[:160]}")
+    print(f"\n{len(args.seeds)} games replayed ({args.reader} reader's streams)")
+    print(f"plays            recall {total.recall('play'):.2%}  precision {total.precision('play'):.2%}  "
+          f"({total.truth.get('play', 0)} true)")
+    print(f"illegal plays    recall {total.recall('illegal_play'):.2%}  ({total.truth.get('illegal_play', 0)} true)")
+    print(f"false flags      {total.false_flags * 10 / max(1, total.games):.1f} per 10 games")
+    print(f"Spit! calls      {total.matched.get('spit_call', 0)}/{total.truth.get('spit_call', 0)}; called while a move "
+          f"existed: {total.spits_while_move}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

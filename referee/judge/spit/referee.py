@@ -352,22 +352,22 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         player's spit cards dated less than `SPIT_ROUND_S` before it or later (laid at the same
         stalemate); any other move since is taken to have been made before it (a move applied
         after a play left out, as a turn-up whose card was read late, is made again without it)."""
-        state = self.state
-        kept: list[SpitMove] = []
-        passed: list[SpitMove] = []
-        for (when, previous), (_, move) in zip(reversed(self._history), reversed(self._made)):
+
+        def other_stalemate(when: float, move: SpitMove) -> bool:
+            """A spit card laid at another stalemate, or this player's own: every move before it was made before `t`."""
+            return isinstance(move, Spit) and not any(
+                date == when and side not in players and date > t - SPIT_ROUND_S for date, players in self._spits)
+
+        def after_it(when: float, move: SpitMove) -> bool:
             if isinstance(move, Spit):
-                if not any(date == when and side not in players and date > t - SPIT_ROUND_S
-                           for date, players in self._spits):
-                    break
-            elif not (when > t + SPIT_LEAD_S and ((isinstance(move, Play) and any(
-                    touch.contact and touch.side == move.player and touch.t == when
-                    for touch in self._touches.get(move.to, ()))) or (isinstance(move, TurnUp) and any(
-                    touch.contact and touch.side == move.player and when <= touch.t <= when + TURN_S
-                    for touch in self._touches.get(move.pile, ()))))):
-                passed.insert(0, move)  # made before it, or dated less surely (a turn-up with no touch seen)
-                continue
-            state, kept = previous, list(passed)
+                return True  # a spit card of the same stalemate (the others stop the search)
+            return when > t + SPIT_LEAD_S and ((isinstance(move, Play) and any(
+                touch.contact and touch.side == move.player and touch.t == when
+                for touch in self._touches.get(move.to, ()))) or (isinstance(move, TurnUp) and any(
+                touch.contact and touch.side == move.player and when <= touch.t <= when + TURN_S
+                for touch in self._touches.get(move.pile, ()))))  # else made before it, or dated less surely
+
+        state, kept = self._without(after_it, stop=other_stalemate)
         for move in kept:
             try:
                 state = state.apply(move)
@@ -380,20 +380,30 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         left out), as far as remembered. Moves are applied in the order they are found, not always
         in their dates' order: one applied after a move left out, dated before `t` (a turn-up read
         late), is made again without it."""
-        state = self.state
-        kept: list[SpitMove] = []
-        passed: list[SpitMove] = []
-        for (when, previous), (_, move) in zip(reversed(self._history), reversed(self._made)):
-            if when < t or (when == t and not before):
-                passed.insert(0, move)
-                continue
-            state, kept = previous, list(passed)
+        state, kept = self._without(lambda when, move: when > t or (when == t and before))
         for move in kept:
             try:
                 state = state.apply(move)
             except IllegalMove:
                 break  # it needed a move left out: the position as far as it can be rebuilt
         return state
+
+    def _without(self, left_out: Callable[[float, SpitMove], bool],
+                 stop: Callable[[float, SpitMove], bool] = lambda when, move: False) -> tuple[SpitState, list[SpitMove]]:
+        """The engine's position before the earliest move `left_out` leaves out (looking back from the
+        last move found, no further than one `stop` takes as made before), and the moves found after
+        it that it keeps, in the order found: those to make again on that position."""
+        state = self.state
+        kept: list[SpitMove] = []
+        passed: list[SpitMove] = []
+        for (when, previous), (_, move) in zip(reversed(self._history), reversed(self._made)):
+            if stop(when, move):
+                break
+            if not left_out(when, move):
+                passed.insert(0, move)
+                continue
+            state, kept = previous, list(passed)
+        return state, kept
 
     def _apply(self, move: SpitMove, when: When, **extra: Any) -> None:
         self._solo = None

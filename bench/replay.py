@@ -13,6 +13,7 @@ replayed: they are measured once, with `bench/e2e.py --held-out`.
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 from pathlib import Path
 
@@ -52,6 +53,12 @@ def replay(stream: Path, fps: float = 30.0) -> list[Event]:
     return calls
 
 
+def spit_latencies(result: Score) -> str:
+    """A game's matched "Spit!" call latencies (ms) and its calls made while a move existed, for its line."""
+    made = ", ".join(f"{lat * 1000:.0f}" for lat in result.latencies.get("spit_call", []))
+    return (f"[{made} ms]" if made else "") + (f", {result.spits_while_move} while a move existed" if result.spits_while_move else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", required=True)
@@ -76,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         total.add(result)
         print(f"seed {seed}: plays {result.matched.get('play', 0)}/{result.truth.get('play', 0)} (+{result.unmatched('play')}), "
               f"illegal {result.matched.get('illegal_play', 0)}/{result.truth.get('illegal_play', 0)}, "
-              f"false flags {result.false_flags}")
+              f"false flags {result.false_flags}, Spit! {result.matched.get('spit_call', 0)}/"
+              f"{result.truth.get('spit_call', 0)} {spit_latencies(result)}")
         if args.verbose:
             for event in calls:
                 print(f"    call {event.to_json()[:160]}")
@@ -85,8 +93,11 @@ def main(argv: list[str] | None = None) -> int:
           f"({total.truth.get('play', 0)} true)")
     print(f"illegal plays    recall {total.recall('illegal_play'):.2%}  ({total.truth.get('illegal_play', 0)} true)")
     print(f"false flags      {total.false_flags * 10 / max(1, total.games):.1f} per 10 games")
-    print(f"Spit! calls      {total.matched.get('spit_call', 0)}/{total.truth.get('spit_call', 0)}; called while a move "
-          f"existed: {total.spits_while_move}")
+    spit_lat = total.latencies.get("spit_call", [])
+    print(f"Spit! calls      {total.matched.get('spit_call', 0)}/{total.truth.get('spit_call', 0)}, latency "
+          f"median {statistics.median(spit_lat) * 1000 if spit_lat else float('nan'):.0f} ms, max "
+          f"{max(spit_lat, default=float('nan')) * 1000:.0f} ms; called while a move existed: "
+          f"{total.spits_while_move}")
     return 0
 
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from test_judge import _of, _run
+from test_judge import Film, _of, _run
 from test_judge_spits import _one_card_to_turn
+
+from referee.judge.spit.referee import SpitReferee
+from referee.observations import HandSeen
+from referee.rules.spit import SpitRules, SpitState
 
 
 def test_a_turn_up_is_dated_by_its_player_s_touch_after_the_place_last_showed_its_face_down_card() -> None:
@@ -14,3 +18,30 @@ def test_a_turn_up_is_dated_by_its_player_s_touch_after_the_place_last_showed_it
     film.still(10)
     assert [(e["card"], e.t) for e in _of(_run(film, referee), "turn_up")] == [("QH", t)]
 
+
+
+def test_a_turn_up_is_not_dated_before_its_place_was_last_read_face_down_if_only_for_a_frame() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["9C", "back 5S"], "B": ["KS"]}, spit={"A": "2C", "B": "5C"},
+                               piles={"L": "4D", "R": "7D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "9C", "A2": "5S", "B1": "KS", "L": "4D", "R": "7D"})
+    film.still(4)
+    film.touch("A", "A2", 2, then="back")  # A lifts 5♠, baring a face-down card
+    for _ in range(4):
+        film.frame(unread=("A2",))
+    laid = film.t
+    film.frame((HandSeen("A", ("A2", "L"), {"L": laid}),))  # lays it on 4♦, the hand over A2 too
+    rest = film.t
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": laid, "A2": rest}),))  # and at rest on A2: nothing turned
+    film.zones["L"] = "5S"
+    film.frame()  # A2 read face down, for this frame only
+    for _ in range(3):
+        film.frame(unread=("A2",))
+    t = film.t
+    film.over("A", "A2", 6)  # A's hand comes back and turns it, never seen at rest there
+    film.zones["A2"] = "QH"  # Q♥ fits neither 5♠ nor 7♦: nobody can move
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["card"], e.t) for e in _of(events, "turn_up")] == [("QH", t)]
+    assert [e.t for e in _of(events, "spit_call")] == [t]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from referee.cards import FACE_DOWN
 from referee.judge.spit.config import (
     FETCH_S,
@@ -39,7 +41,8 @@ class HandTouches:
     def _turn_dated(self, player: str, zone: str, touches: list[Touch], seen: When) -> When:
         """When the card stock place `zone` shows turned was turned, from `player`'s contacts there
         since the last move there (`touches`): at the first one after the place was last read settled
-        showing its face-down top (an earlier one turned nothing, or a card gone since; `_arrival`:
+        showing its face-down top, or read so at all since its last settled read (a read for a frame
+        between an arm's passes: the hand turned it later; an earlier one turned nothing, or a card gone since; `_arrival`:
         from when the hand came, if it was kept from coming to rest by the card turning under it),
         else at `seen`; not before the last move there (one hand, one card at a time: not before the
         card above it was played). The read does not count if their hand touched a spit pile since
@@ -48,7 +51,7 @@ class HandTouches:
         make the turn late.)"""
         since = self._moved.get(zone, 0.0)
         shown = self._read_clear if self.readings.get(zone) == FACE_DOWN else self._shown_until
-        after = shown.get(zone, since)
+        after = max(shown.get(zone, since), self._face_down_read.get(zone, -math.inf))
         if touches and any(self._free(pile, touch, player) and touches[0].t <= touch.t < after
                            for pile in self._piles for touch in self._touches.get(pile, ())):
             after = since

@@ -136,3 +136,22 @@ def test_a_card_doubted_as_a_spit_card_then_judged_played_leaves_its_player_s_ne
         events.extend(referee.update(tracker.update(obs)))
     assert [(e["card"], e.t) for e in _of(events, "play")] == [("9H", laid), ("10C", t10), ("JD", tj)]
     assert not _of(events, "illegal_play")
+
+
+def test_spit_is_not_called_on_a_card_judged_turned_unseen_and_refused_before_its_place_is_read() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["3H", "back |"], "B": ["KS"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "3H", "A2": "back", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    film.play("A", "A1", "empty", "L")  # 3♥ onto 4♦: A's face-down A2 is the one move left
+    film.touch("A", "A2", 4)  # A turns up Q♥, which fits neither pile: nobody can move
+    film.zones["A2"] = "QH"
+    film.over("A", "A2", 12)  # A's arm stays over it
+    t = film.t
+    for _ in range(3):  # while its hand lays a spit card, 9♠, on 3♥: taken for the card turned, refused
+        film.frame((HandSeen("A", ("A2", "L"), {"L": t}),))
+    film.zones["L"] = "9S"
+    film.over("A", "A2", 6)
+    film.still(10)  # A2 shows Q♥: 9♠ was a spit card, and a "Spit!" now would come after theirs
+    assert not _of(_run(film, SpitReferee(rules, state=state)), "spit_call")

@@ -296,6 +296,7 @@ class TableMoves:
                     self._ties.pop(pile, None)
                     if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
                         # taken from its place (which shows what lay under it) to the pile
+                        self._turned_unread.add(card.code)
                         lift = self._lifted.setdefault(card.code, Lift(player, turned[0], turned[1][0], attempted=True))
                         if not self._attempt(player, card, turned[0], pile, laid, visible=True) \
                                 and (pile, card.code) not in self._flagged and self._lifted.get(card.code) is lift:

@@ -111,6 +111,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         """Per stock place, when it was last seen showing a face-down top."""
         self._face_down_read: dict[str, float] = {}
         """Per stock place, the last frame it was read showing a face-down top, settled or not."""
+        self._turned_unread: set[str] = set()
+        """Cards judged turned up and laid unseen, not read in their place since."""
         self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))
         self._covered: dict[str, float] = {}
         self._pile_reads: dict[str, list[tuple[str, float]]] = {}
@@ -242,6 +244,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         for zone, seen in snap.read.items():  # a stock top read in its place, if only for a frame
             if seen == FACE_DOWN:
                 self._face_down_read[zone] = snap.t
+            if zone in self._owner:
+                self._turned_unread.discard(seen)
             lift = self._lifted.get(seen)
             if lift is not None and lift.zone == zone and not lift.attempted and lift.t < snap.t \
                     and self._expected(zone) == seen and not self._touched_since(lift.player, lift.t, snap.t):

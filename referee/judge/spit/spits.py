@@ -74,9 +74,16 @@ class SpitCalls:
         """The table shows nothing the engine does not expect, but for the stock places `turning`
         (a card read turned up there, not settled yet), a spit card already laid, and a spit pile
         still under a hand whose last read is older than the play judged there at its touch; and no
-        card has been in a hand longer than `TOUCH_REACH_S` (the engine may have missed where it went)."""
+        card has been in a hand longer than `TOUCH_REACH_S` (the engine may have missed where it went),
+        nor is one judged turned up unseen and refused unless its place was read since showing what lay
+        under it (the card laid may have been a spit card, the one turned still lying there)."""
         if any(not lift.attempted and self._now[0] - lift.t > TOUCH_REACH_S for lift in self._lifted.values()):
             return False
+        for code in self._turned_unread:
+            lift = self._lifted.get(code)
+            if lift is not None and (self._read_clear.get(lift.zone, -1.0) <= lift.t
+                                     or self.readings.get(lift.zone) != self._under(lift.zone)):
+                return False
         for zone in self._unexplained() - turning:
             pending = self._pending_spit.get(zone)
             if pending is not None and self.readings.get(zone) == pending[0]:

@@ -155,3 +155,19 @@ def test_spit_is_not_called_on_a_card_judged_turned_unseen_and_refused_before_it
     film.over("A", "A2", 6)
     film.still(10)  # A2 shows Q♥: 9♠ was a spit card, and a "Spit!" now would come after theirs
     assert not _of(_run(film, SpitReferee(rules, state=state)), "spit_call")
+
+
+def test_spit_is_not_called_once_a_spit_card_was_laid_after_the_arm_over_the_card_turned_last_left() -> None:
+    film, referee = _one_card_to_turn()
+    film.over("A", "A2", 50)  # A's arm over A2 all along, never seen at rest: it turns up Q♥ under it
+    film.zones["A2"] = "QH"  # which fits neither pile: nobody can move
+    for _ in range(3):
+        film.frame(unread=("A2",))  # the arm gone, A2 changed and not read yet
+    t = film.t
+    for _ in range(3):  # B lays its spit card
+        film.frame((HandSeen("B", ("R",), {"R": t}),), unread=("A2",))
+    film.zones["R"] = "5C"
+    film.still(10)  # A2 read only now: a "Spit!" would come after theirs
+    events = _run(film, referee)
+    assert [e["card"] for e in _of(events, "turn_up")] == ["QH"]
+    assert not _of(events, "spit_call")

@@ -44,7 +44,7 @@ class SpitCalls:
         call = self._call
         if call is None:
             return
-        if not self.state.is_stalemate() or self.state.phase != "play" or self._spat_since(call[0]):
+        if not self.state.is_stalemate() or self.state.phase != "play" or self._spat_since(self._began(call[0])):
             self._call = None
             return
         if self._explained():
@@ -98,8 +98,9 @@ class SpitCalls:
         its player's hand uncovers it (`_uncovered`): the hand that turned it hid it until now and
         often covers it again on its way to the spit pile, and the other player, who saw it turned,
         may spit before a second read. If the engine, with the card turned up, finds no move on a
-        table otherwise explained, the stalemate is called now, dated to the turn; the engine's
-        reaching that position later calls it no more."""
+        table otherwise explained, the stalemate is called now, dated to the turn, unless a spit card
+        was laid since (`_hidden_until`: a turn dated by its card's first sight was made sooner); the
+        engine's reaching that position later calls it no more."""
         s = self.state
         if self._call is not None or s.phase != "play" or s.is_stalemate():
             return
@@ -117,10 +118,25 @@ class SpitCalls:
         if not turning or turned == self._called_on or not turned.is_stalemate() \
                 or not self._explained(frozenset(turning)):
             return
-        when = max((self._turn_when(self._owner[zone], zone) for zone in turning), key=lambda w: w[0])
-        if not self._spat_since(when[0]):
+        dates = [(zone, self._turn_when(self._owner[zone], zone)) for zone in turning]
+        when = max((date for _, date in dates), key=lambda w: w[0])
+        if not self._spat_since(min(self._hidden_until(zone, date[0]) for zone, date in dates)):
             self._called_on = turned
             self._emit("spit_call", when)
+
+    def _hidden_until(self, zone: str, t: float) -> float:
+        """When stock place `zone`, whose card turned up is dated `t`, was last hidden before `t` if
+        `t` is the first sight of that card (no hand seen touching or coming over the place within
+        reach: an arm over it all along, it was turned before that arm left it), else `t`."""
+        if t < self._now[0] and self._seen.get(zone, (-1.0, 0))[0] != t:
+            return t
+        return max((run[1] for run in self._unsettled_runs.get(zone, ()) if run[1] < t), default=t)
+
+    def _began(self, t: float) -> float:
+        """The earliest the stalemate dated `t` began: a turn-up dated `t` by its card's first sight
+        was made before its place was last hidden (`_hidden_until`)."""
+        return min((self._hidden_until(move.pile, t) for when, move in self._made
+                    if when == t and isinstance(move, TurnUp)), default=t)
 
     def _uncovered(self, zone: str) -> bool:
         """Its player's hand was over stock place `zone` since it was last read with no hand over it:

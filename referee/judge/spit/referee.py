@@ -112,7 +112,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._face_down_read: dict[str, float] = {}
         """Per stock place, the last frame it was read showing a face-down top, settled or not."""
         self._turned_unread: set[str] = set()
-        """Cards judged turned up and laid unseen, not read in their place since."""
+        """Cards judged turned up and laid unseen, still lifted (refused), not read in their place since."""
         self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))
         self._covered: dict[str, float] = {}
         self._pile_reads: dict[str, list[tuple[str, float]]] = {}
@@ -251,6 +251,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                     and self._expected(zone) == seen and not self._touched_since(lift.player, lift.t, snap.t):
                 del self._lifted[seen]  # back there (or never lifted), having touched no pile: not in a hand
                 self._read_back[seen] = snap.t
+        self._turned_unread.intersection_update(self._lifted)  # the others were played or came back
         self._unsettled = snap.unsettled
         shown = set()
         for zone in snap.zones:

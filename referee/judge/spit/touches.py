@@ -41,8 +41,8 @@ class HandTouches:
     def _turn_dated(self, player: str, zone: str, touches: list[Touch], seen: When) -> When:
         """When the card stock place `zone` shows turned was turned, from `player`'s contacts there
         since the last move there (`touches`): at the first one after the place was last read settled
-        showing its face-down top, or read so at all since its last settled read (a read for a frame
-        between an arm's passes: the hand turned it later; an earlier one turned nothing, or a card gone since; `_arrival`:
+        showing its face-down top, or last read so at all (for a frame between an arm's passes: the
+        hand turned it later; an earlier one turned nothing, or a card gone since; `_arrival`:
         from when the hand came, if it was kept from coming to rest by the card turning under it),
         else at `seen`; not before the last move there (one hand, one card at a time: not before the
         card above it was played). The read does not count if their hand touched a spit pile since

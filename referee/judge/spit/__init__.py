@@ -59,7 +59,10 @@ sees and what the engine expects by a move:
   whose play was judged at the touch, not read yet, do not hold it), or on the first read of the
   face-down top turned last, before that read settles, if the engine finds no move with it turned;
   never once a spit card of the stalemate touched its pile a frame or more before (the players
-  called it), read or not; `deal_end` (none while the ender's place was last read showing a card
+  called it), read or not (a turn dated by its card's first sight, no hand seen at the place,
+  counts from when its place was last hidden), nor while a card judged turned up unseen and refused
+  waits for its place to be read showing what lay under it (it may have been a spit card); a turn-up
+  is not dated before its place was last read face down, if only for a frame; `deal_end` (none while the ender's place was last read showing a card
   the engine has nowhere: the position is read again); the slap from
   both hands' first contact with a spit pile after the deal end, "too close to call" below one
   frame interval; `layout` when a new layout has been read; `game_end`.

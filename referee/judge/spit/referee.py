@@ -158,6 +158,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         """How many times the engine's position was read again from the table."""
         self._resynced_at = -math.inf
         """When the engine's position was last read again from the table (`_set_position`)."""
+        self._laid_seen: dict[tuple[str, str], tuple[str, str, When]] = {}
+        """(spit pile, stock top read there) since the last re-read -> (its player, its place, that player's contact laying it)."""
         self._now: When = (0.0, 0)
         self._out: list[Event] = []
 
@@ -279,6 +281,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             reads = self._pile_reads.setdefault(zone, [])
             reads.append((change.after, change.seen_t))
             del reads[:-4]
+            self._note_laid(zone, change)
             self._ties.pop(zone, None)
             for key in [key for key in self._flagged if key[0] == zone and key[1] != change.after]:
                 side, since = self._flagged.pop(key)

@@ -14,6 +14,7 @@ from referee.judge.spit.config import (
 )
 from referee.observations import CARD_CODES, EMPTY
 from referee.rules.spit import ImpossiblePosition, Play, SpitState, TurnUp
+from referee.tracker import ZoneChange
 
 
 class Rereads:
@@ -127,8 +128,11 @@ class Rereads:
         spit[richest] = max(0, spit[richest] + spare)
         emptied = [p for p in self._players if not any(count for count, _ in stocks[p])]
         ender = emptied[0] if len(emptied) == 1 and not r.refilled_singles else None
+        laid = self._laid_unjudged()
         if not self._set_position(stocks, piles, spit, sorted(self._odd), ended_by=ender):
             return
+        for code, player, zone, pile, when in laid:
+            self._emit("play", when, player=player, card=code, to=pile, resynced=True, **{"from": zone})
         if ender is not None:
             self._deal_ended(self.state, self._emptied_at(ender))
         self._odd_since.clear()
@@ -137,6 +141,34 @@ class Rereads:
         self._refused.clear()
         self._unsure.clear()
         self._moved = dict.fromkeys(self._owner, self._now[0])
+
+    def _note_laid(self, pile: str, change: ZoneChange) -> None:
+        """Remember a player's face-up stock top read on `pile` with their contact there before it was
+        first read there (`_laid_seen`), as long as it is among the pile's last reads (read there again,
+        a card laid on it taken back, it keeps its first contact)."""
+        recent = {code for code, _ in self._pile_reads.get(pile, ())}
+        for key in [key for key in self._laid_seen if key[0] == pile and key[1] not in recent]:
+            del self._laid_seen[key]
+        if change.after not in CARD_CODES or (pile, change.after) in self._laid_seen:
+            return
+        source = self._stock_top_of(parse_card(change.after))
+        if source is None:
+            return
+        when = self._when(pile, source[0], (change.seen_t, change.seen_frame))
+        if self._contact_at(pile, source[0], when[0]):
+            self._laid_seen[pile, change.after] = (source[0], source[1], when)
+
+    def _laid_unjudged(self) -> list[tuple[str, str, str, str, When]]:
+        """At a re-read, the stock tops lying on a spit pile that no move explained (not refused there):
+        each a play its player's contact made (card, player, place, pile, contact)."""
+        found = []
+        for (pile, code), (player, zone, when) in self._laid_seen.items():
+            top = self.state.top(zone)
+            if self.readings.get(pile) == code and self._expected(pile) != code and (pile, code) not in self._flagged \
+                    and top is not None and top.code == code and self.readings.get(zone) != code:
+                found.append((code, player, zone, pile, when))
+        self._laid_seen.clear()
+        return found
 
     def _played_second(self, pile: str, after: str) -> None:
         """The card the engine played last on `pile` is gone from it and the pile shows `after`: a card

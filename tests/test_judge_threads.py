@@ -1,0 +1,41 @@
+"""The referee picking up the thread of a game from the table on hand-made observation streams: each test is named after the rule it checks."""
+
+from __future__ import annotations
+
+from test_judge import Film, _of, _opened
+
+from referee.judge.resume import replay
+from referee.observations import HandSeen
+
+
+def _two_covered_by_a_card_turned_unseen(film: Film) -> float:
+    """B plays 4♦ on R's 3♣, turns 3♠ on B2 under its arm and lays it on R unread; A covers it with
+    2♠ from A4 (no fit on 4♦): the time of A's touch."""
+    film.play("B", "B2", "back", "R")
+    arm = HandSeen("B", ("B2",), {})
+    for _ in range(3):
+        film.frame((HandSeen("B", ("B2",), {"B2": film.t}),))  # B turns 3♠ there, never read
+    tb = film.t
+    for _ in range(3):
+        film.frame((HandSeen("B", ("B2", "R"), {"R": tb}),))  # and lays it on R
+    film.touch("A", "A4", 2, then="back")  # A lifts 2♠
+    for _ in range(3):
+        film.frame((arm,))
+    ta = film.t
+    for _ in range(3):
+        film.frame((arm, HandSeen("A", ("R",), {"R": ta})))  # and lays it on the 3♠
+    film.zones["R"] = "2S"
+    for _ in range(6):
+        film.frame((arm,))
+    film.still(90)  # B's arm gone: B2 shows the next face-down card
+    return ta
+
+
+def test_a_stock_top_lying_unexplained_on_a_pile_at_a_re_read_is_played_at_its_player_s_contact() -> None:
+    film = _opened()  # R shows 3♣
+    ta = _two_covered_by_a_card_turned_unseen(film)
+    events = film.judge()
+    assert _of(events, "resync") and not _of(events, "illegal_play")
+    assert [(e["player"], e["card"], e["from"], e["to"], e.t) for e in _of(events, "play")][-1] == \
+        ("A", "2S", "A4", "R", ta)
+    assert not replay(events).refused  # a resume leaves it to the re-read logged after it

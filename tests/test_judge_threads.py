@@ -39,3 +39,25 @@ def test_a_stock_top_lying_unexplained_on_a_pile_at_a_re_read_is_played_at_its_p
     assert [(e["player"], e["card"], e["from"], e["to"], e.t) for e in _of(events, "play")][-1] == \
         ("A", "2S", "A4", "R", ta)
     assert not replay(events).refused  # a resume leaves it to the re-read logged after it
+
+
+def test_a_card_whose_rival_touched_the_pile_a_frame_after_it_waits_for_the_rival_card_under_it() -> None:
+    film = _opened()  # R shows 3♣
+    arms = (HandSeen("A", ("A4",), {}), HandSeen("B", ("B2",), {}))
+    for _ in range(4):
+        film.frame(arms)  # A's and B's arms over A4 and B2: 2♠ and 4♦ taken unseen
+    film.zones["A4"] = film.zones["B2"] = "back"
+    ta = film.t
+    film.frame((arms[1], HandSeen("A", ("A4", "R"), {"R": ta})))  # A lays 2♠ on R
+    tb = film.t
+    for _ in range(3):  # B's 4♦ touches a frame later (contacts are dated to about a frame): under the 2♠
+        film.frame((HandSeen("A", ("A4", "R"), {"R": ta}), HandSeen("B", ("B2", "R"), {"R": tb})))
+    film.zones["R"] = "2S"
+    for _ in range(6):
+        film.frame(arms)  # 2♠ read on R, both places still hidden
+    film.touch("A", "R", 3, then="4D")  # A takes its 2♠ back: B's 4♦ shows
+    film.zones["A4"] = "2S"
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1:] == [("B", "4D", tb)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]

@@ -34,7 +34,8 @@ sees and what the engine expects by a move:
   under it; the play is undone, that card played (turned up first where its player's hand turned
   it unseen) and the card taken back judged on it (the play already called stays in the log; a
   resume's replay undoes it too);
-- a card seen on a pile that another player's hand was over just before, laying no card judged
+- a card seen on a pile that another player's hand was over just before (or touched within a
+  frame after: contacts are dated to about a frame), laying no card judged
   (touching it and holding no card seen lifted, or holding one, or one it may have turned and
   taken unseen, and no contact seen), waits (`TIE_WAIT_S`) for that card to be found under it;
   a hand lays one card at a time, so no card waits for a contact of a hand seen laying its card

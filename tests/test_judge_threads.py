@@ -61,3 +61,26 @@ def test_a_card_whose_rival_touched_the_pile_a_frame_after_it_waits_for_the_riva
     events = film.judge()
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1:] == [("B", "4D", tb)]
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
+
+
+def test_a_stock_top_read_on_a_pile_for_a_frame_and_covered_is_played_at_its_player_s_contact_at_a_re_read() -> None:
+    film = _opened()  # L shows 8♦
+    armb = HandSeen("B", ("B3",), {})
+    for _ in range(3):
+        film.frame((armb, HandSeen("A", ("L",), {"L": film.t})))  # A lays a card on L, never read
+    for _ in range(3):
+        film.frame((armb,))  # B takes 8♠ from B3 under its arm
+    tb = film.t
+    for _ in range(3):
+        film.frame((HandSeen("B", ("B3", "L"), {"L": tb}),))  # and lays it there
+    film.zones["B3"] = "back"
+    film.frame((armb,), L="8S")  # read there for one frame
+    film.touch("A", "A2", 2, then="back")  # A lifts 9♥
+    ta = film.t
+    for _ in range(3):
+        film.frame((armb, HandSeen("A", ("L",), {"L": ta})))  # and lays it on the 8♠
+    film.zones["L"] = "9H"
+    film.zones["A1"] = "KH"  # a card no move explains: the table is read again
+    film.still(90)
+    events = film.judge()
+    assert ("B", "8S", "B3", "L", tb) in [(e["player"], e["card"], e["from"], e["to"], e.t) for e in _of(events, "play")]

@@ -82,9 +82,10 @@ before it landed (what the re-read guessed may be wrong). When unsure, nothing i
 card waits for a place under a hand to be read, each zone unexplained must have been so that long:
 a card laid a moment ago beside a place long unexplained may still be explained by a move), and
 the position read is logged (`resync`: stock places, spit piles, spit cards) for a resume to replay.
-A stock top read on a spit pile that its player's contact laid, lying there unexplained (not
-refused) when the table is read again, no longer in its place, was played on a card laid there
-unseen: logged as a `play` at that contact, marked `resynced`.
+A stock top read on a spit pile (if only for a frame) that its player's contact laid, not refused
+there, no longer in its place when the table is read again, and on top there unexplained (on a
+card laid unseen) or read nowhere (covered since), was played: logged as a `play` at that contact,
+marked `resynced`.
 A re-read showing a player's stock empty ends the deal (the slap judged from the contacts
 remembered); one showing both spit piles empty waits for the next layout. Counts guessed by a
 re-read are corrected from what the table shows: a stock place's count once it shows nothing, or

@@ -239,7 +239,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._call_spit()
         if snap.read and self.state.phase == "play":
             self._call_on_first_read(snap.read)
-        for zone, seen in snap.read.items():  # a stock top read in its place, if only for a frame
+        for zone, seen in snap.read.items():  # a stock top read on a spit pile or in its place, if only for a frame
+            if zone in self._piles and seen != self.readings.get(zone):
+                self._note_laid(zone, seen, self._now)
             lift = self._lifted.get(seen)
             if lift is not None and lift.zone == zone and not lift.attempted and lift.t < snap.t \
                     and self._expected(zone) == seen and not self._touched_since(lift.player, lift.t, snap.t):
@@ -281,11 +283,12 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             reads = self._pile_reads.setdefault(zone, [])
             reads.append((change.after, change.seen_t))
             del reads[:-4]
-            self._note_laid(zone, change)
+            self._note_laid(zone, change.after, (change.seen_t, change.seen_frame))
             self._ties.pop(zone, None)
             for key in [key for key in self._flagged if key[0] == zone and key[1] != change.after]:
                 side, since = self._flagged.pop(key)
                 self._unsure.discard(key)
+                self._laid_seen.pop(key, None)  # refused there and taken off: no play to find at a re-read
                 self._took_back[zone] = (side, since, change.seen_t)
                 lift = self._lifted.get(key[1])
                 if lift is not None and lift.attempted:  # taken back into its player's hand: it may be laid again

@@ -14,7 +14,6 @@ from referee.judge.spit.config import (
 )
 from referee.observations import CARD_CODES, EMPTY
 from referee.rules.spit import ImpossiblePosition, Play, SpitState, TurnUp
-from referee.tracker import ZoneChange
 
 
 class Rereads:
@@ -142,30 +141,31 @@ class Rereads:
         self._unsure.clear()
         self._moved = dict.fromkeys(self._owner, self._now[0])
 
-    def _note_laid(self, pile: str, change: ZoneChange) -> None:
-        """Remember a player's face-up stock top read on `pile` with their contact there before it was
-        first read there (`_laid_seen`), as long as it is among the pile's last reads (read there again,
-        a card laid on it taken back, it keeps its first contact)."""
-        recent = {code for code, _ in self._pile_reads.get(pile, ())}
-        for key in [key for key in self._laid_seen if key[0] == pile and key[1] not in recent]:
-            del self._laid_seen[key]
-        if change.after not in CARD_CODES or (pile, change.after) in self._laid_seen:
+    def _note_laid(self, pile: str, code: str, seen: When) -> None:
+        """Remember a player's face-up stock top read on `pile` at `seen` (if only for a frame) with their
+        contact there before it (`_laid_seen`: the first such read of each card, the pile's last few)."""
+        if code not in CARD_CODES or (pile, code) in self._laid_seen:
             return
-        source = self._stock_top_of(parse_card(change.after))
+        source = self._stock_top_of(parse_card(code))
         if source is None:
             return
-        when = self._when(pile, source[0], (change.seen_t, change.seen_frame))
+        when = self._when(pile, source[0], seen)
         if self._contact_at(pile, source[0], when[0]):
-            self._laid_seen[pile, change.after] = (source[0], source[1], when)
+            self._laid_seen[pile, code] = (source[0], source[1], when)
+            for key in [key for key in self._laid_seen if key[0] == pile][:-4]:
+                del self._laid_seen[key]
 
     def _laid_unjudged(self) -> list[tuple[str, str, str, str, When]]:
-        """At a re-read, the stock tops lying on a spit pile that no move explained (not refused there):
-        each a play its player's contact made (card, player, place, pile, contact)."""
+        """At a re-read, the stock tops read on a spit pile that no move explained (not refused there),
+        gone from their places, now on top there or read nowhere (covered since): each a play its
+        player's contact made (card, player, place, pile, contact)."""
         found = []
+        shown = set(self.readings.values())
         for (pile, code), (player, zone, when) in self._laid_seen.items():
             top = self.state.top(zone)
-            if self.readings.get(pile) == code and self._expected(pile) != code and (pile, code) not in self._flagged \
-                    and top is not None and top.code == code and self.readings.get(zone) != code:
+            if (self.readings.get(pile) == code or code not in shown) and self._expected(pile) != code \
+                    and (pile, code) not in self._flagged and top is not None and top.code == code \
+                    and self.readings.get(zone) != code:
                 found.append((code, player, zone, pile, when))
         self._laid_seen.clear()
         return found

@@ -84,3 +84,28 @@ def test_a_stock_top_read_on_a_pile_for_a_frame_and_covered_is_played_at_its_pla
     film.still(90)
     events = film.judge()
     assert ("B", "8S", "B3", "L", tb) in [(e["player"], e["card"], e["from"], e["to"], e.t) for e in _of(events, "play")]
+
+
+def test_a_card_waiting_for_a_rival_card_waits_on_while_a_hand_is_over_the_pile_past_the_tie_wait() -> None:
+    film = _opened()  # R shows 3♣
+    arm = HandSeen("B", ("B2",), {})
+    for _ in range(3):
+        film.frame((arm,))  # B's arm over B2: its 4♦ taken unseen
+    tb = film.t
+    for _ in range(3):
+        film.frame((HandSeen("B", ("B2", "R"), {"R": tb}),))  # B lays 4♦ on R, never read
+    film.zones["B2"] = "back"
+    film.touch("A", "A4", 2, then="back")  # A lifts 2♠
+    ta = film.t
+    for _ in range(3):
+        film.frame((arm, HandSeen("A", ("R",), {"R": ta})))  # and lays it on the 4♦
+    film.zones["R"] = "2S"
+    for _ in range(24):
+        film.frame((arm,))  # 2♠ read on top, waiting for B's card
+    for _ in range(12):
+        film.frame((arm, HandSeen("A", ("R",), {})))  # A's hand back over R past the wait: taking 2♠ back
+    film.zones["R"] = "4D"
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "4D", tb)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]

@@ -37,7 +37,8 @@ sees and what the engine expects by a move:
 - a card seen on a pile that another player's hand was over just before (or touched within a
   frame after: contacts are dated to about a frame), laying no card judged
   (touching it and holding no card seen lifted, or holding one, or one it may have turned and
-  taken unseen, and no contact seen), waits (`TIE_WAIT_S`) for that card to be found under it;
+  taken unseen, and no contact seen), waits (`TIE_WAIT_S`, longer while a hand is over the pile or
+  it is not read again) for that card to be found under it;
   a hand lays one card at a time, so no card waits for a contact of a hand seen laying its card
   on the other pile at the same time, or touching the other pile less than `FETCH_S` after
   laying a card judged;

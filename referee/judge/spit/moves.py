@@ -343,10 +343,11 @@ class TableMoves:
         """A card seen on `pile` may lie on another player's card laid just
         before (their hand there, no card of theirs judged): it waits for that card to be found (its
         place read without it, its player taking one card or the other back), at most `TIE_WAIT_S` from
-        the first frame it waited; the referee looks again in every frame meanwhile (`SpitReferee.update`),
+        the first frame it waited, or longer while a hand is over the pile or it is not read again (a card
+        being taken back shows what lay under it); the referee looks again in every frame meanwhile (`SpitReferee.update`),
         so the wait ends with the evidence. False, and the wait over, when it need not wait."""
         since = self._ties.setdefault(pile, self._now[0])
-        if self._now[0] - since < TIE_WAIT_S:
+        if self._now[0] - since < TIE_WAIT_S or not self._clear(pile) or pile in self._left_unread:
             return True
         self._ties.pop(pile, None)
         return False

@@ -109,3 +109,20 @@ def test_a_card_waiting_for_a_rival_card_waits_on_while_a_hand_is_over_the_pile_
     events = film.judge()
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "4D", tb)]
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
+
+
+def test_a_card_turned_unseen_shown_by_a_rival_taking_theirs_back_is_played_at_the_earlier_touch() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ onto 8♦: A2 shows its last card, face down
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 shows its last card, face down
+    film.touch("A", "A2", 3, then="empty")  # A turns 5♠ there and takes it, unseen
+    film.touch("B", "B2", 3, then="empty")  # B turns 9♦ there and takes it, unseen
+    ta = film.touch("A", "R", 3)  # A lays 5♠ on R, never read
+    tb = film.touch("B", "R", 3, then="9D")  # B lays 9♦ on it
+    film.still(6)  # 9♦ read on R
+    film.over("B", "R", 4)  # B's hand takes it back: 5♠ shows
+    film.zones["R"] = "5S"
+    film.still(20)
+    events = film.judge()
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("A", "5S", "A2", ta)
+    assert not [e for e in _of(events, "play") if e.t >= tb]

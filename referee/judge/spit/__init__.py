@@ -42,6 +42,9 @@ sees and what the engine expects by a move:
   a hand lays one card at a time, so no card waits for a contact of a hand seen laying its card
   on the other pile at the same time, or touching the other pile less than `FETCH_S` after
   laying a card judged;
+- a card the engine has nowhere (turned unseen) shown under another such card taken off by the
+  hand that laid it lay under it: it is judged at an earlier touch (another player's, less than the
+  race window before), not at the touches that laid or took back the card above;
 - the other player's stock top shown under a card taken back came first: it is played at its
   player's contact; a tied card gone from the pile to show the other tied card was taken back by
   its player, hand seen or not; an unknown card waiting for a place under its player's arm is

@@ -273,6 +273,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._played_second(zone, change.after)
             self._lifted_off(zone, change.after, change.seen_t)
             self._taken_off_unseen(zone, change.after, change.seen_t)
+            self._unknown_taken_off(zone, change.after, change.seen_t)
         self.readings[zone] = change.after
         self._seen[zone] = (change.seen_t, change.seen_frame)
         if self._end_t is not None:

@@ -126,3 +126,32 @@ def test_a_card_turned_unseen_shown_by_a_rival_taking_theirs_back_is_played_at_t
     events = film.judge()
     assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("A", "5S", "A2", ta)
     assert not [e for e in _of(events, "play") if e.t >= tb]
+
+
+def test_a_stock_top_taken_back_soon_after_a_re_read_found_it_on_a_pile_is_not_played() -> None:
+    film = _opened()  # R shows 3♣
+    arm = HandSeen("B", ("B2",), {})
+    for _ in range(3):
+        film.frame((arm,))  # B's arm over B2: its 4♦ taken unseen
+    tb = film.t
+    for _ in range(3):
+        film.frame((HandSeen("B", ("B2", "R"), {"R": tb}),))  # B lays 4♦ on R, never read
+    film.zones["B2"] = "back"
+    film.touch("A", "A1", 2, then="empty")  # A lifts 7♣
+    for _ in range(3):
+        film.frame((arm,))
+    ta = film.t
+    for _ in range(3):
+        film.frame((arm, HandSeen("A", ("R",), {"R": ta})))  # and lays it on the 4♦: no fit
+    film.zones["R"] = "7C"
+    for _ in range(66):
+        film.frame((arm,))  # 7♣ lies there unexplained: the table is read again
+    for _ in range(3):
+        film.frame((arm, HandSeen("A", ("R",), {"R": film.t})))  # A takes it back: 4♦ shows
+    film.zones["R"] = "4D"
+    film.zones["A1"] = "7C"
+    for _ in range(20):
+        film.frame((arm,))
+    film.still(10)
+    events = film.judge()
+    assert _of(events, "resync") and not [e for e in _of(events, "play") if e["card"] == "7C"]

@@ -88,8 +88,9 @@ a card laid a moment ago beside a place long unexplained may still be explained 
 the position read is logged (`resync`: stock places, spit piles, spit cards) for a resume to replay.
 A stock top read on a spit pile (if only for a frame) that its player's contact laid, not refused
 there, no longer in its place when the table is read again, and on top there unexplained (on a
-card laid unseen) or read nowhere (covered since), was played: logged as a `play` at that contact,
-marked `resynced`.
+card laid unseen) or read nowhere, was played once it has stayed (on top `TAKE_BACK_S` after its
+first read there, or covered by a card laid on it; not taken back to show the card under it):
+logged as a `play` at that contact, marked `resynced`.
 A re-read showing a player's stock empty ends the deal (the slap judged from the contacts
 remembered); one showing both spit piles empty waits for the next layout. Counts guessed by a
 re-read are corrected from what the table shows: a stock place's count once it shows nothing, or

@@ -158,8 +158,11 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         """How many times the engine's position was read again from the table."""
         self._resynced_at = -math.inf
         """When the engine's position was last read again from the table (`_set_position`)."""
-        self._laid_seen: dict[tuple[str, str], tuple[str, str, When]] = {}
-        """(spit pile, stock top read there) since the last re-read -> (its player, its place, that player's contact laying it)."""
+        self._laid_seen: dict[tuple[str, str], tuple[str, str, When, float]] = {}
+        """(spit pile, stock top read there) since the last re-read -> (its player, its place, that player's
+        contact laying it, its first read there)."""
+        self._resync_plays: list[tuple[str, str, str, str, When, float]] = []
+        """Plays found at a re-read, logged once the card has stayed (`_settle_resync_plays`)."""
         self._now: When = (0.0, 0)
         self._out: list[Event] = []
 
@@ -230,6 +233,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             if self._odd and not any(map(self._unread, self._odd)) and not any(map(self._stale, self._odd)):
                 self._resync()
                 self._reconcile()
+        if self._resync_plays:
+            self._settle_resync_plays()
         if self._spit_shift is not None and self._pending_spit and self._alone_by_the_other_slap():
             self._slap_went_the_other_way()
             self._reconcile()

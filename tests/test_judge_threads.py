@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_judge import Film, _of, _opened
+from test_judge import LAYOUT, Film, _of, _opened
 
 from referee.judge.resume import replay
 from referee.observations import HandSeen
@@ -155,3 +155,35 @@ def test_a_stock_top_taken_back_soon_after_a_re_read_found_it_on_a_pile_is_not_p
     film.still(10)
     events = film.judge()
     assert _of(events, "resync") and not [e for e in _of(events, "play") if e["card"] == "7C"]
+
+
+def test_a_card_turned_unseen_covered_by_a_stock_card_of_the_same_player_is_played_before_it() -> None:
+    film = _opened(layout=dict(LAYOUT, B3="6H", B4="9D"))  # L shows 8♦, R 3♣
+    film.play("B", "B4", "back", "L")  # 9♦ onto 8♦: B4 shows a face-down card
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 shows its last card, face down
+    arm = HandSeen("B", ("B2",), {})
+    for _ in range(3):
+        film.frame((HandSeen("B", ("B2",), {"B2": film.t}),))  # B turns 5♠ there, never read
+    tb = film.t
+    for _ in range(3):
+        film.frame((HandSeen("B", ("B2", "R"), {"R": tb}),))  # and lays it on R, its arm over B2 all along
+    film.zones["R"] = "5S"
+    for _ in range(6):
+        film.frame((arm,))  # 5♠ read on R, B2 still hidden
+    for _ in range(2):
+        film.frame((HandSeen("B", ("B2", "B3"), {"B3": film.t}),))  # B lifts 6♥
+    film.zones["B3"] = "back"
+    for _ in range(3):
+        film.frame((arm,))
+    tc = film.t
+    for _ in range(3):
+        film.frame((HandSeen("B", ("B2", "R"), {"R": tc}),))  # and lays it on the 5♠
+    film.zones["R"] = "6H"
+    for _ in range(6):
+        film.frame((arm,))
+    film.zones["B2"] = "empty"
+    film.still(10)
+    events = film.judge()
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("B2", "5S")]
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-2:] == \
+        [("B", "5S", "B2", tb), ("B", "6H", "B3", tc)]

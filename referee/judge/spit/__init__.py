@@ -48,7 +48,7 @@ sees and what the engine expects by a move:
 - the other player's stock top shown under a card taken back came first: it is played at its
   player's contact; a tied card gone from the pile to show the other tied card was taken back by
   its player, hand seen or not; an unknown card waiting for a place under its player's arm is
-  judged before that player's next card turned unseen covers it;
+  judged before that player's next card (turned unseen, or a stock top of theirs) covers it;
 - two players' cards touching one pile within a frame of each other (contacts are dated to about
   a frame): the one read on top with no hand over the pile came second, judged at once (a hand
   back over the pile meanwhile is waited for as long: the card its player takes back off it was

@@ -181,8 +181,9 @@ class TableMoves:
         """Spit pile `change.zone` shows a card unknown to the engine, waiting for a face-down place of
         its player to be read (`_turned_unseen`: the place still under a hand), and another player's
         hand, touching the pile since, lays a card on top of it (`change`), or its own player's hand
-        lays another card unknown to the engine on it (turned unseen too; no other hand came over the
-        pile since the race window before the first, whose card it could be uncovering): that card is never to be
+        lays another card unknown to the engine on it (turned unseen too), or one of its face-up stock
+        tops (no other hand came over the pile since the race window before the first, whose card it
+        could be uncovering): that card is never to be
         read again, so it is judged now on what is known, a place its player's hand touched (or was
         over) before it was laid, still unread, counting as the one it was turned on where the card
         plays on the pile."""
@@ -210,10 +211,12 @@ class TableMoves:
 
     def _turned_on_top(self, pile: str, code: str, side: str, t: float) -> bool:
         """`code`, laid on `pile` by the hand of `side` that laid the card under it at `t`, is a card the engine
-        has nowhere and no player's stock top (turned unseen too), and no other hand came over the pile
-        since the race window before `t` (taking its own card back, the hand would show another's under it)."""
+        has nowhere and no player's stock top (turned unseen too) or a face-up stock top of `side`'s, and no
+        other hand came over the pile since the race window before `t` (taking its own card back, the hand
+        would show another's under it)."""
         card = parse_card(code)
-        return not self.state.cards()[card] and self._stock_top_of(card) is None and not any(
+        source = self._stock_top_of(card)
+        return (source[0] == side if source is not None else not self.state.cards()[card]) and not any(
             touch.side != side and touch.t > t - self.config.race_window_s
             for touch in self._touches.get(pile, ()))
 

@@ -187,3 +187,38 @@ def test_a_card_turned_unseen_covered_by_a_stock_card_of_the_same_player_is_play
     assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("B2", "5S")]
     assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-2:] == \
         [("B", "5S", "B2", tb), ("B", "6H", "B3", tc)]
+
+
+def test_a_card_shown_under_a_card_taken_back_to_its_place_is_not_that_player_s_card_turned_before_it() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ onto 8♦: A2 shows its last card, face down
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
+    film.play("B", "B5", "back", "R")  # A♣ onto 2♠: B5 shows a face-down card
+    arm_a, arm_b = HandSeen("A", ("A2",), {}), HandSeen("B", ("B5",), {})
+    for _ in range(3):  # A and B turn 2♥ and 9♦ there, their arms over A2 and B5 from now on
+        film.frame((HandSeen("A", ("A2",), {"A2": film.t}), HandSeen("B", ("B5",), {"B5": film.t})))
+    ta = film.t
+    for _ in range(3):
+        film.frame((arm_b, HandSeen("A", ("A2", "R"), {"R": ta})))  # A lays 2♥ on R, never read
+    tb = film.t
+    for _ in range(3):
+        film.frame((arm_a, HandSeen("B", ("B5", "R"), {"R": tb})))  # B lays 9♦ on it
+    film.zones["R"] = "9D"
+    for _ in range(6):
+        film.frame((arm_a, arm_b))  # 9♦ read on R
+    t = film.t
+    for _ in range(3):
+        film.frame((arm_a, HandSeen("B", ("B5", "R"), {"R": t})))  # B takes it back: 2♥ shows
+    film.zones["R"] = "2H"
+    for _ in range(6):
+        film.frame((arm_a, arm_b))
+    t = film.t
+    for _ in range(3):
+        film.frame((arm_a, HandSeen("B", ("B5",), {"B5": t})))  # and puts it back in its place, face up
+    film.zones["B5"] = "9D"
+    for _ in range(10):
+        film.frame((arm_a,))
+    film.zones["A2"] = "empty"
+    film.still(20)
+    events = film.judge()
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("A", "2H", "A2", ta)

@@ -174,9 +174,8 @@ class Rereads:
         """The plays found at a re-read (`_resync_plays`) are logged once the card has stayed: still on
         top of its pile `TAKE_BACK_S` after it was first read there, or covered (the pile read showing
         another card than the one it lay on, after the hand that laid that one touched it, or another
-        player's); one taken back
-        (the pile showing again the card it lay on, or a card laid before it, or nothing new read there
-        by then or by the deal's end) is dropped."""
+        player's); one taken back (the pile showing again the card it lay on, or a card laid before it,
+        or nothing new read there by then or by the deal's end) is dropped."""
         waiting = []
         for item in self._resync_plays:
             code, player, zone, pile, when, first = item

@@ -31,7 +31,8 @@ STATE_EVENTS: Final = ("layout", "resync", "play", "turn_up", "move_to_space", "
                        "slap", "choose_pile")
 """The calls that move the referee's position on; the others (illegal plays, races, "Spit!",
 deal and game ends, overrules) leave it as it is, as they do live. A `resync` (the referee read
-its position again from the table) sets the position it logged, as a `layout` does. A play that
+its position again from the table) sets the position it logged, as a `layout` does, and a play
+found at that re-read (`resynced`, logged after it) is left to it. A play that
 the referee found lying under the card it had played last on that pile (logged after it, dated
 before it) undoes that play, as it does live."""
 
@@ -148,7 +149,7 @@ def replay(events: Iterable[Event], rules: str | SpitRules = "classic") -> Repla
     applied: list[tuple[Event, SpitMove, SpitState]] = []  # the moves since the last layout or re-read, each
     # with the position before it
     for event in events:
-        if event.type not in STATE_EVENTS:
+        if event.type not in STATE_EVENTS or event.get("resynced"):
             continue
         try:
             if event.type == "layout":

@@ -34,16 +34,21 @@ sees and what the engine expects by a move:
   under it; the play is undone, that card played (turned up first where its player's hand turned
   it unseen) and the card taken back judged on it (the play already called stays in the log; a
   resume's replay undoes it too);
-- a card seen on a pile that another player's hand was over just before, laying no card judged
+- a card seen on a pile that another player's hand was over just before (or touched within a
+  frame after: contacts are dated to about a frame), laying no card judged
   (touching it and holding no card seen lifted, or holding one, or one it may have turned and
-  taken unseen, and no contact seen), waits (`TIE_WAIT_S`) for that card to be found under it;
+  taken unseen, and no contact seen), waits (`TIE_WAIT_S`, longer while a hand is over the pile or
+  it is not read again) for that card to be found under it;
   a hand lays one card at a time, so no card waits for a contact of a hand seen laying its card
   on the other pile at the same time, or touching the other pile less than `FETCH_S` after
   laying a card judged;
+- a card the engine has nowhere (turned unseen) shown under another such card taken off by the
+  hand that laid it lay under it: it is judged at an earlier touch (another player's, less than the
+  race window before), not at the touches that laid or took back the card above;
 - the other player's stock top shown under a card taken back came first: it is played at its
   player's contact; a tied card gone from the pile to show the other tied card was taken back by
   its player, hand seen or not; an unknown card waiting for a place under its player's arm is
-  judged before that player's next card turned unseen covers it;
+  judged before that player's next card (turned unseen, or a stock top of theirs) covers it;
 - two players' cards touching one pile within a frame of each other (contacts are dated to about
   a frame): the one read on top with no hand over the pile came second, judged at once (a hand
   back over the pile meanwhile is waited for as long: the card its player takes back off it was
@@ -84,6 +89,11 @@ before it landed (what the re-read guessed may be wrong). When unsure, nothing i
 card waits for a place under a hand to be read, each zone unexplained must have been so that long:
 a card laid a moment ago beside a place long unexplained may still be explained by a move), and
 the position read is logged (`resync`: stock places, spit piles, spit cards) for a resume to replay.
+A stock top read on a spit pile (if only for a frame) that its player's contact laid, not refused
+there, no longer in its place when the table is read again, and on top there unexplained (on a
+card laid unseen) or read nowhere, was played once it has stayed (on top `TAKE_BACK_S` after its
+first read there, or covered by a card laid on it; not taken back to show the card under it):
+logged as a `play` at that contact, marked `resynced`.
 A re-read showing a player's stock empty ends the deal (the slap judged from the contacts
 remembered); one showing both spit piles empty waits for the next layout. Counts guessed by a
 re-read are corrected from what the table shows: a stock place's count once it shows nothing, or

@@ -68,6 +68,28 @@ class LiftedCards:
         if rival is not None:
             self._shown_under(pile, parse_card(after), rival, laid[1][0])
 
+    def _unknown_taken_off(self, pile: str, after: str, gone: float) -> None:
+        """The card read on `pile`, one the engine has nowhere (turned unseen), is gone from it at `gone`
+        and the pile shows `after`, another such card: it lay under the one taken off, laid before it.
+        The hand that laid the card taken off (its last contact there before it was read), seen back
+        over the pile since, took it back (`_took_back`: those touches lay no card), so `after` is
+        judged at an earlier touch, if another player's hand touched the pile less than the race
+        window before."""
+        code = self.readings.get(pile, EMPTY)
+        seen = self._seen.get(pile)
+        if code not in CARD_CODES or after not in CARD_CODES or seen is None or self.state.phase != "play" \
+                or self.state.cards()[parse_card(code)] or self.state.cards()[parse_card(after)] \
+                or self._stock_top_of(parse_card(code)) is not None or self._stock_top_of(parse_card(after)) is not None:
+            return
+        laid = self._last_touch(pile, seen)
+        if laid is None or laid[1][0] < seen[0] - TOUCH_REACH_S:
+            return
+        side, (t, _) = laid
+        touches = self._touches.get(pile, ())
+        if any(touch.side == side and seen[0] <= touch.t <= gone for touch in touches) and any(
+                touch.contact and touch.side != side and t - self.config.race_window_s < touch.t <= t for touch in touches):
+            self._took_back[pile] = (side, t, gone)
+
     def _shown_under(self, pile: str, card: Card, source: tuple[str, str], before: float) -> None:
         """Another player's stock top `card` (from `source`), shown on `pile` by a card taken back off
         it that touched the pile at `before`, lay under that card: it came first, so it is played at

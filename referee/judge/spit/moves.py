@@ -118,13 +118,16 @@ class TableMoves:
 
     def _turned_before(self, player: str, zone: str, touches: list[Touch]) -> bool:
         """Between the player's touches on a face-down place, their hand laid an unknown card on a
-        spit pile: that card was turned there first and played (the card now seen turned after)."""
+        spit pile: that card was turned there first and played (the card now seen turned after); not
+        at touches that laid a card taken back since and took it back (`_took_back`: the unknown card
+        lay under it)."""
         for pile in self._piles:
             shown = self.readings.get(pile)
             if shown not in CARD_CODES or shown == self._expected(pile) or self.state.cards()[parse_card(shown)]:
                 continue
+            took = self._took_back.get(pile, (None, math.inf, -math.inf))  # its touches laid and took back a card
             laid = [t for t in self._touches.get(pile, ()) if t.contact and t.side == player
-                    and touches[0].t < t.t < touches[-1].t]
+                    and touches[0].t < t.t < touches[-1].t and not (t.side == took[0] and took[1] <= t.t <= took[2])]
             if not laid:
                 continue
             first = parse_card(shown)
@@ -181,8 +184,9 @@ class TableMoves:
         """Spit pile `change.zone` shows a card unknown to the engine, waiting for a face-down place of
         its player to be read (`_turned_unseen`: the place still under a hand), and another player's
         hand, touching the pile since, lays a card on top of it (`change`), or its own player's hand
-        lays another card unknown to the engine on it (turned unseen too; no other hand came over the
-        pile since the race window before the first, whose card it could be uncovering): that card is never to be
+        lays another card unknown to the engine on it (turned unseen too), or one of its face-up stock
+        tops (no other hand came over the pile since the race window before the first, whose card it
+        could be uncovering): that card is never to be
         read again, so it is judged now on what is known, a place its player's hand touched (or was
         over) before it was laid, still unread, counting as the one it was turned on where the card
         plays on the pile."""
@@ -210,10 +214,12 @@ class TableMoves:
 
     def _turned_on_top(self, pile: str, code: str, side: str, t: float) -> bool:
         """`code`, laid on `pile` by the hand of `side` that laid the card under it at `t`, is a card the engine
-        has nowhere and no player's stock top (turned unseen too), and no other hand came over the pile
-        since the race window before `t` (taking its own card back, the hand would show another's under it)."""
+        has nowhere and no player's stock top (turned unseen too) or a face-up stock top of `side`'s, and no
+        other hand came over the pile since the race window before `t` (taking its own card back, the hand
+        would show another's under it)."""
         card = parse_card(code)
-        return not self.state.cards()[card] and self._stock_top_of(card) is None and not any(
+        source = self._stock_top_of(card)
+        return (source[0] == side if source is not None else not self.state.cards()[card]) and not any(
             touch.side != side and touch.t > t - self.config.race_window_s
             for touch in self._touches.get(pile, ()))
 
@@ -344,10 +350,11 @@ class TableMoves:
         """A card seen on `pile` may lie on another player's card laid just
         before (their hand there, no card of theirs judged): it waits for that card to be found (its
         place read without it, its player taking one card or the other back), at most `TIE_WAIT_S` from
-        the first frame it waited; the referee looks again in every frame meanwhile (`SpitReferee.update`),
+        the first frame it waited, or longer while a hand is over the pile or it is not read again (a card
+        being taken back shows what lay under it); the referee looks again in every frame meanwhile (`SpitReferee.update`),
         so the wait ends with the evidence. False, and the wait over, when it need not wait."""
         since = self._ties.setdefault(pile, self._now[0])
-        if self._now[0] - since < TIE_WAIT_S:
+        if self._now[0] - since < TIE_WAIT_S or not self._clear(pile) or pile in self._left_unread:
             return True
         self._ties.pop(pile, None)
         return False

@@ -162,6 +162,11 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         """How many times the engine's position was read again from the table."""
         self._resynced_at = -math.inf
         """When the engine's position was last read again from the table (`_set_position`)."""
+        self._laid_seen: dict[tuple[str, str], tuple[str, str, When, float]] = {}
+        """(spit pile, stock top read there) since the last re-read -> (its player, its place, that player's
+        contact laying it, its first read there)."""
+        self._resync_plays: list[tuple[str, str, str, str, When, float]] = []
+        """Plays found at a re-read, logged once the card has stayed (`_settle_resync_plays`)."""
         self._now: When = (0.0, 0)
         self._out: list[Event] = []
 
@@ -232,6 +237,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             if self._odd and not any(map(self._unread, self._odd)) and not any(map(self._stale, self._odd)):
                 self._resync()
                 self._reconcile()
+        if self._resync_plays:
+            self._settle_resync_plays()
         if self._spit_shift is not None and self._pending_spit and self._alone_by_the_other_slap():
             self._slap_went_the_other_way()
             self._reconcile()
@@ -241,7 +248,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._call_spit()
         if snap.read and self.state.phase == "play":
             self._call_on_first_read(snap.read)
-        for zone, seen in snap.read.items():  # a stock top read in its place, if only for a frame
+        for zone, seen in snap.read.items():  # a stock top read on a spit pile or in its place, if only for a frame
+            if zone in self._piles and seen != self.readings.get(zone):
+                self._note_laid(zone, seen, self._now)
             if seen == FACE_DOWN:
                 self._face_down_read[zone] = snap.t
             if zone in self._owner:
@@ -278,6 +287,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._played_second(zone, change.after)
             self._lifted_off(zone, change.after, change.seen_t)
             self._taken_off_unseen(zone, change.after, change.seen_t)
+            self._unknown_taken_off(zone, change.after, change.seen_t)
         self.readings[zone] = change.after
         self._seen[zone] = (change.seen_t, change.seen_frame)
         if self._end_t is not None:
@@ -288,10 +298,12 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             reads = self._pile_reads.setdefault(zone, [])
             reads.append((change.after, change.seen_t))
             del reads[:-4]
+            self._note_laid(zone, change.after, (change.seen_t, change.seen_frame))
             self._ties.pop(zone, None)
             for key in [key for key in self._flagged if key[0] == zone and key[1] != change.after]:
                 side, since = self._flagged.pop(key)
                 self._unsure.discard(key)
+                self._laid_seen.pop(key, None)  # refused there and taken off: no play to find at a re-read
                 self._took_back[zone] = (side, since, change.seen_t)
                 lift = self._lifted.get(key[1])
                 if lift is not None and lift.attempted:  # taken back into its player's hand: it may be laid again

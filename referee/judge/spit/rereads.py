@@ -127,8 +127,11 @@ class Rereads:
         spit[richest] = max(0, spit[richest] + spare)
         emptied = [p for p in self._players if not any(count for count, _ in stocks[p])]
         ender = emptied[0] if len(emptied) == 1 and not r.refilled_singles else None
+        laid = self._laid_unjudged()
         if not self._set_position(stocks, piles, spit, sorted(self._odd), ended_by=ender):
             return
+        self._resync_plays.extend(laid)
+        self._settle_resync_plays()
         if ender is not None:
             self._deal_ended(self.state, self._emptied_at(ender))
         self._odd_since.clear()
@@ -137,6 +140,68 @@ class Rereads:
         self._refused.clear()
         self._unsure.clear()
         self._moved = dict.fromkeys(self._owner, self._now[0])
+
+    def _note_laid(self, pile: str, code: str, seen: When) -> None:
+        """Remember a player's face-up stock top read on `pile` at `seen` (if only for a frame) with their
+        contact there before it (`_laid_seen`: the first such read of each card, the pile's last few)."""
+        if code not in CARD_CODES or (pile, code) in self._laid_seen:
+            return
+        source = self._stock_top_of(parse_card(code))
+        if source is None:
+            return
+        when = self._when(pile, source[0], seen)
+        if self._contact_at(pile, source[0], when[0]):
+            self._laid_seen[pile, code] = (source[0], source[1], when, seen[0])
+            for key in [key for key in self._laid_seen if key[0] == pile][:-4]:
+                del self._laid_seen[key]
+
+    def _laid_unjudged(self) -> list[tuple[str, str, str, str, When, float]]:
+        """At a re-read, the stock tops read on a spit pile that no move explained (not refused there),
+        gone from their places, now on top there or read nowhere: each may be a play its player's
+        contact made (card, player, place, pile, contact, first read there)."""
+        found = []
+        shown = set(self.readings.values())
+        for (pile, code), (player, zone, when, first) in self._laid_seen.items():
+            top = self.state.top(zone)
+            if (self.readings.get(pile) == code or code not in shown) and self._expected(pile) != code \
+                    and (pile, code) not in self._flagged and top is not None and top.code == code \
+                    and self.readings.get(zone) != code:
+                found.append((code, player, zone, pile, when, first))
+        self._laid_seen.clear()
+        return found
+
+    def _settle_resync_plays(self) -> None:
+        """The plays found at a re-read (`_resync_plays`) are logged once the card has stayed: still on
+        top of its pile `TAKE_BACK_S` after it was first read there, or covered (the pile read showing
+        another card than the one it lay on, after the hand that laid that one touched it, or another
+        player's); one taken back (the pile showing again the card it lay on, or a card laid before it,
+        or nothing new read there by then or by the deal's end) is dropped."""
+        waiting = []
+        for item in self._resync_plays:
+            code, player, zone, pile, when, first = item
+            reads = self._pile_reads.get(pile, [])
+            under = [seen for seen, t in reads if t < first and seen != code][-1:]
+            over = [(seen, t) for seen, t in reads if t > first and seen != code][:1]
+            stayed = self.readings.get(pile) == code and self._now[0] - first >= TAKE_BACK_S
+            covered = bool(over) and [over[0][0]] != under and any(
+                touch.contact and touch.side in self._layers(pile, over[0][0], player) and first < touch.t < over[0][1]
+                for touch in self._touches.get(pile, ()))
+            if stayed or covered:
+                self._emit("play", when, player=player, card=code, to=pile, resynced=True, **{"from": zone})
+            elif not over and self._now[0] - first < TAKE_BACK_S and self.state.phase == "play":
+                waiting.append(item)
+        self._resync_plays = waiting
+
+    def _layers(self, pile: str, code: str, under: str) -> set[str]:
+        """Who may have laid `code` on `pile` over a card of player `under`: the player of the play the
+        engine made with it there, or of a play found at a re-read, or whose stock top it is, else any
+        other player."""
+        played = {move.player for _, move in self._made if isinstance(move, Play) and move.to == pile and move.card.code == code}
+        played.update(item[1] for item in self._resync_plays if item[0] == code)
+        source = self._stock_top_of(parse_card(code)) if code in CARD_CODES else None
+        if source is not None:
+            played.add(source[0])
+        return played or set(self._players) - {under}
 
     def _played_second(self, pile: str, after: str) -> None:
         """The card the engine played last on `pile` is gone from it and the pile shows `after`: a card

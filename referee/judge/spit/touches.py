@@ -159,8 +159,8 @@ class HandTouches:
                    for pile in self._piles for t in self._touches.get(pile, ()))
 
     def _rival_touch(self, pile: str, player: str, t: float) -> bool:
-        """Another player's hand was over `pile` less than the race window before `t` (or in the same
-        frame) and laid no card judged yet: touching it while holding no card seen lifted (those are
+        """Another player's hand was over `pile` less than the race window before `t` (or within a
+        frame after it: contacts are dated to about a frame) and laid no card judged yet: touching it while holding no card seen lifted (those are
         judged in touch order), or over it without a contact seen while holding one, or a card
         turned and taken unseen (`_turned_away`), and touching no other spit pile since; no other
         card than the one there now was read there since (its card was on top, and is gone), and
@@ -169,7 +169,7 @@ class HandTouches:
         now = self.readings.get(pile)
         reads = self._pile_reads.get(pile, ())
         window = [touch for touch in self._touches.get(pile, ()) if touch.side != player
-                  and t - self.config.race_window_s < touch.t <= t and (pile, touch.side, touch.t) not in self._used
+                  and t - self.config.race_window_s < touch.t < t + self._tie_s and (pile, touch.side, touch.t) not in self._used
                   and not self._taking_back(pile, touch)
                   and not any(when > touch.t and seen != now for seen, when in reads)
                   and not self._laid_elsewhere(pile, touch)]

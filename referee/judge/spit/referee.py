@@ -11,6 +11,7 @@ from referee.cards import FACE_DOWN, Card
 from referee.errors import IllegalMove
 from referee.events import Event
 from referee.judge.spit.config import (
+    CALLS_MEMORY_S,
     LAYOUT_STILL_S,
     MOVES_PER_FRAME,
     RESYNC_S,
@@ -310,11 +311,20 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             key = (kind, round(when[0], 6), fields.get("player"), fields.get("card"), fields.get("move"))
             if key in self._flags_called:
                 return
+            self._flags_called = self._recent(self._flags_called, 1)
             self._flags_called.add(key)
         event = Event.make(kind, round(when[0], 6), **fields, frame=when[1], called_at=round(self._now[0], 6))
         self._out.append(event)
         if self.on_event is not None:
             self.on_event(event)
+
+    def _recent(self, remembered: set[Any], at: int) -> set[Any]:
+        """`remembered` (tuples whose time is item `at`), less those older than `CALLS_MEMORY_S`
+        once it holds more than 64: what is remembered of the calls does not grow with the game."""
+        if len(remembered) <= 64:
+            return remembered
+        horizon = self._now[0] - CALLS_MEMORY_S
+        return {item for item in remembered if item[at] >= horizon}
 
     def _expected(self, zone: str) -> str:
         s = self.state

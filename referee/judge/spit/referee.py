@@ -219,7 +219,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._lay_last_cards()
         if not snap.changes and (
                 (self._deferred and snap.unsettled != self._unsettled)
-                or (self.state.phase == "layout" and self._layout_due <= snap.t)
+                or (self.state.phase in ("layout", "over") and self._layout_due <= snap.t)
                 or self._ties):  # a card waiting for a rival's: looked at again in every frame until the evidence or TIE_WAIT_S
             self._reconcile()
         if snap.frame % 15 == 0 and self.state.phase == "play":  # twice a second: anything left unexplained?
@@ -473,9 +473,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         while progress and steps < MOVES_PER_FRAME:
             steps += 1
             phase = self.state.phase
-            if phase == "layout":
+            if phase in ("layout", "over"):  # a layout dealt after the game's end: it was misjudged, or a new game
                 self._read_layout()
-                if self.state.phase == "layout":
+                if self.state.phase == phase:
                     return
                 continue
             if phase == "settle":
@@ -486,8 +486,6 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                 if self.state.phase == "settle":
                     return
                 continue
-            if phase == "over":
-                return
             progress = False
             for zone in self._stock_zones:
                 seen = self.readings.get(zone)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -19,46 +18,63 @@ from referee.render.truth import TruthReader
 from referee.server.demo import DemoGame, ensure_demo
 from referee.server.session import CAMERA_LOST, Session, SessionSettings, parse_source
 
-FAST = Reconnect(stall_s=0.6, first_s=0.05, max_s=0.3)
-UNPLUGGED_ONLY = Reconnect(stall_s=60.0, first_s=0.05, max_s=0.3)
-"""Lost only when a grab fails (unplugged): on a loaded machine the grabber, starved of CPU, can go
-`FAST`'s 0.6 s without a frame, and the camera would count as lost before the test unplugs it."""
+FAST = Reconnect(stall_s=0.6, failed_grabs=18, first_s=0.05, max_s=0.3)
 
 
 class Feed:
-    """One camera's picture over time: `frame_at(s)` the image `s` seconds after the first grab;
-    while `unplugged` (from `outage[0]` to `outage[1]` s, or between `unplug()` and `plug()`)
-    grabs fail and the camera cannot be opened. `open` is the capture factory; `given` counts the
-    frames its captures gave."""
+    """One camera's picture on the camera's own clock (`now`, given to `LiveCamera` as its clock):
+    each grab that gives a picture takes one frame period of it (and as long in real time), so the
+    picture keeps pace with the grabber however loaded the machine is; `frame_at(s)` is the image
+    `s` seconds in. While unplugged (`unplug` to `plug`, or until the camera was tried `opens`
+    times) grabs fail and the camera cannot be opened; plugged in again, its clock has gone on by
+    the time it was off. `open` is the capture factory; `given` counts the frames its captures gave."""
 
-    def __init__(self, frame_at: Callable[[float], np.ndarray | None],
-                 outage: tuple[float, float] = (math.inf, math.inf), fps: float = 30.0) -> None:
+    def __init__(self, frame_at: Callable[[float], np.ndarray | None], fps: float = 30.0) -> None:
         self.frame_at = frame_at
-        self.outage = outage
         self.period = 1.0 / fps
-        self.start: float | None = None
+        self.ticks = 0
+        self.skipped = 0.0
         self.opened = 0
         self.given = 0
         self.pulled = threading.Event()
+        self.off_s = 0.0
+        self.opens_left: int | None = None
+        self.held = threading.Event()
+        self.holding = threading.Event()
         self.lock = threading.Lock()
 
     def now(self) -> float:
-        if self.start is None:
-            self.start = time.monotonic()
-        return time.monotonic() - self.start
+        with self.lock:
+            return self.ticks * self.period + self.skipped
 
-    def unplug(self) -> None:
+    def skip(self, seconds: float) -> None:
+        """The camera's clock goes on by `seconds` between two grabs (the grabber given no CPU meanwhile)."""
+        with self.lock:
+            self.skipped += seconds
+
+    def unplug(self, off_s: float = 0.8, opens: int | None = None) -> None:
+        self.off_s, self.opens_left = off_s, opens
         self.pulled.set()
 
     def plug(self) -> None:
+        self.skip(self.off_s)
         self.pulled.clear()
 
-    def unplugged(self) -> bool:
-        return self.pulled.is_set() or (self.start is not None and self.outage[0] <= self.now() < self.outage[1])
+    def hold(self) -> None:
+        """The next grab waits (the camera gives nothing, its driver never times out) until `release`."""
+        self.holding.clear()
+        self.held.set()
+
+    def release(self) -> None:
+        self.held.clear()
 
     def open(self, index: int) -> "FakeCapture":
         self.opened += 1
-        return FakeCapture(self, opened=not self.unplugged())
+        if self.pulled.is_set() and self.opens_left is not None:
+            if self.opens_left <= 0:
+                self.plug()
+            self.opens_left -= 1
+        return FakeCapture(self, opened=not self.pulled.is_set())
 
 
 class FakeCapture:
@@ -74,11 +90,15 @@ class FakeCapture:
 
     def grab(self) -> bool:
         time.sleep(self.feed.period)
-        if not self.opened or self.feed.unplugged():
+        while self.feed.held.is_set():
+            self.feed.holding.set()
+            time.sleep(0.01)
+        if not self.opened or self.feed.pulled.is_set():
             self.opened = False
             return False
         with self.feed.lock:
-            self.image = self.feed.frame_at(self.feed.now())
+            self.feed.ticks += 1
+        self.image = self.feed.frame_at(self.feed.now())
         return True
 
     def retrieve(self) -> tuple[bool, np.ndarray | None]:
@@ -94,27 +114,36 @@ def plain(t: float) -> np.ndarray:
     return np.full((48, 64, 3), int(t * 10) % 256, np.uint8)
 
 
+def wait_for(get: Callable[[], Any], ok: Callable[[Any], bool], timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = get()
+        if ok(value) or time.monotonic() > deadline:
+            return value
+        time.sleep(0.05)
+
+
 def test_a_camera_that_drops_out_is_lost_then_back_with_its_clock_going_on() -> None:
-    feed = Feed(plain, outage=(0.5, 1.3))
+    feed = Feed(plain)
     changes: list[bool] = []
-    camera = LiveCamera(0, open_capture=feed.open, reconnect=FAST, on_lost=changes.append)
+    camera = LiveCamera(0, open_capture=feed.open, reconnect=FAST, on_lost=changes.append, clock=feed.now)
     frames = []
-    lost_seen = False
     try:
         for frame in camera:
             frames.append(frame)
-            lost_seen |= camera.lost
+            if frame.t > 0.5 and feed.opened == 1:
+                feed.unplug(off_s=0.8, opens=2)  # back at the third try to open it again
             if frame.t > 2.0:
                 break
     finally:
         camera.close()
     assert changes == [True, False] and camera.reconnects == 1 and not camera.lost
-    assert feed.opened >= 3  # opened again (backing off) until it could be
+    assert feed.opened == 4  # opened again (backing off) until it could be
     times = [f.t for f in frames]
     indices = [f.index for f in frames]
     assert times == sorted(times) and len(set(times)) == len(times) and indices == sorted(indices)
     gap = max(b - a for a, b in zip(times, times[1:]))
-    assert 0.7 <= gap <= 1.5  # the time without frames shows in the capture times
+    assert 0.8 < gap <= 1.5  # the time without frames shows in the capture times
 
 
 def test_a_camera_that_gives_no_frame_for_a_while_is_lost() -> None:
@@ -123,35 +152,66 @@ def test_a_camera_that_gives_no_frame_for_a_while_is_lost() -> None:
     def frame_at(t: float) -> np.ndarray | None:
         return None if frozen.is_set() else plain(t)  # grabbed, but nothing to retrieve
 
-    feed = Feed(frame_at, outage=(1e9, 1e9))
+    feed = Feed(frame_at)
     changes: list[bool] = []
-    camera = LiveCamera(0, open_capture=feed.open, reconnect=FAST, on_lost=changes.append)
+    camera = LiveCamera(0, open_capture=feed.open, reconnect=FAST, on_lost=changes.append, clock=feed.now)
     try:
         frames = iter(camera)
         next(frames)
         frozen.set()
-        deadline = time.monotonic() + 5
-        while not changes and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert changes == [True] and camera.lost
+        assert wait_for(lambda: list(changes), lambda c: c == [True]) == [True] and camera.lost
         frozen.clear()
-        assert next(frames).t > 0.5
-        deadline = time.monotonic() + 5
-        while len(changes) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert changes == [True, False]
+        assert next(frames).t > 0.5  # after at least `failed_grabs` grabs that gave nothing
+        assert wait_for(lambda: list(changes), lambda c: len(c) >= 2) == [True, False]
     finally:
         camera.close()
 
 
+def test_a_consumer_that_falls_behind_does_not_lose_the_camera() -> None:
+    feed = Feed(plain)
+    changes: list[bool] = []
+    camera = LiveCamera(0, open_capture=feed.open, reconnect=FAST, on_lost=changes.append, clock=feed.now)
+    try:
+        frames = iter(camera)
+        first = next(frames)
+        feed.skip(10.0)  # the machine gave our process no time for 10 s: the camera was not asked for frames
+        later = next(frames)
+        while later.t < first.t + 10.0:
+            later = next(frames)
+        assert later.t >= first.t + 10.0 and changes == [] and not camera.lost
+    finally:
+        camera.close()
+
+
+def test_a_grab_that_waits_too_long_loses_the_camera() -> None:
+    feed = Feed(plain)
+    changes: list[bool] = []
+    camera = LiveCamera(0, open_capture=feed.open, reconnect=FAST, on_lost=changes.append, clock=feed.now)
+    got: list[float] = []
+    reader = threading.Thread(target=lambda: got.extend(f.t for f in camera), daemon=True)
+    try:
+        reader.start()
+        feed.hold()
+        assert feed.holding.wait(timeout=30)
+        assert changes == []
+        feed.skip(1.0)  # the grab has waited longer than `stall_s` by the camera's clock
+        assert wait_for(lambda: list(changes), lambda c: c == [True]) == [True] and camera.lost
+        feed.release()
+        assert wait_for(lambda: list(changes), lambda c: len(c) >= 2) == [True, False] and not camera.lost
+    finally:
+        camera.close()
+        reader.join(timeout=3)
+
+
 def test_a_lost_camera_does_not_hold_up_stopping() -> None:
-    feed = Feed(plain, outage=(0.3, 1e9))
-    camera = LiveCamera(0, open_capture=feed.open, reconnect=FAST)
+    feed = Feed(plain)
+    camera = LiveCamera(0, open_capture=feed.open, reconnect=FAST, clock=feed.now)
     got = []
     reader = threading.Thread(target=lambda: got.extend(camera), daemon=True)
     reader.start()
-    time.sleep(1.0)
-    assert camera.lost
+    wait_for(lambda: len(got), lambda n: n > 0)
+    feed.unplug()
+    assert wait_for(lambda: camera.lost, bool)
     began = time.monotonic()
     camera.close()
     reader.join(timeout=3)
@@ -168,7 +228,7 @@ def demo(pytestconfig: pytest.Config) -> DemoGame:
 
 class DemoCamera:
     """The demo video as a live camera would show the table: the frame of the moment (the
-    video's own time is the wall time since the first grab), frames skipped while unplugged."""
+    video's own time is the camera's clock), frames skipped while unplugged."""
 
     def __init__(self, video: Path) -> None:
         self.capture = cv2.VideoCapture(str(video))
@@ -192,19 +252,10 @@ def unplugged(demo: DemoGame, tmp_path_factory: pytest.TempPathFactory) -> Itera
     session = Session(SessionSettings(
         source=parse_source("camera:0"), games_dir=tmp_path_factory.mktemp("games"), cards="detector",
         reader_factory=lambda: TruthReader(demo.truth, demo.seed), open_capture=feed.open,
-        reconnect=UNPLUGGED_ONLY))
+        reconnect=FAST, camera_clock=feed.now))
     session.start()
     yield session, feed
     session.stop()
-
-
-def wait_for(get: Callable[[], Any], ok: Callable[[Any], bool], timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = get()
-        if ok(value) or time.monotonic() > deadline:
-            return value
-        time.sleep(0.05)
 
 
 def test_the_session_shows_the_camera_lost_and_the_game_goes_on(unplugged: tuple[Session, Feed]) -> None:
@@ -220,7 +271,7 @@ def test_the_session_shows_the_camera_lost_and_the_game_goes_on(unplugged: tuple
         # real time, and on a loaded machine the calls come seconds late; the game must go on after.
         state = wait_for(lambda: client.get("/api/state").json(), lambda s: s["events"] >= 2)
         assert state["status"] == "running" and state["events"] >= 2
-        feed.unplug()
+        feed.unplug(off_s=1.5)
         # Lost, and every frame grabbed before the unplug judged: handed out (shown) or dropped.
         state = wait_for(lambda: client.get("/api/state").json(), lambda s: s["status"] == "camera_lost"
                          and s["frame"] + s["dropped_frames"] == feed.given)
@@ -249,7 +300,8 @@ def test_a_new_game_asked_for_while_the_camera_is_unplugged_starts_when_it_is_ba
     feed = Feed(plain)
     session = Session(SessionSettings(
         source=parse_source("camera:0"), games_dir=tmp_path, cards="detector",
-        reader_factory=NoCards, open_capture=feed.open, reconnect=FAST))
+        reader_factory=NoCards, open_capture=feed.open, reconnect=FAST,
+        camera_clock=feed.now))
     session.start()
     try:
         wait_for(lambda: session.status, lambda s: s == "calibrate", timeout=10)
@@ -293,7 +345,7 @@ def test_the_page_covers_the_video_while_the_camera_is_lost(tmp_path: Path) -> N
     feed = Feed(plain)
     session = Session(SessionSettings(source=parse_source("camera:0"), games_dir=tmp_path / "games",
                                       cards="detector", reader_factory=NoCards, open_capture=feed.open,
-                                      reconnect=FAST))
+                                      reconnect=FAST, camera_clock=feed.now))
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

@@ -1545,3 +1545,24 @@ def test_a_recount_of_a_stock_place_keeps_the_positions_before_it_for_a_refusal_
     assert [(e["card"], e.t) for e in _of(events, "play")][-1:] == [("JS", ta)]
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "KC", tb)]
     assert [e["reason"] for e in _of(events, "resync")] == [RECOUNT]
+
+
+def test_a_layout_dealt_after_the_game_s_end_is_read_and_the_game_goes_on() -> None:
+    rules = SpitRules()  # one spit pile: A's last stock card ends the game (a deal end misjudged looks the same)
+    state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", "back back back |"]}, spit={"B": "4C 5C 6C 8C 9C"},
+                               piles={"L": "6D"}, held={"B": " ".join(["back"] * 41)})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D"})
+    film.still(4)
+    film.play("A", "A1", "empty", "L")
+    film.still(10)
+    film.zones.update(B1="empty", B2="empty", L="empty")  # the cards gathered
+    film.still(10)
+    film.zones.update(A1="9H", A2="KD", A3="2S", A4="5H", A5="JC", B1="QS", B2="4D", B3="8S", B4="JD", B5="AC")
+    dealt = film.t
+    film.still(60)
+    referee = SpitReferee(rules, state=state)
+    events = _run(film, referee)
+    assert [e.type for e in events][:3] == ["play", "deal_end", "game_end"]
+    layouts = _of(events, "layout")
+    assert len(layouts) == 1 and layouts[0].t >= dealt and sum(layouts[0]["counts"].values()) == 52
+    assert referee.state.phase == "start"

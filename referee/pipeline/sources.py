@@ -116,38 +116,45 @@ CaptureFactory = Callable[[int], Capture]
 
 @dataclass(frozen=True)
 class Reconnect:
-    """How a live camera that stops giving frames is handled: it counts as lost after a failed
-    grab or `stall_s` without a frame, and is opened again after `first_s`, then at doubling
-    intervals up to `max_s`, until it gives frames again."""
+    """How a live camera that stops giving frames is handled. Only the camera's own failure to
+    deliver counts, never the consumer falling behind: it is lost when a grab fails (unplugged, or
+    the driver's wait for a frame timed out), when `failed_grabs` grabs in a row give no frame, or
+    when one grab has waited `stall_s` by the camera's clock; it is then opened again after
+    `first_s`, then at doubling intervals up to `max_s`, until it gives frames again."""
 
     stall_s: float = 2.0
+    failed_grabs: int = 60
     first_s: float = 0.25
     max_s: float = 4.0
 
     def __post_init__(self) -> None:
-        if not (self.stall_s > 0 and 0 < self.first_s <= self.max_s):
-            raise SourceError("a camera's stall time and retry intervals must be positive, the first <= the longest")
+        if not (self.stall_s > 0 and self.failed_grabs >= 1 and 0 < self.first_s <= self.max_s):
+            raise SourceError("a camera's stall time, failed grabs and retry intervals must be positive, "
+                              "the first retry <= the longest")
 
 
 class LiveCamera:
     """A camera by index: a grabber thread reads frames as they come and keeps only the newest,
-    stamped with the moment it was grabbed (s since the first frame, plus `t0`), so a slow
-    consumer drops frames instead of falling behind. `dropped` counts frames never handed out.
+    stamped with the moment it was grabbed by `clock` (s since the first frame, plus `t0`), so a
+    slow consumer drops frames instead of falling behind. `dropped` counts frames never handed out.
 
-    A camera that stops giving frames (unplugged) is `lost`: `on_lost(True)` is called and the
-    same index is opened again (see `Reconnect`) until frames come back, then `on_lost(False)`
-    (from the grabber thread). Its frames go on with capture times that keep increasing (the
-    grab moment from the same start), so a game and its log go on; `reconnects` counts the returns."""
+    A camera that stops giving frames (unplugged; see `Reconnect` for what counts) is `lost`:
+    `on_lost(True)` is called and the same index is opened again until frames come back, then
+    `on_lost(False)` (from the grabber thread). A consumer that takes no frame for a while (its
+    own work slow, the machine loaded) loses none. Its frames go on with capture times that keep
+    increasing (the grab moment from the same start), so a game and its log go on; `reconnects`
+    counts the returns."""
 
     def __init__(self, index: int, first_frame_timeout_s: float = 5.0, *, t0: float = 0.0,
                  open_capture: CaptureFactory = cv2.VideoCapture, reconnect: Reconnect = Reconnect(),
-                 on_lost: Callable[[bool], None] | None = None) -> None:
+                 on_lost: Callable[[bool], None] | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.name = f"camera {index}"
         self.index = index
         self.fps: float | None = None
         self.reconnect = reconnect
         self.on_lost = on_lost
         self._open = open_capture
+        self._clock = clock
         self._capture = open_capture(index)
         if not self._capture.isOpened():
             self._capture.release()
@@ -159,7 +166,8 @@ class LiveCamera:
         self._lost = False
         self._t0 = t0
         self._start: float | None = None
-        self._last_frame = time.monotonic()
+        self._grab_began: float | None = None
+        """When (by `clock`) the grab under way began; None between grabs."""
         self.dropped = 0
         self.reconnects = 0
         self._thread = threading.Thread(target=self._grab, name=f"grabber-{index}", daemon=True)
@@ -180,10 +188,14 @@ class LiveCamera:
         index = 0
         retry = self.reconnect.first_s
         capture = self._capture
-        opened = time.monotonic()
+        empty = 0  # grabs in a row that gave no frame
         while self._running:
+            with self._lock:
+                self._grab_began = self._clock()
             grabbed = capture.grab()
-            now = time.monotonic()
+            now = self._clock()
+            with self._lock:
+                self._grab_began = None
             ok, image = capture.retrieve() if grabbed else (False, None)
             if ok and image is not None:
                 if self._start is None:
@@ -191,16 +203,18 @@ class LiveCamera:
                 frame = CapturedFrame(index, round(self._t0 + now - self._start, 6), image)
                 index += 1
                 retry = self.reconnect.first_s
+                empty = 0
                 with self._lock:
                     if self._newest is not None and self._newest.index > self._handed:
                         self.dropped += 1
                     self._newest = frame
-                    self._last_frame = now
                     self._lock.notify_all()
                 self._set_lost(False)
                 continue
-            if grabbed and now - max(self._last_frame, opened) < self.reconnect.stall_s:
+            empty += 1
+            if grabbed and empty < self.reconnect.failed_grabs:
                 continue  # a frame that could not be decoded is skipped
+            empty = 0
             self._set_lost(True)
             capture.release()
             with self._lock:
@@ -208,7 +222,6 @@ class LiveCamera:
                     return
             retry = min(2 * retry, self.reconnect.max_s)
             capture = self._open(self.index)
-            opened = time.monotonic()
             with self._lock:
                 self._capture = capture
 
@@ -227,6 +240,11 @@ class LiveCamera:
     def _fresh(self) -> bool:
         return self._newest is not None and self._newest.index > self._handed
 
+    def _grab_stalled(self) -> bool:
+        """The grab under way has waited `stall_s` by the camera's clock (the camera gives nothing,
+        and its driver does not time out)."""
+        return self._grab_began is not None and self._clock() - self._grab_began >= self.reconnect.stall_s
+
     def __iter__(self) -> Iterator[CapturedFrame]:
         stall_s = self.reconnect.stall_s
         while True:
@@ -234,7 +252,7 @@ class LiveCamera:
             with self._lock:
                 while self._running and not self._fresh() and not stalled:
                     self._lock.wait(timeout=stall_s / 4)
-                    stalled = not self._lost and time.monotonic() - self._last_frame >= stall_s
+                    stalled = not self._lost and self._grab_stalled()
                 if not self._running:
                     return
                 frame = self._newest if self._fresh() else None
@@ -242,7 +260,7 @@ class LiveCamera:
                     self._handed = frame.index
             if frame is not None:
                 yield frame
-            elif stalled:  # no frame for a while though the grab has not failed (yet)
+            elif stalled:
                 self._set_lost(True)
 
     def close(self) -> None:

@@ -189,6 +189,8 @@ class SessionSettings:
     """Opens a camera by index (a fake camera in tests)."""
     reconnect: Reconnect = field(default_factory=Reconnect)
     """When a camera counts as lost, and how often it is opened again."""
+    camera_clock: Callable[[], float] = time.monotonic
+    """The clock a camera's frames are stamped with when grabbed (a fake camera's own in tests)."""
 
 
 class Session:
@@ -450,7 +452,8 @@ class Session:
         t0 = self._resumed.last_t if self._resumed is not None else 0.0
         if spec.kind == "camera":
             return LiveCamera(spec.camera, t0=t0, open_capture=self.settings.open_capture,
-                              reconnect=self.settings.reconnect, on_lost=self._camera_lost)
+                              reconnect=self.settings.reconnect, on_lost=self._camera_lost,
+                              clock=self.settings.camera_clock)
         path = self._demo.video if spec.kind == "demo" and self._demo is not None else spec.path
         assert path is not None
         return VideoFile(path, start_s=self._rejudged_from())

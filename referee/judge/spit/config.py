@@ -69,6 +69,10 @@ FETCH_S: Final = 0.3
 """The least time one hand takes from laying a card on one spit pile to laying another on the other
 pile (it fetches that card from a stock place between: 0.52 s at the least on the rendered games
 9001-9040): its contact with the other pile sooner than this lays no card (the hand over both)."""
+CALLS_MEMORY_S: Final = 30.0
+"""How long a touch judged and a call against a player made are remembered (so that none is judged or
+made twice): far longer than any stretch a move is judged again in (the touch memory, the re-reads
+of the last moves); older ones are forgotten, so what the referee holds does not grow with the game."""
 When = tuple[float, int]
 
 

@@ -424,6 +424,7 @@ class TableMoves:
             if reason is None:
                 return False
             first = True
+        self._judged = self._recent(self._judged, 2)
         self._judged.add(key)
         landed = [item for item in self._landed.get(pile, ()) if item[0] < when[0] or not first and (
             item[0] == when[0] or ((after_tie or not legal_counts) and self._close(item[0], when[0])))]

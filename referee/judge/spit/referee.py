@@ -11,6 +11,7 @@ from referee.cards import FACE_DOWN, Card
 from referee.errors import IllegalMove
 from referee.events import Event
 from referee.judge.spit.config import (
+    CALLS_MEMORY_S,
     LAYOUT_STILL_S,
     MOVES_PER_FRAME,
     RESYNC_S,
@@ -227,7 +228,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._lay_last_cards()
         if not snap.changes and (
                 (self._deferred and snap.unsettled != self._unsettled)
-                or (self.state.phase == "layout" and self._layout_due <= snap.t)
+                or (self.state.phase in ("layout", "over") and self._layout_due <= snap.t)
                 or self._ties):  # a card waiting for a rival's: looked at again in every frame until the evidence or TIE_WAIT_S
             self._reconcile()
         if snap.frame % 15 == 0 and self.state.phase == "play":  # twice a second: anything left unexplained?
@@ -331,11 +332,20 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             key = (kind, round(when[0], 6), fields.get("player"), fields.get("card"), fields.get("move"))
             if key in self._flags_called:
                 return
+            self._flags_called = self._recent(self._flags_called, 1)
             self._flags_called.add(key)
         event = Event.make(kind, round(when[0], 6), **fields, frame=when[1], called_at=round(self._now[0], 6))
         self._out.append(event)
         if self.on_event is not None:
             self.on_event(event)
+
+    def _recent(self, remembered: set[Any], at: int) -> set[Any]:
+        """`remembered` (tuples whose time is item `at`), less those older than `CALLS_MEMORY_S`
+        once it holds more than 64: what is remembered of the calls does not grow with the game."""
+        if len(remembered) <= 64:
+            return remembered
+        horizon = self._now[0] - CALLS_MEMORY_S
+        return {item for item in remembered if item[at] >= horizon}
 
     def _expected(self, zone: str) -> str:
         s = self.state
@@ -484,9 +494,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         while progress and steps < MOVES_PER_FRAME:
             steps += 1
             phase = self.state.phase
-            if phase == "layout":
+            if phase in ("layout", "over"):  # a layout dealt after the game's end: it was misjudged, or a new game
                 self._read_layout()
-                if self.state.phase == "layout":
+                if self.state.phase == phase:
                     return
                 continue
             if phase == "settle":
@@ -497,8 +507,6 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                 if self.state.phase == "settle":
                     return
                 continue
-            if phase == "over":
-                return
             progress = False
             for zone in self._stock_zones:
                 seen = self.readings.get(zone)

@@ -10,8 +10,8 @@ that size into `--cache`). Every frame is fed to the pipeline in order, as the s
 plays found/true, illegal plays flagged/true, the "Spit!" called or missed, every false call
 (a flag against a player, or a "Spit!", with no true event: time and reason), and the time per
 frame (wall and CPU, decoding included; for the truth reader its own lookup is left out). Calls
-are matched to the truth by referee.judge.score as bench/e2e.py scores rendered games (truth in
-the last `--settle-s` s of the video left out, calls up to 0.25 s after it kept).
+are matched to the truth by referee.judge.score as bench/e2e.py scores rendered games (true events in
+the last `--settle-s` s of the video optional, calls up to 0.25 s after it kept).
 `--dump DIR` writes, for the detector reader, every image the detector was given (the zone
 mosaics, named by frame time and zones) and `reads.jsonl` (what it read in each zone), and for
 any reader `observations.jsonl` (the per-frame observations) and `calls.jsonl`.
@@ -45,15 +45,15 @@ FALSE_CALL_TYPES = (*FLAGS, "spit_call")
 """Calls that, made wrongly, a new user watching the demo would see as the referee's mistake."""
 
 
-def false_calls(truth: Sequence[Event], judged: Sequence[Event]) -> list[Event]:
+def false_calls(truth: Sequence[Event], judged: Sequence[Event], until: float) -> list[Event]:
     """The judged flags and "Spit!" calls that `score` matches to no true event (one per unmatched
     call: a call is dropped as unmatched when leaving it out keeps every match)."""
     kept = list(judged)
     wrong: list[Event] = []
-    matched = score(truth, kept).matched
+    matched = score(truth, kept, until=until).matched
     for event in [e for e in judged if e.type in FALSE_CALL_TYPES]:
         rest = [e for e in kept if e is not event]
-        if score(truth, rest).matched.get(event.type, 0) == matched.get(event.type, 0):
+        if score(truth, rest, until=until).matched.get(event.type, 0) == matched.get(event.type, 0):
             wrong.append(event)
             kept = rest
     return wrong
@@ -160,8 +160,8 @@ def report(name: str, demo: DemoGame, calls: list[Event], wall: list[float], cpu
     end = len(wall) / DEMO_OPTIONS.fps - settle_s
     truth = [e for e in demo.truth if e.t <= end]
     judged = [e for e in calls if e.t <= end + 0.25]
-    result = score(truth, judged)
-    wrong = false_calls(truth, judged)
+    result = score(demo.truth, judged, until=end)
+    wrong = false_calls(demo.truth, judged, end)
     spit = "called" if result.matched.get("spit_call", 0) >= result.truth.get("spit_call", 0) else "missed"
     print(f"reader {name}: plays {_count(result, 'play')} (+{result.unmatched('play')} not true), "
           f"illegal plays flagged {_count(result, 'illegal_play')}, Spit! {spit} ({_count(result, 'spit_call')}), "
@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, help="where the demo is rendered (default: referee serve's "
                         "cache for the demo's own size, else a bench-demo-WxH folder beside it)")
     parser.add_argument("--settle-s", type=float, default=1.0,
-                        help="truth in the video's last S s is not scored (its calls come after the end)")
+                        help="true events in the video's last S s are optional (scored only where called)")
     parser.add_argument("--dump", type=Path, help="write the detector's images and reads, observations and calls here")
     parser.add_argument("--verbose", action="store_true", help="print every call and every true event missed")
     args = parser.parse_args(argv)

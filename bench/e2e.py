@@ -8,8 +8,8 @@ bench/judge.py 1001-1010). `--held-out` plays seeds 9101-9120, kept out of devel
 measured, never debugged, and give the figure the issue asks for.
 Videos are cached per version of the simulator and renderer (a digest of their sources in the
 file name); runs sharing a cache folder render a game once, the others waiting for it (a lock
-file per game). `--max-seconds` renders and judges only the start of each game (truth after the last
-`--settle-s` seconds of the stretch is left out). `--reader truth` reads zones from the render's
+file per game). `--max-seconds` renders and judges only the start of each game (true events in the last
+`--settle-s` seconds of the stretch and after it are optional: scored only where called). `--reader truth` reads zones from the render's
 own timeline instead of the card detector: it measures everything but the detector (hands,
 change detection, timing, the referee on real occlusion). Reports plays recall and precision,
 illegal-play recall, false flags per 10 games, "Spit!" latency and calls made while a move
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="*", help="game seeds (default: the first --games of 9001-9020)")
     parser.add_argument("--held-out", action="store_true", help="the 20 games kept out of development (9101-9120)")
     parser.add_argument("--max-seconds", type=float, help="only the first S seconds of each game")
-    parser.add_argument("--settle-s", type=float, default=1.0, help="truth in the last S s of a stretch is not scored")
+    parser.add_argument("--settle-s", type=float, default=1.0, help="true events in the last S s of a stretch are optional (scored only where called)")
     parser.add_argument("--reader", choices=("detector", "truth"), default="detector")
     parser.add_argument("--models", type=Path, help="folder of the two ONNX models for the detector reader (default: the package's)")
     parser.add_argument("--width", type=int, default=1280)
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         end = last_t - args.settle_s
         truth = [e for e in truth_all if e.t <= end]
         judged = [e for e in calls if e.t <= end + 0.25]
-        result = score(truth, judged)
+        result = score(truth_all, judged, until=end)
         total.add(result)
         hands.add(score_contacts(truth, touching))
         landing.extend(result.latencies.get("play", []) + result.latencies.get("illegal_play", []))

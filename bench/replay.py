@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-seconds", type=float, default=30.0)
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=720)
-    parser.add_argument("--settle-s", type=float, default=1.0, help="truth in the last S s of a stretch is not scored")
+    parser.add_argument("--settle-s", type=float, default=1.0, help="true events in the last S s of a stretch are optional (scored only where called)")
     parser.add_argument("--verbose", action="store_true", help="print each game's calls")
     args = parser.parse_args(argv)
     if any(seed in HELD_OUT for seed in args.seeds):
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         truth_all = list(read_events(stream.with_name(stream.name.replace(f".{args.reader}.obs.jsonl", ".jsonl"))))
         last_t = Observation.from_json(stream.read_text(encoding="utf-8").splitlines()[-1]).t
         end = last_t - args.settle_s
-        result = score([e for e in truth_all if e.t <= end], [e for e in calls if e.t <= end + 0.25])
+        result = score(truth_all, [e for e in calls if e.t <= end + 0.25], until=end)
         total.add(result)
         print(f"seed {seed}: plays {result.matched.get('play', 0)}/{result.truth.get('play', 0)} (+{result.unmatched('play')}), "
               f"illegal {result.matched.get('illegal_play', 0)}/{result.truth.get('illegal_play', 0)}, "

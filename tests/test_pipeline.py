@@ -136,5 +136,5 @@ def test_referee_run_reads_the_dealt_cards_and_calls_nothing_false(pytestconfig:
     assert sum(read.get(zone) == card for zone, card in tops.items()) >= len(tops) // 2
     calls = list(read_events(log))
     end = hd.times[-1] - SETTLE_S  # truth after it may not be called yet; calls after it are not scored
-    result = score([e for e in hd.truth if e.t <= end], [e for e in calls if e.t <= end + 0.25])
+    result = score(hd.truth, [e for e in calls if e.t <= end + 0.25], until=end)
     assert result.precision("play") == 1.0 and result.false_flags == 0

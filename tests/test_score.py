@@ -1,4 +1,4 @@
-"""Scoring a referee's "Spit!" calls: right when made during a true stalemate, wrong when a move existed."""
+"""Scoring a referee's calls: "Spit!" right when made during a true stalemate, wrong when a move existed; a clip's cut."""
 
 from __future__ import annotations
 
@@ -35,3 +35,26 @@ def test_a_spit_called_after_a_spit_card_was_laid_was_made_while_a_move_existed(
 def test_a_second_call_in_the_same_stalemate_is_extra_but_not_while_a_move_existed() -> None:
     result = score(STALEMATE, [_call(11.748, 11.9), _call(11.748, 12.0)])
     assert result.matched["spit_call"] == 1 and result.unmatched("spit_call") == 1 and result.spits_while_move == 0
+
+
+PLAY_AFTER_CUT = Event.make("play", 29.1, player="A", card="7C", **{"from": "A3", "to": "L"})
+
+
+def test_a_play_made_after_the_cut_and_called_is_neither_counted_nor_extra() -> None:
+    result = score([PLAY_AFTER_CUT], [PLAY_AFTER_CUT], until=29.0)
+    assert result.truth.get("play", 0) == 0 and result.judged.get("play", 0) == 0 and result.unmatched("play") == 0
+
+
+def test_a_play_made_after_the_cut_and_not_called_is_not_missed() -> None:
+    result = score([PLAY_AFTER_CUT], [], until=29.0)
+    assert result.recall("play") == 1.0 and result.truth.get("play", 0) == 0
+
+
+def test_a_call_after_the_cut_matching_nothing_is_still_extra() -> None:
+    wrong = Event.make("illegal_play", 29.1, player="B", card="9H", to="R", reason="not adjacent")
+    assert score([PLAY_AFTER_CUT], [wrong], until=29.0).false_flags == 1
+
+
+def test_a_stalemate_after_the_cut_is_optional() -> None:
+    result = score(STALEMATE, [_call(11.748, 11.9)], until=11.0)
+    assert result.truth.get("spit_call", 0) == 0 and result.spits_while_move == 0 and result.judged["spit_call"] == 0

@@ -7,6 +7,10 @@ made (`called_at`), as the players hear it: it is right when made during a true 
 the true `spit_call` to the first spit card laid after it, or the next deal), and made while a
 move existed when it falls in no true stalemate.
 
+A stretch of a game cut at `until` (a clip's end) scores the true events up to `until`; a true
+event after it is optional: a call matching it is neither counted nor extra (without this, a
+play made just after the cut and called at once would count against the referee).
+
 >>> from referee.events import Event
 >>> truth = [Event.make("play", 1.000, player="A", card="7C", **{"from": "A3", "to": "L"})]
 >>> judged = [Event.make("play", 1.0333, player="A", card="7C", called_at=1.2, **{"from": "A3", "to": "L"})]
@@ -17,6 +21,7 @@ move existed when it falls in no true stalemate.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -99,17 +104,20 @@ def _key(event: Event) -> tuple[Any, ...]:
 
 
 def score(truth: Sequence[Event], judged: Sequence[Event], *, tolerance_s: float = 0.25,
-          frame_interval_s: float = 1 / 30) -> Score:
-    """The score of `judged` against `truth` (one game)."""
+          frame_interval_s: float = 1 / 30, until: float = math.inf) -> Score:
+    """The score of `judged` against `truth` (one game), the true events after `until` optional."""
     result = Score(games=1)
     pool: dict[tuple[str, tuple[Any, ...]], list[Event]] = {}
     for event in judged:
         if event.type in KEYS:
             result.judged[event.type] = result.judged.get(event.type, 0) + 1
             pool.setdefault((event.type, _key(event)), []).append(event)
-    _spit_calls(result, truth, pool.pop(("spit_call", ()), []), frame_interval_s)
+    _spit_calls(result, truth, pool.pop(("spit_call", ()), []), frame_interval_s, until)
     for event in truth:
         if event.type not in KEYS or event.type == "spit_call":
+            continue
+        if event.t > until:
+            _drop_match(result, event, pool.get((event.type, _key(event)), []), tolerance_s)
             continue
         result.truth[event.type] = result.truth.get(event.type, 0) + 1
         candidates = pool.get((event.type, _key(event)), [])
@@ -124,6 +132,14 @@ def score(truth: Sequence[Event], judged: Sequence[Event], *, tolerance_s: float
         if "called_at" in best.fields:
             result.latencies.setdefault(event.type, []).append(best["called_at"] - event.t)
     return result
+
+
+def _drop_match(result: Score, optional: Event, candidates: list[Event], tolerance_s: float) -> None:
+    """Takes the call matching an optional true event out of the judged ones."""
+    best = min(candidates, key=lambda e: abs(e.t - optional.t), default=None)
+    if best is not None and abs(best.t - optional.t) <= tolerance_s:
+        candidates.remove(best)
+        result.judged[optional.type] -= 1
 
 
 STALEMATE_ENDS: Final = frozenset({"spit", "layout", "deal_end", "game_end"})
@@ -143,16 +159,19 @@ def _stalemates(truth: Sequence[Event]) -> list[tuple[Event, float]]:
     return spans
 
 
-def _spit_calls(result: Score, truth: Sequence[Event], judged: list[Event], frame: float) -> None:
+def _spit_calls(result: Score, truth: Sequence[Event], judged: list[Event], frame: float, until: float) -> None:
     """Matches each true stalemate to the first "Spit!" called during it (give or take a frame at
     each end, for the capture clock's rounding); the calls in no stalemate were made while a move
-    existed."""
+    existed. A stalemate after `until` is optional: the calls during it are not counted."""
     calls = sorted(judged, key=lambda e: e.get("called_at", e.t))
     inside: set[int] = set()
     for event, end in _stalemates(truth):
-        result.truth["spit_call"] = result.truth.get("spit_call", 0) + 1
         during = [i for i, call in enumerate(calls) if event.t - frame <= call.get("called_at", call.t) <= end + frame]
         inside.update(during)
+        if event.t > until:
+            result.judged["spit_call"] = result.judged.get("spit_call", 0) - len(during)
+            continue
+        result.truth["spit_call"] = result.truth.get("spit_call", 0) + 1
         if not during:
             continue
         call = calls[during[0]]

@@ -378,7 +378,8 @@ class TableMoves:
         too; with `until`, the time `card` was first seen on top there when its own touch was not
         seen, only its hand over the pile: any time before that): they touched the pile before
         `card` (and went under it, or were taken back), so they are judged first, in touch order;
-        not a card seen there and taken back by its player (`_lifted_off`). True when one was applied."""
+        not a card seen there and taken back by its player (`_lifted_off`), nor one the engine would refuse
+        there whose hand touched a spit pile again since (`_touched_again`). True when one was applied."""
         limit = when[0] if until is None else max(when[0], until)
         found = []
         took = self._took_back.get(pile)
@@ -395,6 +396,9 @@ class TableMoves:
                     break
         applied = False
         for touched, code, lift in sorted(found, key=lambda item: item[0]):
+            if self.state.check(Play(lift.player, parse_card(code), lift.zone, pile)) is not None \
+                    and self._touched_again(lift.player, touched[0]):
+                continue  # its hand touched a spit pile again since: the card may be that touch's, not this one's
             applied |= self._attempt(lift.player, parse_card(code), lift.zone, pile, touched, visible=False)
         return applied
 

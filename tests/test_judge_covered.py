@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from test_judge import Film, _of, _opened
+from test_judge import LAYOUT, Film, _of, _opened
 
+from referee.cards import parse_card
+from referee.judge.spit.config import Lift
+from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen
+from referee.rules.spit import Play, SpitRules, SpitState
+from referee.tracker import Touch
 
 
 def _over(film: Film, n: int, *hands: HandSeen) -> float:
@@ -393,3 +398,70 @@ def test_a_card_taken_back_off_a_card_a_rival_turned_unseen_and_laid_just_before
     assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1:] == [("A", "3H", "A4", ta)]
     assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
         [("B", "AC", tb, "A♣ is not next to 3♥")]
+
+
+def test_a_card_lifted_unseen_is_not_refused_at_a_touch_when_its_hand_touched_a_spit_pile_again_since() -> None:
+    film = _opened(layout=dict(LAYOUT, A3="AH", B3="KS"))  # L shows 8♦, R 3♣
+    _over(film, 2, HandSeen("A", ("A3",), {"A3": film.t}))  # A lifts A♥
+    film.zones["A3"] = "back"
+    film.still(4)
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # and takes 2♠ under an arm that stays on A4
+    rival = HandSeen("B", ("R",), {})  # B's hand hides R meanwhile
+    t1 = film.t
+    _over(film, 3, arm, rival, HandSeen("A", ("R",), {"R": t1}))  # A lays 2♠ on 3♣
+    _over(film, 6, arm, rival)
+    t2 = film.t
+    _over(film, 3, arm, rival, HandSeen("A", ("R",), {"R": t2}))  # and A♥ on it
+    _over(film, 4, arm, rival)
+    _over(film, 2, arm, HandSeen("B", ("B3",), {"B3": film.t}))  # B lifts K♠
+    film.zones["B3"] = "back"
+    _over(film, 3, arm)
+    t3 = film.t
+    _over(film, 3, arm, HandSeen("B", ("R",), {"R": t3}))  # and lays it on A♥
+    film.zones["R"] = "KS"
+    _over(film, 10, arm)
+    film.zones["A4"] = "back"
+    film.still(15)
+    events = film.judge()
+    assert not _of(events, "illegal_play")  # A♥ not refused on 3♣ at A's first touch, nor K♠ then on 3♣
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "2S", t1), ("A", "AH", t2), ("B", "KS", t3)]
+
+
+def test_a_card_taken_back_is_judged_only_once_the_pile_it_touched_has_been_read_since() -> None:
+    film = _opened()  # L shows 8♦
+    film.play("A", "A1", "empty", "L")  # 7♣ onto 8♦: A1 is a space
+    _over(film, 2, HandSeen("A", ("A2",), {"A2": film.t}))  # A lifts 9♥
+    film.zones["A2"] = "back"
+    film.still(3)
+    arm = HandSeen("A", ("A1", "A2"), {})
+    _over(film, 3, arm)  # lays it in the space, no contact seen
+    _over(film, 3, HandSeen("A", ("A1", "A2"), {"A2": film.t}))  # turns 6♦ on A2
+    ta = film.t
+    _over(film, 3, arm, HandSeen("A", ("L",), {"L": ta}))  # and lays it on 7♣
+    film.zones["L"] = "6D"
+    film.zones["A1"] = "9H"
+    for _ in range(50):
+        film.frame((arm,), unread=("L",))  # L not read again for a while
+    for _ in range(10):
+        film.frame((HandSeen("A", ("A2",), {}),), unread=("L",))  # 9♥ read in A1 meanwhile
+    _over(film, 10, HandSeen("A", ("A2",), {}))
+    film.zones["A2"] = "empty"
+    film.still(15)
+    events = film.judge()
+    assert not _of(events, "illegal_play")  # 9♥ not refused on 7♣ at that touch before L showed the 6♦ laid there
+    assert [(e["card"], e.t) for e in _of(events, "play")][-1] == ("6D", ta)
+
+
+def test_a_card_taken_back_is_not_refused_at_a_touch_that_laid_another_card_judged_since() -> None:
+    rules = SpitRules()
+    referee = SpitReferee(rules, state=SpitState.position(rules, {"A": ["7C", "5H"], "B": ["KS", "QC"]},
+                                                          spit={"A": "2C", "B": "5C"}, piles={"L": "8D", "R": "3C"}))
+    referee._pile_reads["L"] = [("8D", 0.5)]
+    referee._touches["L"] = [Touch("L", "A", 1.0, 30, True)]
+    referee._apply(Play("A", parse_card("7C"), "A1", "L"), (1.0, 30))  # A's touch on L laid 7♣
+    referee._now = (2.0, 60)
+    referee._read_clear["L"] = 1.5
+    referee._returns = [(parse_card("5H"), Lift("A", "A2", 0.9), "L", (1.0, 30))]  # 5♥, lifted before it, came back
+    referee._judge_returns()
+    assert [e.type for e in referee._out] == ["play"]  # no refusal of 5♥ at the touch that laid 7♣

@@ -136,3 +136,23 @@ def test_a_card_doubted_as_a_spit_card_then_judged_played_leaves_its_player_s_ne
         events.extend(referee.update(tracker.update(obs)))
     assert [(e["card"], e.t) for e in _of(events, "play")] == [("9H", laid), ("10C", t10), ("JD", tj)]
     assert not _of(events, "illegal_play")
+
+
+def test_a_card_read_in_a_stock_place_this_deal_laid_on_a_spit_pile_is_no_premature_spit_card() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A1", "empty", "L")  # 7♣ onto 8♦: A1 is a space
+    film.touch("A", "A1", 3, then="6H")  # 6♥ shows in A1, from where no move the engine knows
+    film.still(10)
+    arm = HandSeen("A", ("A1",), {})
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A1",), {"A1": film.t}),))  # A takes it, its arm staying over A1
+    t = film.t
+    for _ in range(3):
+        film.frame((arm, HandSeen("A", ("L",), {"L": t})))  # and lays it on 7♣
+    film.zones["L"] = "6H"
+    film.zones["A1"] = "empty"
+    for _ in range(20):
+        film.frame((arm,))
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: the move the engine would have named was made
+    film.still(90)
+    assert not _of(film.judge(), "premature_spit")  # a stock card it lost track of, not a spit card laid early

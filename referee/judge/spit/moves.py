@@ -301,6 +301,8 @@ class TableMoves:
                                 and (pile, card.code) not in self._flagged and self._lifted.get(card.code) is lift:
                             del self._lifted[card.code]  # not called: the place is read as the engine has it
                         return True
+        if not stalemate and seen in self._stock_read:
+            return False  # read in a stock place this deal: a stock card the engine lost track of, no spit card laid early
         if self._ties or self._returns:
             self._deferred = True
             return False  # a card that touched a pile is not judged yet: the engine's position is not the table's

@@ -107,6 +107,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._ties: dict[str, float] = {}
         self._shown: dict[str, str] = {}
         self._moved: dict[str, float] = {}
+        self._stock_read: set[str] = set()
+        """The cards read in a stock place since the last layout was read: stock cards, never a spit card laid early."""
         self._face_down_seen: dict[str, float] = {}
         """Per stock place, when it was last seen showing a face-down top."""
         self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))
@@ -292,6 +294,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                         self._lifted[key[1]] = Lift(lift.player, lift.zone, change.seen_t)
             return
         self._shown_until[zone] = self._read_clear.get(zone, change.seen_t)
+        if change.after in CARD_CODES:
+            self._stock_read.add(change.after)
         if change.after == FACE_DOWN:
             self._face_down_seen[zone] = change.seen_t
         if self._flagged and change.after in CARD_CODES:  # a flagged card back in a stock place

@@ -465,3 +465,25 @@ def test_a_card_taken_back_is_not_refused_at_a_touch_that_laid_another_card_judg
     referee._returns = [(parse_card("5H"), Lift("A", "A2", 0.9), "L", (1.0, 30))]  # 5♥, lifted before it, came back
     referee._judge_returns()
     assert [e.type for e in referee._out] == ["play"]  # no refusal of 5♥ at the touch that laid 7♣
+
+
+def test_of_two_cards_tied_on_a_pile_the_one_read_on_top_taken_off_unseen_came_second() -> None:
+    film = _opened()  # R shows 3♣
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # A takes 2♠ under an arm that stays on A4
+    _over(film, 2, arm, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦
+    film.zones["B2"] = "back"
+    _over(film, 4, arm)
+    t = film.t
+    _over(film, 3, arm, HandSeen("A", ("R",), {"R": t}), HandSeen("B", ("R",), {"R": t}))  # both touch R in one frame
+    film.zones["R"] = "4D"  # 4♦ read on top (it fits on 3♣, not on 2♠)
+    _over(film, 40, arm)
+    film.zones["R"] = "2S"  # 4♦ gone, B's hand not seen taking it: 2♠ shows
+    _over(film, 6, arm)
+    film.zones["B2"] = "4D"
+    _over(film, 6, arm)
+    film.zones["A4"] = "back"
+    film.still(20)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4D", t)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("A", "2S", t)

@@ -428,31 +428,6 @@ def test_a_card_lifted_unseen_is_not_refused_at_a_touch_when_its_hand_touched_a_
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "2S", t1), ("A", "AH", t2), ("B", "KS", t3)]
 
 
-def test_a_card_taken_back_is_judged_only_once_the_pile_it_touched_has_been_read_since() -> None:
-    film = _opened()  # L shows 8♦
-    film.play("A", "A1", "empty", "L")  # 7♣ onto 8♦: A1 is a space
-    _over(film, 2, HandSeen("A", ("A2",), {"A2": film.t}))  # A lifts 9♥
-    film.zones["A2"] = "back"
-    film.still(3)
-    arm = HandSeen("A", ("A1", "A2"), {})
-    _over(film, 3, arm)  # lays it in the space, no contact seen
-    _over(film, 3, HandSeen("A", ("A1", "A2"), {"A2": film.t}))  # turns 6♦ on A2
-    ta = film.t
-    _over(film, 3, arm, HandSeen("A", ("L",), {"L": ta}))  # and lays it on 7♣
-    film.zones["L"] = "6D"
-    film.zones["A1"] = "9H"
-    for _ in range(50):
-        film.frame((arm,), unread=("L",))  # L not read again for a while
-    for _ in range(10):
-        film.frame((HandSeen("A", ("A2",), {}),), unread=("L",))  # 9♥ read in A1 meanwhile
-    _over(film, 10, HandSeen("A", ("A2",), {}))
-    film.zones["A2"] = "empty"
-    film.still(15)
-    events = film.judge()
-    assert not _of(events, "illegal_play")  # 9♥ not refused on 7♣ at that touch before L showed the 6♦ laid there
-    assert [(e["card"], e.t) for e in _of(events, "play")][-1] == ("6D", ta)
-
-
 def test_a_card_taken_back_is_not_refused_at_a_touch_that_laid_another_card_judged_since() -> None:
     rules = SpitRules()
     referee = SpitReferee(rules, state=SpitState.position(rules, {"A": ["7C", "5H"], "B": ["KS", "QC"]},

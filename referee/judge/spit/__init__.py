@@ -21,9 +21,8 @@ sees and what the engine expects by a move:
   the card counts the moment it touches, so it is judged at that frame, before it can be seen;
   a player's last stock card (which ends the deal) waits to be seen, but one whose hand stays on
   the pile until the slap is played at its touch once it has not come back for `TIE_WAIT_S`;
-  one that comes back after touching a pile unseen is judged there too (a race loser), once the
-  pile has been read since that touch, unless another card was read on that pile since and the
-  player's hand never went back there (it may have been another card, turned and played unseen,
+  one that comes back after touching a pile unseen is judged there too (a race loser), unless
+  another card was read on that pile since and the player's hand never went back there (it may have been another card, turned and played unseen,
   that went under it and stayed), or another card was judged laid at that touch (one hand lays one
   card); a card lifted unseen is not refused at a touch when its hand touched a spit pile again
   since (it may have been laid there, another card at the first);

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from referee.cards import Card, is_adjacent, parse_card
 from referee.judge.spit.config import (
     TAKE_BACK_S,
@@ -272,8 +270,8 @@ class LiftedCards:
         and, where it shows what the engine does not have, once that is explained (not while the
         referee waits for a place to be read: the card under it may be one turned there unseen); not at a
         touch that laid another card judged since (one hand lays one card at a time)."""
-        ready = [item for item in self._returns if self._clear(item[2]) and self._read_clear.get(item[2], -math.inf) > item[3][0]
-                 and not (self._deferred and self.readings.get(item[2]) != self._expected(item[2]))]
+        ready = [item for item in self._returns if self._clear(item[2]) and not (
+            self._deferred and self.readings.get(item[2]) != self._expected(item[2]))]
         if not ready:
             return
         self._returns = [item for item in self._returns if item not in ready]

@@ -54,7 +54,8 @@ sees and what the engine expects by a move:
 - an unknown card laid, not at a stalemate, by a player whose hand was not seen on a face-down
   stock top but who has just one, that fits there: that card turned up and played; one whose hand
   touched their only face-down top before laying it, no other hand at the pile, turned it there,
-  judged without waiting for that place to be read from under the arm;
+  judged without waiting for that place to be read from under the arm (unless it would be refused
+  and that turn leaves no move: the card turned may lie there, the card laid a spit card);
 - two players' cards on one pile less than `race_window_s` apart: `race`, the second judged
   against the new top (a card that went under the second is played first);
 - `spit_call` when the engine finds no move, dated to the last move, called at once unless a

@@ -147,6 +147,15 @@ class TableMoves:
             return None
         return hidden[0], laid
 
+    def _spit_or_turned(self, player: str, zone: str, card: Card, pile: str) -> bool:
+        """`card`, laid by `player` on `pile`, taken for the card turned unseen on their face-down top `zone`,
+        would be refused there, and that turn leaves no move (a stalemate), while the place is not read
+        since (under a hand, or changed and not read yet): the card turned may lie there and `card` be a
+        spit card laid at that stalemate, so the place is waited for before any call."""
+        move = TurnUp(player, zone, card)
+        return (not self._clear(zone) or zone in self._left_unread) and not self._fits(player, zone, card, pile) \
+            and self.state.check(move) is None and self.state.apply(move).is_stalemate()
+
     def _fits(self, player: str, zone: str, card: Card, pile: str) -> bool:
         """`card`, turned up on `player`'s face-down top `zone`, can be played on `pile`."""
         move = TurnUp(player, zone, card)
@@ -290,6 +299,9 @@ class TableMoves:
                             and not self._fits(player, turned[0], card, pile):
                         continue  # only seen over the place, no touch seen laying it, another hand there since,
                         # or judged before the place is read: turned there if it plays where it lies
+                    if turned is not None and not self._hurried and self._spit_or_turned(player, turned[0], card, pile):
+                        self._deferred = True
+                        return False
                     if turned is not None and not self._hurried and self._rival_touch(pile, player, laid[0]) \
                             and self._waits_for_rival(pile):
                         return False  # another hand's card may lie under it

@@ -7,6 +7,7 @@ import math
 from referee.cards import FACE_DOWN, Card, parse_card
 from referee.errors import IllegalMove
 from referee.judge.spit.config import (
+    TAKE_BACK_S,
     TIE_WAIT_S,
     TOUCH_REACH_S,
     Lift,
@@ -460,6 +461,9 @@ class TableMoves:
             lift = self._lifted.get(card.code)
             if visible and lift is not None:
                 lift.attempted = True  # seen there: no other touch is this card's
+            if visible and legal_counts:
+                self._held[pile, card.code] = (player, zone, when, self._now[0],
+                                               self._expected_in(self._state_at(when[0]), pile))
             return False  # the position the card is refused on was not read: no call against the player
         if not legal_counts and self._covered_since(pile, card, player, when[0]):
             return False  # another card was read there since and the player never reached back: it may lie under it
@@ -478,6 +482,18 @@ class TableMoves:
         self._race(pile, raced, player, when)
         self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
         return False
+
+    def _judge_held(self) -> None:
+        """A refusal held back (`_held`) is judged again, once, when a move found since has changed what the
+        engine had on its pile at the card's touch (a card laid under it judged late: what was read there is
+        explained now) and nothing was judged laid there after it; forgotten after `TAKE_BACK_S`."""
+        for key, (player, zone, when, held, top) in list(self._held.items()):
+            pile, code = key
+            now = self._expected_in(self._state_at(when[0]), pile)
+            if self._now[0] - held > TAKE_BACK_S or now != top:
+                del self._held[key]
+            if now != top and now == self._expected(pile) and self.state.phase == "play":
+                self._attempt(player, parse_card(code), zone, pile, when, visible=True)
 
     def _space_touched(self, player: str, card: Card, zone: str, t: float) -> tuple[str, When] | None:
         """An empty stock place of `player`'s (still read empty) their hand touched after `card` left

@@ -101,6 +101,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         player's spit cards (the piles dealt look the same); kept into later deals until the spit
         cards laid settle it."""
         self._returns: list[tuple[Card, Lift, str, When]] = []
+        self._held: dict[tuple[str, str], tuple[str, str, When, float, str]] = {}
+        """Refusals of cards seen laid, held back because the pile read under them was not explained:
+        (pile, card) -> (player, its place, its touch, when held, the engine's top there at the touch then)."""
         self._last_laid: list[tuple[Card, Lift, str, When]] = []
         """A player's last stock card, lifted, touching a spit pile where it fits: (card, its lift, the
         pile, the touch), judged once the table shows it (`_lay_last_cards`)."""
@@ -216,6 +219,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._reconcile()
         if self._returns:
             self._judge_returns()
+        if self._held:
+            self._judge_held()
         if self._last_laid:
             self._lay_last_cards()
         if not snap.changes and (

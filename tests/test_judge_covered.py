@@ -8,7 +8,7 @@ from referee.cards import parse_card
 from referee.judge.spit.config import Lift
 from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen
-from referee.rules.spit import Play, SpitRules, SpitState
+from referee.rules.spit import Play, SpitRules, SpitState, TurnUp
 from referee.tracker import Touch
 
 
@@ -478,3 +478,21 @@ def test_a_refusal_held_back_on_a_pile_read_not_explained_is_judged_once_a_card_
     referee._judge_held()
     assert [(e["player"], e["card"], e.t, e["reason"]) for e in referee._out if e.type == "illegal_play"] == \
         [("B", "8S", 1.1, "8♠ is not next to 5♥")]
+
+
+def test_a_refusal_held_back_while_a_stock_place_was_unexplained_is_judged_once_that_place_is_explained() -> None:
+    rules = SpitRules()
+    referee = SpitReferee(rules, state=SpitState.position(rules, {"A": ["5H", "back |"], "B": ["QD", "KS"]},
+                                                          spit={"A": "2C", "B": "5C"}, piles={"L": "10S", "R": "4D"}))
+    referee._pile_reads["L"] = [("10S", 0.5)]
+    referee._touches["L"] = [Touch("L", "B", 1.0, 30, True)]
+    referee.readings.update({"A1": "5H", "A2": "7D", "B1": "QD", "B2": "KS"})  # 7♦ turned on A2, not judged yet
+    referee._seen["A2"] = (0.8, 24)
+    referee._now = (2.0, 60)
+    referee._returns = [(parse_card("QD"), Lift("B", "B1", 0.9), "L", (1.0, 30))]  # Q♦ touched L and came back
+    referee._judge_returns()
+    assert not referee._out  # a stock place shows what no move explains: no call yet
+    referee._apply(TurnUp("A", "A2", parse_card("7D")), (0.7, 21))  # the turn-up found
+    referee._now = (2.1, 63)
+    referee._judge_held()
+    assert [(e["player"], e["card"], e.t) for e in referee._out if e.type == "illegal_play"] == [("B", "QD", 1.0)]

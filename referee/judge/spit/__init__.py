@@ -75,7 +75,8 @@ was last seen there (or put there by moves judged since) and no hand touched tha
 without a card judged, and no stock place shows what no move explains; a refusal found at a
 touch, before the card is seen, waits for the card to be seen or to come back; one held back
 for what was read under it is judged again, once, when a card judged late (laid before it there)
-explains that read, within `TAKE_BACK_S`. A spit card is
+explains that read, and one taken back, held back while a stock place showed what no move
+explains, once no place does, within `TAKE_BACK_S`. A spit card is
 called premature only when the places of the move the engine finds were settled when it landed,
 or (a spit pile) last read as the engine has it with no unjudged touch since, the card the move
 needs read in its place (and a move into a space only on counts not guessed by a re-read), or

@@ -461,9 +461,9 @@ class TableMoves:
             lift = self._lifted.get(card.code)
             if visible and lift is not None:
                 lift.attempted = True  # seen there: no other touch is this card's
-            if visible and legal_counts:
+            if (visible and legal_counts) or (not visible and not legal_counts):
                 self._held[pile, card.code] = (player, zone, when, self._now[0],
-                                               self._expected_in(self._state_at(when[0]), pile))
+                                               self._expected_in(self._state_at(when[0]), pile), visible, bool(self._odd_stock()))
             return False  # the position the card is refused on was not read: no call against the player
         if not legal_counts and self._covered_since(pile, card, player, when[0]):
             return False  # another card was read there since and the player never reached back: it may lie under it
@@ -484,16 +484,20 @@ class TableMoves:
         return False
 
     def _judge_held(self) -> None:
-        """A refusal held back (`_held`) is judged again, once, when a move found since has changed what the
-        engine had on its pile at the card's touch (a card laid under it judged late: what was read there is
-        explained now) and nothing was judged laid there after it; forgotten after `TAKE_BACK_S`."""
-        for key, (player, zone, when, held, top) in list(self._held.items()):
+        """A refusal held back (`_held`) is judged again, once: a card seen laid, when a move found since has
+        changed what the engine had on its pile at the card's touch (a card laid under it judged late: what was
+        read there is explained now) and nothing was judged laid there after it; a card taken back, held while
+        a stock place showed what no move explains, once none does; forgotten after `TAKE_BACK_S`."""
+        for key, (player, zone, when, held, top, visible, odd) in list(self._held.items()):
             pile, code = key
             now = self._expected_in(self._state_at(when[0]), pile)
-            if self._now[0] - held > TAKE_BACK_S or now != top:
+            cleared = odd and not self._odd_stock()
+            if self._now[0] - held > TAKE_BACK_S or now != top or cleared:
                 del self._held[key]
-            if now != top and now == self._expected(pile) and self.state.phase == "play":
+            if visible and now != top and now == self._expected(pile) and self.state.phase == "play":
                 self._attempt(player, parse_card(code), zone, pile, when, visible=True)
+            elif not visible and cleared and self.state.phase == "play":
+                self._attempt(player, parse_card(code), zone, pile, when, visible=False, legal_counts=False)
 
     def _space_touched(self, player: str, card: Card, zone: str, t: float) -> tuple[str, When] | None:
         """An empty stock place of `player`'s (still read empty) their hand touched after `card` left

@@ -464,22 +464,6 @@ def test_of_two_cards_tied_on_a_pile_the_one_read_on_top_taken_off_unseen_came_s
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("A", "2S", t)
 
 
-def test_a_refusal_held_back_on_a_pile_read_not_explained_is_judged_once_a_card_judged_late_explains_it() -> None:
-    rules = SpitRules()
-    referee = SpitReferee(rules, state=SpitState.position(rules, {"A": ["5H", "9C"], "B": ["8S", "KS"]}, spit={"A": "2C", "B": "5C"},
-                                                          piles={"L": "JD", "R": "4D"}))
-    referee._pile_reads["R"] = [("4D", 0.5), ("8S", 1.3)]  # 8♠ read on 4♦, A's 5♥ laid under it unseen
-    referee._touches["R"] = [Touch("R", "A", 1.0, 30, True), Touch("R", "B", 1.1, 33, True)]
-    referee._now = (1.4, 42)
-    referee._attempt("B", parse_card("8S"), "B1", "R", (1.1, 33), visible=True)  # on 4♦, A's touch since unexplained
-    assert not referee._out
-    referee._now = (2.0, 60)
-    referee._apply(Play("A", parse_card("5H"), "A1", "R"), (1.0, 30))  # 5♥ found late, laid first
-    referee._judge_held()
-    assert [(e["player"], e["card"], e.t, e["reason"]) for e in referee._out if e.type == "illegal_play"] == \
-        [("B", "8S", 1.1, "8♠ is not next to 5♥")]
-
-
 def test_a_refusal_held_back_while_a_stock_place_was_unexplained_is_judged_once_that_place_is_explained() -> None:
     rules = SpitRules()
     referee = SpitReferee(rules, state=SpitState.position(rules, {"A": ["5H", "back |"], "B": ["QD", "KS"]},

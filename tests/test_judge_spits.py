@@ -138,7 +138,7 @@ def test_a_card_doubted_as_a_spit_card_then_judged_played_leaves_its_player_s_ne
     assert not _of(events, "illegal_play")
 
 
-def test_a_card_read_in_a_stock_place_this_deal_laid_on_a_spit_pile_is_no_premature_spit_card() -> None:
+def test_a_card_read_in_a_stock_place_this_deal_laid_on_a_spit_pile_is_no_premature_spit_card_nor_one_turned_unseen() -> None:
     film = _opened()  # L shows 8♦, R 3♣
     film.play("A", "A1", "empty", "L")  # 7♣ onto 8♦: A1 is a space
     film.touch("A", "A1", 3, then="6H")  # 6♥ shows in A1, from where no move the engine knows
@@ -155,7 +155,9 @@ def test_a_card_read_in_a_stock_place_this_deal_laid_on_a_spit_pile_is_no_premat
         film.frame((arm,))
     film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: the move the engine would have named was made
     film.still(90)
-    assert not _of(film.judge(), "premature_spit")  # a stock card it lost track of, not a spit card laid early
+    events = film.judge()
+    assert not _of(events, "premature_spit")  # a stock card it lost track of, not a spit card laid early
+    assert not _of(events, "turn_up")  # nor one turned up unseen on A4 (it lay face up in A1)
 
 
 def test_a_card_laid_that_would_be_refused_as_the_card_turned_unseen_into_a_stalemate_waits_for_its_place() -> None:

@@ -13,7 +13,8 @@ sees and what the engine expects by a move:
   stacking, legal only with the stack-equal option, else an `illegal_play`);
 - an unknown card on a spit pile at a stalemate (or at a deal's start): a spit card; once every
   pile the engine expects a card on has one, `spit`. While a move exists (and the card was never
-  read in a stock place this deal: that is a stock card the engine lost track of) (on the engine's
+  read in a stock place this deal: that is a stock card the engine lost track of, neither a spit
+  card nor one turned unseen) (on the engine's
   position when the card touched the pile: plays dated by their touch after it, and the other
   player's spit cards of the same stalemate, left out): `premature_spit` naming the move the
   engine finds;
@@ -73,10 +74,9 @@ camera read: a card is refused only when its player's hand was seen laying it (o
 missed, the card was seen lying on the top last read there, no other hand over the pile since), what lay under it
 was last seen there (or put there by moves judged since) and no hand touched that pile meanwhile
 without a card judged, and no stock place shows what no move explains; a refusal found at a
-touch, before the card is seen, waits for the card to be seen or to come back; one held back
-for what was read under it is judged again, once, when a card judged late (laid before it there)
-explains that read, and one taken back, held back while a stock place showed what no move
-explains, once no place does, within `TAKE_BACK_S`. A spit card is
+touch, before the card is seen, waits for the card to be seen or to come back; one taken back,
+held back while a stock place showed what no move explains, is judged again, once, when no place
+does (within `TAKE_BACK_S`). A spit card is
 called premature only when the places of the move the engine finds were settled when it landed,
 or (a spit pile) last read as the engine has it with no unjudged touch since, the card the move
 needs read in its place (and a move into a space only on counts not guessed by a re-read), or

@@ -280,6 +280,9 @@ class TableMoves:
         elif last is not None and not self.state.spit_count(last[0]) and last[1][0] >= first_seen[0] - TOUCH_REACH_S \
                 and not self._rival_touch(pile, last[0], last[1][0]):
             stalemate = self._spit_card_of(last[0], last[1]) or stalemate
+        if not stalemate and seen in self._stock_read:
+            return False  # read in a stock place this deal: a stock card the engine lost track of, neither a spit
+            # card laid early nor one turned unseen
         if not stalemate:  # a stock card turned up and laid unseen: the last hand there's, else anyone's
             for covered in (False, True):  # a hand seen touching a face-down top first, then one seen over it
                 for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
@@ -314,8 +317,6 @@ class TableMoves:
                                 and (pile, card.code) not in self._flagged and self._lifted.get(card.code) is lift:
                             del self._lifted[card.code]  # not called: the place is read as the engine has it
                         return True
-        if not stalemate and seen in self._stock_read:
-            return False  # read in a stock place this deal: a stock card the engine lost track of, no spit card laid early
         if self._ties or self._returns:
             self._deferred = True
             return False  # a card that touched a pile is not judged yet: the engine's position is not the table's
@@ -461,9 +462,8 @@ class TableMoves:
             lift = self._lifted.get(card.code)
             if visible and lift is not None:
                 lift.attempted = True  # seen there: no other touch is this card's
-            if (visible and legal_counts) or (not visible and not legal_counts):
-                self._held[pile, card.code] = (player, zone, when, self._now[0],
-                                               self._expected_in(self._state_at(when[0]), pile), visible, bool(self._odd_stock()))
+            if not legal_counts and self._odd_stock():
+                self._held[pile, card.code] = (player, zone, when, self._now[0])
             return False  # the position the card is refused on was not read: no call against the player
         if not legal_counts and self._covered_since(pile, card, player, when[0]):
             return False  # another card was read there since and the player never reached back: it may lie under it
@@ -484,20 +484,15 @@ class TableMoves:
         return False
 
     def _judge_held(self) -> None:
-        """A refusal held back (`_held`) is judged again, once: a card seen laid, when a move found since has
-        changed what the engine had on its pile at the card's touch (a card laid under it judged late: what was
-        read there is explained now) and nothing was judged laid there after it; a card taken back, held while
-        a stock place showed what no move explains, once none does; forgotten after `TAKE_BACK_S`."""
-        for key, (player, zone, when, held, top, visible, odd) in list(self._held.items()):
-            pile, code = key
-            now = self._expected_in(self._state_at(when[0]), pile)
-            cleared = odd and not self._odd_stock()
-            if self._now[0] - held > TAKE_BACK_S or now != top or cleared:
+        """A card taken back whose refusal was held back while a stock place showed what no move explains
+        (`_held`) is judged again, once, when no place does (what the engine has is what the table shows
+        again); forgotten after `TAKE_BACK_S`."""
+        for key, (player, zone, when, held) in list(self._held.items()):
+            if self._now[0] - held > TAKE_BACK_S:
                 del self._held[key]
-            if visible and now != top and now == self._expected(pile) and self.state.phase == "play":
-                self._attempt(player, parse_card(code), zone, pile, when, visible=True)
-            elif not visible and cleared and self.state.phase == "play":
-                self._attempt(player, parse_card(code), zone, pile, when, visible=False, legal_counts=False)
+            elif not self._odd_stock() and self.state.phase == "play":
+                del self._held[key]
+                self._attempt(player, parse_card(key[1]), zone, key[0], when, visible=False, legal_counts=False)
 
     def _space_touched(self, player: str, card: Card, zone: str, t: float) -> tuple[str, When] | None:
         """An empty stock place of `player`'s (still read empty) their hand touched after `card` left

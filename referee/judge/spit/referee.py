@@ -101,9 +101,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         player's spit cards (the piles dealt look the same); kept into later deals until the spit
         cards laid settle it."""
         self._returns: list[tuple[Card, Lift, str, When]] = []
-        self._held: dict[tuple[str, str], tuple[str, str, When, float, str, bool, bool]] = {}
-        """Refusals held back (`TableMoves._judge_held`): (pile, card) -> (player, its place, its touch, when
-        held, the engine's top there at the touch then, seen laid (else taken back), a stock place unexplained then)."""
+        self._held: dict[tuple[str, str], tuple[str, str, When, float]] = {}
+        """Refusals of cards taken back held back while a stock place showed what no move explains
+        (`TableMoves._judge_held`): (pile, card) -> (player, its place, its touch, when held)."""
         self._last_laid: list[tuple[Card, Lift, str, When]] = []
         """A player's last stock card, lifted, touching a spit pile where it fits: (card, its lift, the
         pile, the touch), judged once the table shows it (`_lay_last_cards`)."""

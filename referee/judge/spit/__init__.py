@@ -12,21 +12,21 @@ sees and what the engine expects by a move:
 - a stock top seen in an empty place of the same player: `move_to_space` (on an occupied one:
   stacking, legal only with the stack-equal option, else an `illegal_play`);
 - an unknown card on a spit pile at a stalemate (or at a deal's start): a spit card; once every
-  pile the engine expects a card on has one, `spit`. While a move exists (and the card was never
-  read in a stock place this deal: that is a stock card the engine lost track of, neither a spit
-  card nor one turned unseen) (on the engine's
+  pile the engine expects a card on has one, `spit`. While a move exists (on the engine's
   position when the card touched the pile: plays dated by their touch after it, and the other
   player's spit cards of the same stalemate, left out): `premature_spit` naming the move the
-  engine finds;
+  engine finds; but a card read in a stock place this deal is a stock card the engine lost track
+  of, neither a spit card laid early nor one turned unseen;
 - a stock card lifted (its place seen without it) whose player's hand then touches a spit pile:
   the card counts the moment it touches, so it is judged at that frame, before it can be seen;
   a player's last stock card (which ends the deal) waits to be seen, but one whose hand stays on
   the pile until the slap is played at its touch once it has not come back for `TIE_WAIT_S`;
   one that comes back after touching a pile unseen is judged there too (a race loser), unless
-  another card was read on that pile since and the player's hand never went back there (it may have been another card, turned and played unseen,
-  that went under it and stayed), or another card was judged laid at that touch (one hand lays one
-  card); a card lifted unseen is not refused at a touch when its hand touched a spit pile again
-  since (it may have been laid there, another card at the first);
+  another card was read on that pile since and the player's hand never went back there (it may
+  have been another card, turned and played unseen, that went under it and stayed), or another
+  card was judged laid at that touch (one hand lays one card); a card lifted unseen is not
+  refused at a touch when its hand touched a spit pile again since (it may have been laid there,
+  another card at the first);
 - a stock card seen on a spit pile, never seen lifted (its place under a hand), taken off it by its
   player's hand to show what lay under it: it was refused there (it came second), and is judged at
   its touch;

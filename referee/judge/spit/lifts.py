@@ -268,8 +268,8 @@ class LiftedCards:
         """Cards taken back are judged once the pile they touched has been clear of hands long
         enough for the tracker to have settled what lies on it (a card laid just before may show),
         and, where it shows what the engine does not have, once that is explained (not while the
-        referee waits for a place to be read: the card under it may be one turned there unseen); not at a
-        touch that laid another card judged since (one hand lays one card at a time)."""
+        referee waits for a place to be read: the card under it may be one turned there unseen); not
+        at a touch that laid another card judged since (one hand lays one card at a time)."""
         ready = [item for item in self._returns if self._clear(item[2]) and not (
             self._deferred and self.readings.get(item[2]) != self._expected(item[2]))]
         if not ready:

@@ -111,7 +111,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._shown: dict[str, str] = {}
         self._moved: dict[str, float] = {}
         self._stock_read: set[str] = set()
-        """The cards read in a stock place since the last layout was read: stock cards, never a spit card laid early."""
+        """The cards read in a stock place since the last layout was read: stock cards, never spit cards
+        nor cards turned unseen (`TableMoves._pile`)."""
         self._face_down_seen: dict[str, float] = {}
         """Per stock place, when it was last seen showing a face-down top."""
         self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))

@@ -145,9 +145,10 @@ class Rereads:
         a frame after (contacts are dated to about a frame), unseen under it, no card of theirs having
         touched the pile since; and the card's player's hand came back over the pile (or was never
         seen laying it, or that other contact was within a frame of its own: of two tied cards the
-        one read on top came second, and was taken back, its hand seen or not). That card came first and the one taken back was refused on it: the play is
-        undone, the card under it played at its touch (turned up first, on the place its player's hand
-        turned unseen), and the card taken back judged on it at its own touch."""
+        one read on top came second, and was taken back, its hand seen or not). That card came first
+        and the one taken back was refused on it: the play is undone, the card under it played at its
+        touch (turned up first, on the place its player's hand turned unseen), and the card taken back
+        judged on it at its own touch."""
         s = self.state
         if s.phase != "play" or after not in CARD_CODES or not self._made or not self._history:
             return

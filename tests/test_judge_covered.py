@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from test_judge import Film, _of, _opened
+from test_judge import LAYOUT, Film, _of, _opened
 
+from referee.cards import parse_card
+from referee.judge.spit.config import Lift
+from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen
+from referee.rules.spit import Play, SpitRules, SpitState, TurnUp
+from referee.tracker import Touch
 
 
 def _over(film: Film, n: int, *hands: HandSeen) -> float:
@@ -393,3 +398,85 @@ def test_a_card_taken_back_off_a_card_a_rival_turned_unseen_and_laid_just_before
     assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1:] == [("A", "3H", "A4", ta)]
     assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
         [("B", "AC", tb, "A♣ is not next to 3♥")]
+
+
+def test_a_card_lifted_unseen_is_not_refused_at_a_touch_when_its_hand_touched_a_spit_pile_again_since() -> None:
+    film = _opened(layout=dict(LAYOUT, A3="AH", B3="KS"))  # L shows 8♦, R 3♣
+    _over(film, 2, HandSeen("A", ("A3",), {"A3": film.t}))  # A lifts A♥
+    film.zones["A3"] = "back"
+    film.still(4)
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # and takes 2♠ under an arm that stays on A4
+    rival = HandSeen("B", ("R",), {})  # B's hand hides R meanwhile
+    t1 = film.t
+    _over(film, 3, arm, rival, HandSeen("A", ("R",), {"R": t1}))  # A lays 2♠ on 3♣
+    _over(film, 6, arm, rival)
+    t2 = film.t
+    _over(film, 3, arm, rival, HandSeen("A", ("R",), {"R": t2}))  # and A♥ on it
+    _over(film, 4, arm, rival)
+    _over(film, 2, arm, HandSeen("B", ("B3",), {"B3": film.t}))  # B lifts K♠
+    film.zones["B3"] = "back"
+    _over(film, 3, arm)
+    t3 = film.t
+    _over(film, 3, arm, HandSeen("B", ("R",), {"R": t3}))  # and lays it on A♥
+    film.zones["R"] = "KS"
+    _over(film, 10, arm)
+    film.zones["A4"] = "back"
+    film.still(15)
+    events = film.judge()
+    assert not _of(events, "illegal_play")  # A♥ not refused on 3♣ at A's first touch, nor K♠ then on 3♣
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "2S", t1), ("A", "AH", t2), ("B", "KS", t3)]
+
+
+def test_a_card_taken_back_is_not_refused_at_a_touch_that_laid_another_card_judged_since() -> None:
+    rules = SpitRules()
+    referee = SpitReferee(rules, state=SpitState.position(rules, {"A": ["7C", "5H"], "B": ["KS", "QC"]},
+                                                          spit={"A": "2C", "B": "5C"}, piles={"L": "8D", "R": "3C"}))
+    referee._pile_reads["L"] = [("8D", 0.5)]
+    referee._touches["L"] = [Touch("L", "A", 1.0, 30, True)]
+    referee._apply(Play("A", parse_card("7C"), "A1", "L"), (1.0, 30))  # A's touch on L laid 7♣
+    referee._now = (2.0, 60)
+    referee._read_clear["L"] = 1.5
+    referee._returns = [(parse_card("5H"), Lift("A", "A2", 0.9), "L", (1.0, 30))]  # 5♥, lifted before it, came back
+    referee._judge_returns()
+    assert [e.type for e in referee._out] == ["play"]  # no refusal of 5♥ at the touch that laid 7♣
+
+
+def test_of_two_cards_tied_on_a_pile_the_one_read_on_top_taken_off_unseen_came_second() -> None:
+    film = _opened()  # R shows 3♣
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # A takes 2♠ under an arm that stays on A4
+    _over(film, 2, arm, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦
+    film.zones["B2"] = "back"
+    _over(film, 4, arm)
+    t = film.t
+    _over(film, 3, arm, HandSeen("A", ("R",), {"R": t}), HandSeen("B", ("R",), {"R": t}))  # both touch R in one frame
+    film.zones["R"] = "4D"  # 4♦ read on top (it fits on 3♣, not on 2♠)
+    _over(film, 40, arm)
+    film.zones["R"] = "2S"  # 4♦ gone, B's hand not seen taking it: 2♠ shows
+    _over(film, 6, arm)
+    film.zones["B2"] = "4D"
+    _over(film, 6, arm)
+    film.zones["A4"] = "back"
+    film.still(20)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4D", t)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("A", "2S", t)
+
+
+def test_a_refusal_held_back_while_a_stock_place_was_unexplained_is_judged_once_that_place_is_explained() -> None:
+    rules = SpitRules()
+    referee = SpitReferee(rules, state=SpitState.position(rules, {"A": ["5H", "back |"], "B": ["QD", "KS"]},
+                                                          spit={"A": "2C", "B": "5C"}, piles={"L": "10S", "R": "4D"}))
+    referee._pile_reads["L"] = [("10S", 0.5)]
+    referee._touches["L"] = [Touch("L", "B", 1.0, 30, True)]
+    referee.readings.update({"A1": "5H", "A2": "7D", "B1": "QD", "B2": "KS"})  # 7♦ turned on A2, not judged yet
+    referee._seen["A2"] = (0.8, 24)
+    referee._now = (2.0, 60)
+    referee._returns = [(parse_card("QD"), Lift("B", "B1", 0.9), "L", (1.0, 30))]  # Q♦ touched L and came back
+    referee._judge_returns()
+    assert not referee._out  # a stock place shows what no move explains: no call yet
+    referee._apply(TurnUp("A", "A2", parse_card("7D")), (0.7, 21))  # the turn-up found
+    referee._now = (2.1, 63)
+    referee._judge_held()
+    assert [(e["player"], e["card"], e.t) for e in referee._out if e.type == "illegal_play"] == [("B", "QD", 1.0)]

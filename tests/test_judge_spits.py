@@ -171,3 +171,54 @@ def test_spit_is_not_called_once_a_spit_card_was_laid_after_the_arm_over_the_car
     events = _run(film, referee)
     assert [e["card"] for e in _of(events, "turn_up")] == ["QH"]
     assert not _of(events, "spit_call")
+
+
+def test_a_card_read_in_a_stock_place_this_deal_laid_on_a_spit_pile_is_no_premature_spit_card_nor_one_turned_unseen() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A1", "empty", "L")  # 7♣ onto 8♦: A1 is a space
+    film.touch("A", "A1", 3, then="6H")  # 6♥ shows in A1, from where no move the engine knows
+    film.still(10)
+    arm = HandSeen("A", ("A1",), {})
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A1",), {"A1": film.t}),))  # A takes it, its arm staying over A1
+    t = film.t
+    for _ in range(3):
+        film.frame((arm, HandSeen("A", ("L",), {"L": t})))  # and lays it on 7♣
+    film.zones["L"] = "6H"
+    film.zones["A1"] = "empty"
+    for _ in range(20):
+        film.frame((arm,))
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: the move the engine would have named was made
+    film.still(90)
+    events = film.judge()
+    assert not _of(events, "premature_spit")  # a stock card it lost track of, not a spit card laid early
+    assert not _of(events, "turn_up")  # nor one turned up unseen on A4 (it lay face up in A1)
+
+
+def test_a_card_laid_that_would_be_refused_as_the_card_turned_unseen_into_a_stalemate_waits_for_its_place() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["9C", "back |"], "B": ["KS"]}, spit={"A": "back back", "B": "back back"},
+                               piles={"L": "4D", "R": "6D"})  # A turning up A2 is the only move
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "9C", "A2": "back", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    for _ in range(4):
+        film.frame((HandSeen("A", ("A2",), {"A2": film.t}),))  # A turns Q♥ on A2, its arm staying: nobody can move
+    a = film.t
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": a}),))  # and spits 2♣ on 4♦ (refused there, were it the card turned)
+    film.zones["L"] = "2C"
+    arm = HandSeen("A", ("A2",), {})
+    for _ in range(10):
+        film.frame((arm,))
+    b = film.t
+    for _ in range(3):
+        film.frame((arm, HandSeen("B", ("R",), {"R": b})))  # B spits 5♣
+    film.zones["R"] = "5C"
+    for _ in range(10):
+        film.frame((arm,))
+    film.zones["A2"] = "QH"  # the arm leaves: Q♥ lies turned on A2
+    film.still(20)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert not _of(events, "illegal_play")
+    assert [e["card"] for e in _of(events, "turn_up")] == ["QH"]
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "2C", "R": "5C"}]

@@ -15,14 +15,18 @@ sees and what the engine expects by a move:
   pile the engine expects a card on has one, `spit`. While a move exists (on the engine's
   position when the card touched the pile: plays dated by their touch after it, and the other
   player's spit cards of the same stalemate, left out): `premature_spit` naming the move the
-  engine finds;
+  engine finds; but a card read in a stock place this deal is a stock card the engine lost track
+  of, neither a spit card laid early nor one turned unseen;
 - a stock card lifted (its place seen without it) whose player's hand then touches a spit pile:
   the card counts the moment it touches, so it is judged at that frame, before it can be seen;
   a player's last stock card (which ends the deal) waits to be seen, but one whose hand stays on
   the pile until the slap is played at its touch once it has not come back for `TIE_WAIT_S`;
   one that comes back after touching a pile unseen is judged there too (a race loser), unless
   another card was read on that pile since and the player's hand never went back there (it may
-  have been another card, turned and played unseen, that went under it and stayed);
+  have been another card, turned and played unseen, that went under it and stayed), or another
+  card was judged laid at that touch (one hand lays one card); a card lifted unseen is not
+  refused at a touch when its hand touched a spit pile again since (it may have been laid there,
+  another card at the first);
 - a stock card seen on a spit pile, never seen lifted (its place under a hand), taken off it by its
   player's hand to show what lay under it: it was refused there (it came second), and is judged at
   its touch;
@@ -56,7 +60,8 @@ sees and what the engine expects by a move:
 - an unknown card laid, not at a stalemate, by a player whose hand was not seen on a face-down
   stock top but who has just one, that fits there: that card turned up and played; one whose hand
   touched their only face-down top before laying it, no other hand at the pile, turned it there,
-  judged without waiting for that place to be read from under the arm;
+  judged without waiting for that place to be read from under the arm (unless it would be refused
+  and that turn leaves no move: the card turned may lie there, the card laid a spit card);
 - two players' cards on one pile less than `race_window_s` apart: `race`, the second judged
   against the new top (a card that went under the second is played first);
 - `spit_call` when the engine finds no move, dated to the last move, called at once unless a
@@ -77,7 +82,9 @@ camera read: a card is refused only when its player's hand was seen laying it (o
 missed, the card was seen lying on the top last read there, no other hand over the pile since), what lay under it
 was last seen there (or put there by moves judged since) and no hand touched that pile meanwhile
 without a card judged, and no stock place shows what no move explains; a refusal found at a
-touch, before the card is seen, waits for the card to be seen or to come back. A spit card is
+touch, before the card is seen, waits for the card to be seen or to come back; one taken back,
+held back while a stock place showed what no move explains, is judged again, once, when no place
+does (within `TAKE_BACK_S`). A spit card is
 called premature only when the places of the move the engine finds were settled when it landed,
 or (a spit pile) last read as the engine has it with no unjudged touch since, the card the move
 needs read in its place (and a move into a space only on counts not guessed by a re-read), or

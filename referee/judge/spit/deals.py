@@ -170,6 +170,7 @@ class DealEnds:
                 for p in self._players):
             self._spit_shift = {p: layout_counts(r.layout, other[p])[1] - spit_cards[p] for p in self._players}
         self._first_layout = False
+        self._stock_read = {code for code in tops.values() if code in CARD_CODES}
         self._unread_tops = unread
         self._end_t = None
         self._last_move_t = latest[0]

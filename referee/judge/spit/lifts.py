@@ -290,13 +290,16 @@ class LiftedCards:
         """Cards taken back are judged once the pile they touched has been clear of hands long
         enough for the tracker to have settled what lies on it (a card laid just before may show),
         and, where it shows what the engine does not have, once that is explained (not while the
-        referee waits for a place to be read: the card under it may be one turned there unseen)."""
+        referee waits for a place to be read: the card under it may be one turned there unseen); not
+        at a touch that laid another card judged since (one hand lays one card at a time)."""
         ready = [item for item in self._returns if self._clear(item[2]) and not (
             self._deferred and self.readings.get(item[2]) != self._expected(item[2]))]
         if not ready:
             return
         self._returns = [item for item in self._returns if item not in ready]
         for card, lift, pile, when in ready:
+            if (pile, lift.player, when[0]) in self._used:
+                continue  # that touch laid a card judged since: one hand lays one card at a time
             if self.state.phase == "play":
                 self._earlier(pile, card, when)
             self._attempt(lift.player, card, lift.zone, pile, when, visible=False, legal_counts=False)

@@ -7,6 +7,7 @@ import math
 from referee.cards import FACE_DOWN, Card, parse_card
 from referee.errors import IllegalMove
 from referee.judge.spit.config import (
+    TAKE_BACK_S,
     TIE_WAIT_S,
     TOUCH_REACH_S,
     Lift,
@@ -150,6 +151,15 @@ class TableMoves:
             return None
         return hidden[0], laid
 
+    def _spit_or_turned(self, player: str, zone: str, card: Card, pile: str) -> bool:
+        """`card`, laid by `player` on `pile`, taken for the card turned unseen on their face-down top `zone`,
+        would be refused there, and that turn leaves no move (a stalemate), while the place is not read
+        since (under a hand, or changed and not read yet): the card turned may lie there and `card` be a
+        spit card laid at that stalemate, so the place is waited for before any call."""
+        move = TurnUp(player, zone, card)
+        return (not self._clear(zone) or zone in self._left_unread) and not self._fits(player, zone, card, pile) \
+            and self.state.check(move) is None and self.state.apply(move).is_stalemate()
+
     def _fits(self, player: str, zone: str, card: Card, pile: str) -> bool:
         """`card`, turned up on `player`'s face-down top `zone`, can be played on `pile`."""
         move = TurnUp(player, zone, card)
@@ -276,6 +286,9 @@ class TableMoves:
         elif last is not None and not self.state.spit_count(last[0]) and last[1][0] >= first_seen[0] - TOUCH_REACH_S \
                 and not self._rival_touch(pile, last[0], last[1][0]):
             stalemate = self._spit_card_of(last[0], last[1]) or stalemate
+        if not stalemate and seen in self._stock_read:
+            return False  # read in a stock place this deal: a stock card the engine lost track of, neither a spit
+            # card laid early nor one turned unseen
         if not stalemate:  # a stock card turned up and laid unseen: the last hand there's, else anyone's
             for covered in (False, True):  # a hand seen touching a face-down top first, then one seen over it
                 for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
@@ -296,6 +309,9 @@ class TableMoves:
                             and not self._fits(player, turned[0], card, pile):
                         continue  # only seen over the place, no touch seen laying it, another hand there since,
                         # or judged before the place is read: turned there if it plays where it lies
+                    if turned is not None and not self._hurried and self._spit_or_turned(player, turned[0], card, pile):
+                        self._deferred = True
+                        return False
                     if turned is not None and not self._hurried and self._rival_touch(pile, player, laid[0]) \
                             and self._waits_for_rival(pile):
                         return False  # another hand's card may lie under it
@@ -386,7 +402,8 @@ class TableMoves:
         too; with `until`, the time `card` was first seen on top there when its own touch was not
         seen, only its hand over the pile: any time before that): they touched the pile before
         `card` (and went under it, or were taken back), so they are judged first, in touch order;
-        not a card seen there and taken back by its player (`_lifted_off`). True when one was applied."""
+        not a card seen there and taken back by its player (`_lifted_off`), nor one the engine would refuse
+        there whose hand touched a spit pile again since (`_touched_again`). True when one was applied."""
         limit = when[0] if until is None else max(when[0], until)
         found = []
         took = self._took_back.get(pile)
@@ -403,6 +420,9 @@ class TableMoves:
                     break
         applied = False
         for touched, code, lift in sorted(found, key=lambda item: item[0]):
+            if self.state.check(Play(lift.player, parse_card(code), lift.zone, pile)) is not None \
+                    and self._touched_again(lift.player, touched[0]):
+                continue  # its hand touched a spit pile again since: the card may be that touch's, not this one's
             applied |= self._attempt(lift.player, parse_card(code), lift.zone, pile, touched, visible=False)
         return applied
 
@@ -451,6 +471,8 @@ class TableMoves:
             lift = self._lifted.get(card.code)
             if visible and lift is not None:
                 lift.attempted = True  # seen there: no other touch is this card's
+            if not legal_counts and self._odd_stock():
+                self._held[pile, card.code] = (player, zone, when, self._now[0])
             return False  # the position the card is refused on was not read: no call against the player
         if not legal_counts and self._covered_since(pile, card, player, when[0]):
             return False  # another card was read there since and the player never reached back: it may lie under it
@@ -469,6 +491,17 @@ class TableMoves:
         self._race(pile, raced, player, when)
         self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
         return False
+
+    def _judge_held(self) -> None:
+        """A card taken back whose refusal was held back while a stock place showed what no move explains
+        (`_held`) is judged again, once, when no place does (what the engine has is what the table shows
+        again); forgotten after `TAKE_BACK_S`."""
+        for key, (player, zone, when, held) in list(self._held.items()):
+            if self._now[0] - held > TAKE_BACK_S:
+                del self._held[key]
+            elif not self._odd_stock() and self.state.phase == "play":
+                del self._held[key]
+                self._attempt(player, parse_card(key[1]), zone, key[0], when, visible=False, legal_counts=False)
 
     def _space_touched(self, player: str, card: Card, zone: str, t: float) -> tuple[str, When] | None:
         """An empty stock place of `player`'s (still read empty) their hand touched after `card` left

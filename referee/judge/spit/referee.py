@@ -102,12 +102,18 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         player's spit cards (the piles dealt look the same); kept into later deals until the spit
         cards laid settle it."""
         self._returns: list[tuple[Card, Lift, str, When]] = []
+        self._held: dict[tuple[str, str], tuple[str, str, When, float]] = {}
+        """Refusals of cards taken back held back while a stock place showed what no move explains
+        (`TableMoves._judge_held`): (pile, card) -> (player, its place, its touch, when held)."""
         self._last_laid: list[tuple[Card, Lift, str, When]] = []
         """A player's last stock card, lifted, touching a spit pile where it fits: (card, its lift, the
         pile, the touch), judged once the table shows it (`_lay_last_cards`)."""
         self._ties: dict[str, float] = {}
         self._shown: dict[str, str] = {}
         self._moved: dict[str, float] = {}
+        self._stock_read: set[str] = set()
+        """The cards read in a stock place since the last layout was read: stock cards, never spit cards
+        nor cards turned unseen (`TableMoves._pile`)."""
         self._face_down_seen: dict[str, float] = {}
         """Per stock place, when it was last seen showing a face-down top."""
         self._face_down_read: dict[str, float] = {}
@@ -224,6 +230,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._reconcile()
         if self._returns:
             self._judge_returns()
+        if self._held:
+            self._judge_held()
         if self._last_laid:
             self._lay_last_cards()
         if not snap.changes and (
@@ -314,6 +322,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                         self._lifted[key[1]] = Lift(lift.player, lift.zone, change.seen_t)
             return
         self._shown_until[zone] = self._read_clear.get(zone, change.seen_t)
+        if change.after in CARD_CODES:
+            self._stock_read.add(change.after)
         if change.after == FACE_DOWN:
             self._face_down_seen[zone] = change.seen_t
         if self._flagged and change.after in CARD_CODES:  # a flagged card back in a stock place

@@ -209,9 +209,11 @@ class Rereads:
         laid there (seen touching the pile, or over it) less than the race window before it or within
         a frame after (contacts are dated to about a frame), unseen under it, no card of theirs having
         touched the pile since; and the card's player's hand came back over the pile (or was never
-        seen laying it). That card came first and the one taken back was refused on it: the play is
-        undone, the card under it played at its touch (turned up first, on the place its player's hand
-        turned unseen), and the card taken back judged on it at its own touch."""
+        seen laying it, or that other contact was within a frame of its own: of two tied cards the
+        one read on top came second, and was taken back, its hand seen or not). That card came first
+        and the one taken back was refused on it: the play is undone, the card under it played at its
+        touch (turned up first, on the place its player's hand turned unseen), and the card taken back
+        judged on it at its own touch."""
         s = self.state
         if s.phase != "play" or after not in CARD_CODES or not self._made or not self._history:
             return
@@ -228,7 +230,8 @@ class Rereads:
                 and when - self.config.race_window_s < touch.t <= when + self._tie_s
                 and (rival is None or touch.side == rival[0])]
         own = [touch.t for touch in touches if touch.side == move.player]
-        back = any(t > when + self.config.race_window_s for t in own) or all(abs(t - when) > self._tie_s for t in own)
+        back = any(t > when + self.config.race_window_s for t in own) or all(abs(t - when) > self._tie_s for t in own) \
+            or any(touch.contact and self._close(touch.t, when) for touch in laid)  # tied: the one read on top came second
         if not laid or not back or any(touch.contact and touch.side != move.player and touch.t > when + self._tie_s
                                        for touch in touches):
             return  # (its player's hand seen laying it and never seen back: it may lie under that card)

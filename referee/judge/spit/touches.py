@@ -158,6 +158,13 @@ class HandTouches:
         return any(t.contact and t.side == side and since <= t.t < before
                    for pile in self._piles for t in self._touches.get(pile, ()))
 
+    def _touched_again(self, side: str, t: float) -> bool:
+        """A hand of `side` touched a spit pile again after its contact at `t` (more than a frame later,
+        not taking back a card of its own): a card lifted unseen under its arm before `t`, never seen on
+        a pile, may have been laid at that later touch (another card at `t`), so it is not refused at `t`."""
+        return any(touch.contact and touch.side == side and touch.t - t >= self._tie_s and not self._taking_back(pile, touch)
+                   for pile in self._piles for touch in self._touches.get(pile, ()))
+
     def _rival_touch(self, pile: str, player: str, t: float) -> bool:
         """Another player's hand was over `pile` less than the race window before `t` (or within a
         frame after it: contacts are dated to about a frame) and laid no card judged yet: touching it while holding no card seen lifted (those are

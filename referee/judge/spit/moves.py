@@ -128,7 +128,7 @@ class TableMoves:
             if not laid:
                 continue
             first = parse_card(shown)
-            if self._try(TurnUp(player, zone, first), self._arrival(zone, touches[0], self._moved.get(zone, 0.0))):
+            if self._try(TurnUp(player, zone, first), (touches[0].t, touches[0].frame)):
                 self._attempt(player, first, zone, pile, (laid[0].t, laid[0].frame), visible=True)
                 return True
         return False
@@ -174,7 +174,7 @@ class TableMoves:
                 return None
             if touched and touched[-1].t > latest:
                 latest = touched[-1].t
-                best = (zone, self._arrival(zone, touched[0], since))
+                best = (zone, (touched[0].t, touched[0].frame))
         return best
 
     def _covering(self, change: ZoneChange) -> None:

@@ -7,7 +7,6 @@ from referee.judge.spit.config import (
     FETCH_S,
     SURE_S,
     TOUCH_REACH_S,
-    TURN_MIN_S,
     TURN_S,
     When,
 )
@@ -39,9 +38,9 @@ class HandTouches:
     def _turn_dated(self, player: str, zone: str, touches: list[Touch], seen: When) -> When:
         """When the card stock place `zone` shows turned was turned, from `player`'s contacts there
         since the last move there (`touches`): at the first one after the place was last read settled
-        showing its face-down top (an earlier one turned nothing, or a card gone since; `_arrival`:
-        from when the hand came, if it was kept from coming to rest by the card turning under it),
-        else at `seen`; not before the last move there (one hand, one card at a time: not before the
+        showing its face-down top (an earlier one turned nothing, or a card gone since; the vision
+        dates a contact with a face-down card from when the hand touched it, not from when it was
+        found at rest on the card turned), else at `seen`; not before the last move there (one hand, one card at a time: not before the
         card above it was played). The read does not count if their hand touched a spit pile since
         the first contact, laying no card judged: a card turned at that one may have gone there. (`seen`
         is not held to after the read: a face-down top misread for a frame over a card turned would
@@ -53,7 +52,7 @@ class HandTouches:
                            for pile in self._piles for touch in self._touches.get(pile, ())):
             after = since
         turning = [touch for touch in touches if touch.t > after]
-        turned = self._arrival(zone, turning[0], since) if turning else seen
+        turned = (turning[0].t, turning[0].frame) if turning else seen
         if turned[0] < since:
             return since, turned[1] + round((since - turned[0]) / self.frame_interval)
         return turned
@@ -111,17 +110,6 @@ class HandTouches:
     def _frame_at(self, t: float) -> int:
         """The index of the frame of capture time `t`, from a touch remembered then (else the current one)."""
         return next((touch.frame for touches in self._touches.values() for touch in touches if touch.t == t), self._now[1])
-
-    def _arrival(self, zone: str, contact: Touch, since: float) -> When:
-        """When the hand that made `contact` came over `zone`: a hand turning a card over is not at
-        rest (the card moves under it) until the card lies turned, so the turn is dated by the
-        start of the stretch the place was under a hand, if that began `TURN_MIN_S` to `TURN_S` before."""
-        for first, last in reversed(self._unsettled_runs.get(zone, ())):
-            if first <= contact.t <= last + self.frame_interval:
-                if since < first and TURN_MIN_S <= contact.t - first <= TURN_S:
-                    return first, contact.frame - round((contact.t - first) / self.frame_interval)
-                break
-        return contact.t, contact.frame
 
     def _settled_at(self, zone: str, t: float) -> bool:
         """`zone` was settled (no hand over it, nothing unread) in the frames around `t`, or it

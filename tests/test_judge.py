@@ -192,6 +192,21 @@ def test_move_to_space_fills_an_empty_place() -> None:
     assert [(e["card"], e["from"], e["to"], e.t) for e in moved] == [("2S", "A4", "A1", t)]
 
 
+def test_a_move_to_a_space_with_no_contact_seen_there_is_dated_by_its_player_s_contact_beside_it_begun_since() -> None:
+    film = _opened()
+    film.play("A", "A1", "empty", "L")  # A1 is now empty
+    film.touch("A", "A2", 2, then="back")  # A takes A2's 9H
+    film.still(4)
+    film.over("A", "A1", 4)  # and lays it on A1, the hand over A1 ...
+    laid = film.t
+    for _ in range(3):  # ... found gripping A2 beside it
+        film.frame((HandSeen("A", ("A1", "A2"), {"A2": laid}),))
+    film.zones["A1"] = "9H"
+    film.still(6)
+    moved = _of(film.judge(), "move_to_space")
+    assert [(e["card"], e["from"], e["to"], e.t) for e in moved] == [("9H", "A2", "A1", laid)]
+
+
 def test_a_card_read_in_two_places_at_once_is_not_moved_back_and_forth() -> None:
     film, referee = _stuck_after_a_play()  # A1 3H and A2 9C lie alone on their places
     t = film.play("A", "A1", "empty", "A3")  # 3H moved to an empty place

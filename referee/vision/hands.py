@@ -462,9 +462,9 @@ class HandFinder:
         between its reach and the turn it stirs least (its reach has ended, the card not yet begun
         to move). That is the frame of the least stirring that rose again in the next frame, by
         `DIP` times on one side or the other (not a reach wavering on its way), in the `turn_s`
-        before the run at rest on `zone` began and since the hand last rested elsewhere; else the first frame of that run (the hand stopped
-        on the card before turning it: its contact, found again once the card lies turned, is
-        dated the same both times)."""
+        before the run at rest on `zone` began and since the hand last rested elsewhere; else the
+        first frame of that run (the hand stopped on the card before turning it: its contact,
+        found again once the card lies turned, is dated the same both times)."""
         j = len(history) - 1
         while j > 0 and history[j - 1].rest:
             j -= 1

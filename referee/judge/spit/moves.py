@@ -74,7 +74,7 @@ class TableMoves:
             return False  # read in two places at once (freshly there too): it has not left the one it still shows in
         if source is not None and source[0] == owner and source[1] != zone:
             if expected == EMPTY:
-                return self._try(MoveToSpace(owner, card, source[1], zone), when)
+                return self._try(MoveToSpace(owner, card, source[1], zone), self._laid_on_space(zone, owner, when))
             move = StackEqual(owner, card, source[1], zone)
             reason = s.check(move)
             if reason is None:

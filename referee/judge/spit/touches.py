@@ -35,6 +35,19 @@ class HandTouches:
                 cover = (touch.t, touch.frame)
         return cover or seen
 
+    def _laid_on_space(self, zone: str, side: str, when: When) -> When:
+        """When `side`'s hand laid the card now on the empty place `zone`, dated `when` by `_when`:
+        where that is the start of the hand's cover of `zone` (no contact seen there), its first
+        contact with another place begun since, up to the first frame the card was seen (a hand
+        laying a card on a place beside the one it took it from may be found gripping that one,
+        or the card under it)."""
+        if self._contact_at(zone, side, when[0]):
+            return when
+        laid = [touch for name, touches in self._touches.items() if name != zone for touch in touches
+                if touch.contact and touch.side == side and when[0] <= touch.t <= self._seen[zone][0]]
+        first = min(laid, key=lambda touch: touch.t, default=None)
+        return (first.t, first.frame) if first is not None else when
+
     def _turn_dated(self, player: str, zone: str, touches: list[Touch], seen: When) -> When:
         """When the card stock place `zone` shows turned was turned, from `player`'s contacts there
         since the last move there (`touches`): at the first one after the place was last read settled

@@ -150,27 +150,30 @@ def test_a_card_laid_down_is_no_part_of_the_arm_that_moves_on() -> None:
     assert over[0] and not any(over[-3:])
 
 
-def test_a_hand_turning_a_face_down_card_touches_it_from_when_it_stopped_over_it() -> None:
+def test_a_hand_turning_a_face_down_card_touches_it_from_the_frame_it_stirred_least_in_between_reach_and_turn() -> None:
     calibration, table = _table()
     view = TableView(calibration)
     target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
     x = int(target[0])
     sleeve = np.random.default_rng(0).integers(30, 110, (300, 44, 3), dtype=np.uint8)
     flipping = np.random.default_rng(2)
-    contacts = {}
+    contacts: dict[frozenset[str], list[dict[str, float]]] = {}
     for face_down in (frozenset(), frozenset({"L"})):
         finder = HandFinder(view)
         finder.update(view.warp(table), 0.0, 0)
-        for i, reach in enumerate([0.3, 0.6, 0.8] + [1.0] * 10, start=1):  # at rest over L from frame 4
+        contacts[face_down] = []
+        for i, reach in enumerate([0.3, 0.6, 0.8] + [1.0] * 11, start=1):  # over L from frame 4, still in 5
             frame = table.copy()
             top = int(299 - (299 - target[1]) * reach)
             frame[top:300, x - 22:x + 22] = sleeve[: 300 - top]
-            if 5 <= i <= 9:  # the card turning over under the fingers
+            if 6 <= i <= 10:  # the card turning over under the fingers
                 frame[top:top + 25, x - 22:x + 22] = flipping.integers(0, 255, (25, 44, 3), dtype=np.uint8)
             hands = finder.update(view.warp(frame), i / 30, i, face_down)
-        contacts[face_down] = dict(hands[0].contact)
-    assert contacts[frozenset({"L"})] == {"L": pytest.approx(4 / 30)}
-    assert contacts[frozenset()]["L"] > 8 / 30  # a card landing: dated when the hand stopped stirring
+            contacts[face_down].append(dict(hands[0].contact))
+    turned = contacts[frozenset({"L"})]
+    assert turned[4] == turned[-1] == {"L": pytest.approx(5 / 30)}  # found still, then at rest once turned
+    assert turned[5:10] == [{}] * 5
+    assert contacts[frozenset()][-1]["L"] > 9 / 30  # a card landing: dated when the hand stopped stirring
 
 
 def test_settings_are_checked() -> None:

@@ -192,6 +192,21 @@ def test_move_to_space_fills_an_empty_place() -> None:
     assert [(e["card"], e["from"], e["to"], e.t) for e in moved] == [("2S", "A4", "A1", t)]
 
 
+def test_a_move_to_a_space_with_no_contact_seen_there_is_dated_by_its_player_s_contact_beside_it_begun_since() -> None:
+    film = _opened()
+    film.play("A", "A1", "empty", "L")  # A1 is now empty
+    film.touch("A", "A2", 2, then="back")  # A takes A2's 9H
+    film.still(4)
+    film.over("A", "A1", 4)  # and lays it on A1, the hand over A1 ...
+    laid = film.t
+    for _ in range(3):  # ... found gripping A2 beside it
+        film.frame((HandSeen("A", ("A1", "A2"), {"A2": laid}),))
+    film.zones["A1"] = "9H"
+    film.still(6)
+    moved = _of(film.judge(), "move_to_space")
+    assert [(e["card"], e["from"], e["to"], e.t) for e in moved] == [("9H", "A2", "A1", laid)]
+
+
 def test_a_card_read_in_two_places_at_once_is_not_moved_back_and_forth() -> None:
     film, referee = _stuck_after_a_play()  # A1 3H and A2 9C lie alone on their places
     t = film.play("A", "A1", "empty", "A3")  # 3H moved to an empty place
@@ -317,16 +332,26 @@ def test_no_illegal_play_is_called_on_a_pile_touched_unseen_since_it_was_read() 
     assert not _of(events, "illegal_play") and not _of(events, "play")
 
 
-def test_turn_up_is_dated_by_the_hand_coming_over_the_place() -> None:
+def _turned_under_the_hand(film: Film, then: str) -> float:
+    """A's hand comes over A2, touches its face-down card five frames later and turns it over (not
+    at rest, no contact reported), then rests on it: the contact is reported dated from the touch,
+    as the vision dates a contact with a face-down card; A2 then shows `then`. The touch time."""
+    film.over("A", "A2", 5)
+    touched = film.t
+    film.over("A", "A2", 5)
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2",), {"A2": touched}),))
+    film.zones["A2"] = then
+    return touched
+
+
+def test_turn_up_is_dated_by_its_player_s_contact_with_the_place_not_by_the_hand_coming_over_it() -> None:
     film = _opened()
     film.play("A", "A2", "back", "L")  # 9H onto 8D; A2 shows a face-down card
-    arrived = film.t
-    for _ in range(7):  # the hand over A2 turning its card: not at rest, no contact
-        film.frame((HandSeen("A", ("A2",), {}),))
-    film.touch("A", "A2", 3, then="4C")
+    touched = _turned_under_the_hand(film, "4C")
     film.still(6)
     turn_ups = _of(film.judge(), "turn_up")
-    assert [(e["pile"], e["card"], e.t) for e in turn_ups] == [("A2", "4C", arrived)]
+    assert [(e["pile"], e["card"], e.t) for e in turn_ups] == [("A2", "4C", touched)]
 
 
 def test_a_card_is_not_turned_up_before_the_card_above_it_was_played() -> None:
@@ -347,18 +372,15 @@ def test_a_card_is_not_turned_up_before_the_card_above_it_was_played() -> None:
         ("play", "9H", laid), ("turn_up", "4C", laid)]
 
 
-def test_turn_up_of_a_card_turned_and_played_unseen_is_dated_by_the_hand_coming_over_the_place() -> None:
+def test_turn_up_of_a_card_turned_and_played_unseen_is_dated_by_its_player_s_contact_with_the_place() -> None:
     film = _opened()
     film.play("A", "A2", "back", "L")  # 9H onto 8D; A2 shows its last card, face down
-    arrived = film.t
-    for _ in range(7):  # the hand over A2 turning its card: not at rest, no contact
-        film.frame((HandSeen("A", ("A2",), {}),))
-    film.touch("A", "A2", 3, then="empty")  # and taking it, never read face up: 10♣
+    touched = _turned_under_the_hand(film, "empty")  # and takes it, never read face up: 10♣
     film.still(3)
     t = film.touch("A", "L", 3, then="10C")  # onto the 9♥
     film.still(6)
     events = film.judge()
-    assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("A2", "10C", arrived)]
+    assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("A2", "10C", touched)]
     assert [(e["card"], e.t) for e in _of(events, "play")][-1] == ("10C", t)
 
 

@@ -199,9 +199,10 @@ def test_a_stock_place_its_owner_took_the_face_up_card_from_is_turned_over_where
     sleeve = np.random.default_rng(0).integers(30, 110, (300, 44, 3), dtype=np.uint8)
     flipping = np.random.default_rng(1)
     # A's hand takes A3's card, resting on it or never still (no contact seen), reaches L (its arm
-    # over A3 all along), comes back, turns the face-down card over in its fingers (stirring) and rests
+    # over A3 all along), comes back, stops on the face-down card, turns it over in its fingers
+    # (stirring) and rests
     take = [(dealt, y, 0)] * 5 if resting else [(dealt, y - 6 * k, 0) for k in range(5)]
-    steps = take + [(turned, far, 0)] * 3 + [(turned, y, 20)] * 4 + [(turned, y, 0)] * 3
+    steps = take + [(turned, far, 0)] * 3 + [(turned, y, 0)] * 2 + [(turned, y, 20)] * 4 + [(turned, y, 0)] * 3
     contacts = []
     for i, (under, top, flip) in enumerate(steps, start=4):
         frame = under.copy()
@@ -212,4 +213,4 @@ def test_a_stock_place_its_owner_took_the_face_up_card_from_is_turned_over_where
         contacts.append({zone: t for hand in obs.hands for zone, t in hand.contact.items()})
     assert ("A3" in contacts[4]) == resting  # the card taken
     assert contacts[5:8] == [{}, {}, {}]
-    assert contacts[-1] == {"A3": pytest.approx(12 / 30)}  # from when it stopped over the card, as on one read face-down
+    assert contacts[-1] == {"A3": pytest.approx(13 / 30)}  # from when it stopped on the card, as on one read face-down

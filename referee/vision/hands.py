@@ -24,7 +24,8 @@ carried card), the arrival is dated inside the frame interval from the last two 
 and the touched zone is the first pile zone under the hand going back along the arm from just
 behind the tip (a card carried under the fingers) to the palm (a flat slap, fingers beyond).
 A hand turning over a face-down card in place stirs until the card lies turned, so a touch on
-a zone showing a face-down card is dated from when the hand's tip stopped over it.
+a zone showing a face-down card is dated from the frame between its reach and the turn in which
+it stirred least.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ from referee.vision.calibrate import Calibration
 
 EDGE_OF: dict[str, str] = {"A": "bottom", "B": "top", "C": "left", "D": "right"}
 """The edge of the top-down view (up is towards B) each player's arms come in from."""
+
+
+DIP = 1.1
+"""A hand stirring this many times less in a frame than in a frame beside it stopped there (less is noise)."""
 
 
 class BadHandConfig(RefereeError, ValueError):
@@ -60,8 +65,8 @@ class HandConfig:
     previous frame and its tip (the middle of its leading `lead_cm`) moved less than `stop_cm`;
     it touches the first pile zone met going back along the arm from `grip_cm` behind the tip
     (a hand carrying a card) to `palm_cm` (a flat hand, fingers beyond the pile); on a zone showing
-    a face-down card (turned over in place, stirring under the hand) it touches from when its tip
-    came within `settle_cm` of where it rests."""
+    a face-down card (turned over in place, stirring under the hand) it touches from the frame it
+    stirred least in, at most `turn_s` before it came to rest."""
 
     px_per_cm: float = 4.0
     margin_cm: float = 10.0
@@ -77,12 +82,12 @@ class HandConfig:
     stir_share: float = 0.1
     stop_cm: float = 3.0
     lead_cm: float = 2.5
-    settle_cm: float = 2.5
+    turn_s: float = 0.4
 
     def __post_init__(self) -> None:
         if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0 and self.stop_cm > 0
-                and self.lead_cm > 0 and self.settle_cm > 0):
-            raise BadHandConfig("px_per_cm, min_area_cm2, stop_cm, lead_cm and settle_cm must be positive "
+                and self.lead_cm > 0 and self.turn_s > 0):
+            raise BadHandConfig("px_per_cm, min_area_cm2, stop_cm, lead_cm and turn_s must be positive "
                                 "and margin_cm >= 0")
         if not (0 < self.weak_threshold <= self.threshold < 256 and 0 < self.still_threshold < 256):
             raise BadHandConfig("thresholds are grey levels in 1..255, weak_threshold at most threshold")
@@ -175,12 +180,13 @@ class Hand:
 
 @dataclass(frozen=True)
 class _Step:
-    """One frame of a side's hand: capture time, stirring, at rest, tip."""
+    """One frame of a side's hand: capture time, stirring, at rest, tip, the zone under its grip."""
 
     t: float
     stirring: float
     rest: bool
     tip: tuple[float, float]
+    grip: str | None = None
 
 
 @dataclass
@@ -414,11 +420,11 @@ class HandFinder:
             rest = hand.stirring <= cfg.stir_share and track.tip is not None \
                 and math.dist(track.tip, hand.tip) < cfg.stop_cm
             track.tip = hand.tip
-            track.history.append(_Step(t, hand.stirring, rest, hand.tip))
+            track.history.append(_Step(t, hand.stirring, rest, hand.tip, hand.grip_zone))
             del track.history[:-16]
             grip = hand.grip_zone
             if rest and grip is not None and grip not in track.contact:
-                arrival = self._settled(track.history) if grip in face_down else self._arrival(track.history)
+                arrival = self._turned(track.history, grip) if grip in face_down else self._arrival(track.history)
                 track.contact = {grip: arrival}
             elif not rest:
                 track.contact.clear()
@@ -450,12 +456,26 @@ class HandFinder:
         s = (ratio / (1 + ratio)) ** (1 / 3)
         return t0 + s / (1 - s) * (t1 - t0)
 
-    def _settled(self, history: list[_Step]) -> float:
-        """When a hand found at rest on a face-down card stopped there: the card it turns over in
-        place stirs under it until it lies turned, so the hand's arrival is the first frame of the
-        run whose tip lies within `settle_cm` of where it rests now."""
-        tip = history[-1].tip
+    def _turned(self, history: list[_Step], zone: str) -> float:
+        """When a hand found at rest in the last frame on a face-down card touched it: the card it
+        turns over in place stirs under it until it lies turned, so the hand is at rest only then;
+        between its reach and the turn it stirs least (its reach has ended, the card not yet begun
+        to move). That is the frame of the least stirring that rose again in the next frame, by
+        `DIP` times on one side or the other (not a reach wavering on its way), in the `turn_s`
+        before the run at rest on `zone` began and since the hand last rested elsewhere; else the
+        first frame of that run (the hand stopped on the card before turning it: its contact,
+        found again once the card lies turned, is dated the same both times)."""
         j = len(history) - 1
-        while j > 0 and math.dist(history[j - 1].tip, tip) < self.config.settle_cm:
+        while j > 0 and history[j - 1].rest:
             j -= 1
-        return history[j].t
+        least: _Step | None = None
+        for k in range(j - 2, -1, -1):
+            step = history[k]
+            if step.t < history[j].t - self.config.turn_s or (step.rest and step.grip != zone):
+                break
+            before = history[k - 1].stirring if k > 0 else step.stirring
+            after = history[k + 1].stirring
+            if step.stirring <= before and step.stirring < after and max(before, after) > DIP * step.stirring \
+                    and (least is None or step.stirring < least.stirring):
+                least = step
+        return (least or history[j]).t

@@ -34,9 +34,6 @@ SURE_S: Final = 0.5
 only once it has been settled this long (a change under a hand may be read late)."""
 TURN_S: Final = 0.4
 """The longest a hand is seen turning a card over in place before it is at rest on it."""
-TURN_MIN_S: Final = 0.15
-"""A hand over a place this long before it is seen at rest there was turning its card (a shorter
-wait is the hand's own approach)."""
 SPIT_LEAD_S: Final = 0.1
 """A spit card is judged on the engine's position when it touched its pile: a play dated by its
 touch more than this after it (a touch is seen a frame or two late; a spit card follows the

@@ -75,7 +75,7 @@ class TableMoves:
             return False  # read in two places at once (freshly there too): it has not left the one it still shows in
         if source is not None and source[0] == owner and source[1] != zone:
             if expected == EMPTY:
-                return self._try(MoveToSpace(owner, card, source[1], zone), when)
+                return self._try(MoveToSpace(owner, card, source[1], zone), self._laid_on_space(zone, owner, when))
             move = StackEqual(owner, card, source[1], zone)
             reason = s.check(move)
             if reason is None:
@@ -132,7 +132,7 @@ class TableMoves:
             if not laid:
                 continue
             first = parse_card(shown)
-            if self._try(TurnUp(player, zone, first), self._arrival(zone, touches[0], self._moved.get(zone, 0.0))):
+            if self._try(TurnUp(player, zone, first), (touches[0].t, touches[0].frame)):
                 self._attempt(player, first, zone, pile, (laid[0].t, laid[0].frame), visible=True)
                 return True
         return False
@@ -187,7 +187,7 @@ class TableMoves:
                 return None
             if touched and touched[-1].t > latest:
                 latest = touched[-1].t
-                best = (zone, self._arrival(zone, touched[0], since))
+                best = (zone, (touched[0].t, touched[0].frame))
         return best
 
     def _covering(self, change: ZoneChange) -> None:

@@ -9,7 +9,6 @@ from referee.judge.spit.config import (
     FETCH_S,
     SURE_S,
     TOUCH_REACH_S,
-    TURN_MIN_S,
     TURN_S,
     When,
 )
@@ -38,14 +37,27 @@ class HandTouches:
                 cover = (touch.t, touch.frame)
         return cover or seen
 
+    def _laid_on_space(self, zone: str, side: str, when: When) -> When:
+        """When `side`'s hand laid the card now on the empty place `zone`, dated `when` by `_when`:
+        where that is the start of the hand's cover of `zone` (no contact seen there), its first
+        contact with another place begun since, up to the first frame the card was seen (a hand
+        laying a card on a place beside the one it took it from may be found gripping that one,
+        or the card under it)."""
+        if self._contact_at(zone, side, when[0]):
+            return when
+        laid = [touch for name, touches in self._touches.items() if name != zone for touch in touches
+                if touch.contact and touch.side == side and when[0] <= touch.t <= self._seen[zone][0]]
+        first = min(laid, key=lambda touch: touch.t, default=None)
+        return (first.t, first.frame) if first is not None else when
+
     def _turn_dated(self, player: str, zone: str, touches: list[Touch], seen: When) -> When:
         """When the card stock place `zone` shows turned was turned, from `player`'s contacts there
         since the last move there (`touches`): at the first one after the place was last read settled
         showing its face-down top, or last read so at all (for a frame between an arm's passes: the
-        hand turned it later; an earlier one turned nothing, or a card gone since; `_arrival`:
-        from when the hand came, if it was kept from coming to rest by the card turning under it),
-        else at `seen`; not before the last move there (one hand, one card at a time: not before the
-        card above it was played). The read does not count if their hand touched a spit pile since
+        hand turned it later; an earlier one turned nothing, or a card gone since; the vision
+        dates a contact with a face-down card from when the hand touched it, not from when it was
+        found at rest on the card turned), else at `seen`; not before the last move there (one hand,
+        one card at a time: not before the card above it was played). The read does not count if their hand touched a spit pile since
         the first contact, laying no card judged: a card turned at that one may have gone there. (`seen`
         is not held to after the read: a face-down top misread for a frame over a card turned would
         make the turn late.)"""
@@ -56,7 +68,7 @@ class HandTouches:
                            for pile in self._piles for touch in self._touches.get(pile, ())):
             after = since
         turning = [touch for touch in touches if touch.t > after]
-        turned = self._arrival(zone, turning[0], since) if turning else seen
+        turned = (turning[0].t, turning[0].frame) if turning else seen
         if turned[0] < since:
             return since, turned[1] + round((since - turned[0]) / self.frame_interval)
         return turned
@@ -114,17 +126,6 @@ class HandTouches:
     def _frame_at(self, t: float) -> int:
         """The index of the frame of capture time `t`, from a touch remembered then (else the current one)."""
         return next((touch.frame for touches in self._touches.values() for touch in touches if touch.t == t), self._now[1])
-
-    def _arrival(self, zone: str, contact: Touch, since: float) -> When:
-        """When the hand that made `contact` came over `zone`: a hand turning a card over is not at
-        rest (the card moves under it) until the card lies turned, so the turn is dated by the
-        start of the stretch the place was under a hand, if that began `TURN_MIN_S` to `TURN_S` before."""
-        for first, last in reversed(self._unsettled_runs.get(zone, ())):
-            if first <= contact.t <= last + self.frame_interval:
-                if since < first and TURN_MIN_S <= contact.t - first <= TURN_S:
-                    return first, contact.frame - round((contact.t - first) / self.frame_interval)
-                break
-        return contact.t, contact.frame
 
     def _settled_at(self, zone: str, t: float) -> bool:
         """`zone` was settled (no hand over it, nothing unread) in the frames around `t`, or it

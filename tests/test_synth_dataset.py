@@ -112,3 +112,29 @@ def test_a_folder_share_of_one_draws_every_image_with_the_folders_faces(tmp_path
     assert len(notes) == 3 and all(n["scene"]["faces"] == "folder:faces" for n in notes)
     assert main(["synth-data", "--out", str(out), "--images", "3", "--seed", "4", "--faces", str(faces),
                  "--folder-share", "1.5", "--no-progress"]) == 2
+
+
+def test_reserved_styles_are_drawn_only_when_named_and_on_the_same_scenes(tmp_path: Path) -> None:
+    from referee.synth.backs import RESERVED_BACKS
+    from referee.synth.faces import RESERVED_STYLES
+
+    reserved = {s.name for s in RESERVED_STYLES} | {b.name for b in RESERVED_BACKS}
+    plain = SynthConfig(seed=21, val_fraction=0.5)
+    named = SynthConfig(seed=21, val_fraction=0.5, styles=tuple(sorted(reserved)))
+    for index in range(40):  # the training sampler never draws a reserved style
+        scene = generate_sample(index, plain).annotation.to_dict()["scene"]
+        assert scene["faces"] not in reserved and scene["back"] not in reserved
+    for index in range(3):  # named: only they are drawn, on the very same scenes
+        one, two = generate_sample(index, plain).annotation.to_dict(), generate_sample(index, named).annotation.to_dict()
+        assert two["scene"]["faces"] in reserved and two["scene"]["back"] in reserved
+        assert [c["corners"] for c in one["cards"]] == [c["corners"] for c in two["cards"]]
+        assert [c["card"] for c in one["cards"]] == [c["card"] for c in two["cards"]]
+    only = SynthConfig(seed=21, styles=("reserved-liberation-serif",))  # a face style alone: training backs
+    drawn = generate_sample(0, only).annotation.to_dict()["scene"]
+    assert drawn["faces"] == "reserved-liberation-serif" and drawn["back"] not in reserved
+    out = tmp_path / "set"
+    assert main(["synth-data", "--out", str(out), "--images", "1", "--seed", "21", "--styles", "no-such-style",
+                 "--no-progress"]) == 2
+    assert main(["synth-data", "--out", str(out), "--images", "1", "--seed", "21", "--styles", "checks-8c1e3c",
+                 "--no-progress"]) == 0
+    assert main(["synth-data", "--out", str(out), "--images", "2", "--seed", "21", "--no-progress"]) == 2  # other styles

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from referee.synth.backs import BUILTIN_BACKS, builtin_back, folder_back, folder_back_files
-from referee.synth.faces import (BUILTIN_STYLES, FACE_CODES, FACE_H, FACE_W, BuiltinFaces, FolderFaces,
+from referee.synth.backs import BUILTIN_BACKS, RESERVED_BACKS, builtin_back, folder_back, folder_back_files
+from referee.synth.faces import (BUILTIN_STYLES, FACE_CODES, FACE_H, FACE_W, RESERVED_STYLES, BuiltinFaces, FolderFaces,
                                  SynthAssetError, render_builtin_face)
 
 
-@pytest.mark.parametrize("style", BUILTIN_STYLES, ids=lambda s: s.name)
+@pytest.mark.parametrize("style", BUILTIN_STYLES + RESERVED_STYLES, ids=lambda s: s.name)
 def test_every_code_renders_in_every_style(style):
     seen = set()
     for code in FACE_CODES:
@@ -34,8 +34,20 @@ def test_red_and_black_ink():
     assert (spade[..., 0].astype(int) - spade[..., 2] > 100).mean() == 0
 
 
+def test_reserved_styles_are_their_own():
+    """A reserved face style shares no rank font, suit font, index size or place with a training style,
+    and a reserved back no pattern with a training back: a set of them measures an unseen deck."""
+    for reserved in RESERVED_STYLES:
+        for style in BUILTIN_STYLES:
+            assert reserved.rank_font != style.rank_font and reserved.suit_font != style.suit_font
+            assert (reserved.index_height, reserved.index_margin) != (style.index_height, style.index_margin)
+        assert not reserved.barred_jack and not reserved.four_index and reserved.index_suit  # ordinary index corners
+    assert not {b.pattern for b in RESERVED_BACKS} & {b.pattern for b in BUILTIN_BACKS}
+    assert not {b.name for b in RESERVED_BACKS} & {b.name for b in BUILTIN_BACKS}
+
+
 def test_builtin_backs_render():
-    for style in BUILTIN_BACKS:
+    for style in BUILTIN_BACKS + RESERVED_BACKS:
         back = builtin_back(style)
         assert back.shape == (FACE_H, FACE_W, 4)
         assert back[..., :3].std() > 5 or style.pattern == "plain"

@@ -434,3 +434,75 @@ def test_val_measures_an_exported_detector_given_as_init(synth: Path, tmp_path: 
     figures = capsys.readouterr().out.split("\n")[-2].split()
     assert figures[0] == "mAP50" and 0.0 <= float(figures[1]) <= 1.0
     assert (tmp_path / f"{Path(DETECTOR_MODEL).stem}-rebuilt.pt").is_file()
+
+
+def _crops(synth: Path) -> np.ndarray:
+    from referee.train.indexnet import synth_samples
+
+    config = IndexConfig(run_dir=Path("unused"), synth_dir=synth, real_dir=None)
+    return np.concatenate([synth_samples(synth, split, config).crops for split in ("train", "val")])
+
+
+def _onnx_reads(path: Path, crops: np.ndarray) -> list[np.ndarray]:
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return session.run(None, {"crops": crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0})
+
+
+def _torch_reads(model, crops: np.ndarray) -> list[np.ndarray]:  # noqa: ANN001 (a torch module)
+    import torch
+
+    from referee.train.indexnet import _to_tensor
+
+    with torch.no_grad():
+        return [logits.softmax(1).numpy() for logits in model.eval()(_to_tensor(crops))]
+
+
+def test_the_8_bit_index_classifier_rebuilt_reads_crops_as_its_onnx_file_does(synth: Path) -> None:
+    """Its weights dequantized, the rebuilt float model differs from the file only by the file's
+    8-bit activations: probabilities within a few hundredths, the same class for nearly every crop."""
+    pytest.importorskip("onnx")
+    from referee.train.onnxweights import index_model_from_onnx
+    from referee.vision.detector import MODELS_DIR
+
+    crops = _crops(synth)
+    assert len(crops) >= 100
+    model = index_model_from_onnx(MODELS_DIR / INDEX_MODEL, crops[::2])
+    for exported, rebuilt in zip(_onnx_reads(MODELS_DIR / INDEX_MODEL, crops), _torch_reads(model, crops)):
+        assert np.abs(exported - rebuilt).max() < 0.15
+        assert np.abs(exported - rebuilt).mean() < 0.01
+        assert (exported.argmax(1) == rebuilt.argmax(1)).mean() >= 0.95
+
+
+def test_a_float_index_classifier_rebuilt_computes_what_its_onnx_file_computes(synth: Path, tmp_path: Path) -> None:
+    pytest.importorskip("onnx")
+    from referee.train.indexnet import export_index_classifier, train_index_classifier
+    from referee.train.onnxweights import index_model_from_onnx
+
+    checkpoint = train_index_classifier(IndexConfig(run_dir=tmp_path / "run", synth_dir=synth, real_dir=None, epochs=1, batch=64))
+    exported = export_index_classifier(checkpoint, tmp_path / INDEX_MODEL)
+    crops = _crops(synth)
+    model = index_model_from_onnx(exported, crops)
+    for from_file, rebuilt in zip(_onnx_reads(exported, crops), _torch_reads(model, crops)):
+        assert np.abs(from_file - rebuilt).max() < 1e-4
+
+
+def test_an_index_run_starts_from_an_exported_classifier_and_refuses_other_files(synth: Path, tmp_path: Path) -> None:
+    pytest.importorskip("onnx")
+    import torch
+
+    from referee.train.indexnet import _network, train_index_classifier
+    from referee.train.onnxweights import index_model_from_onnx
+    from referee.vision.detector import DETECTOR_MODEL, MODELS_DIR
+
+    run = tmp_path / "run"
+    checkpoint = train_index_classifier(IndexConfig(run_dir=run, synth_dir=synth, real_dir=None, epochs=1, batch=64,
+                                                    init_weights=MODELS_DIR / INDEX_MODEL))
+    trained = _network()
+    trained.load_state_dict(torch.load(checkpoint, map_location="cpu", weights_only=False)["model"])
+    crops = _crops(synth)
+    rank_file = _onnx_reads(MODELS_DIR / INDEX_MODEL, crops)[0].argmax(1)
+    assert (_torch_reads(trained, crops)[0].argmax(1) == rank_file).mean() > 0.8  # one short epoch on from the file
+    with pytest.raises(BadTrainingSetup, match="not an export of"):
+        index_model_from_onnx(MODELS_DIR / DETECTOR_MODEL, crops)

@@ -14,6 +14,8 @@ from referee.synth.faces import (FACE_H, FACE_W, IMAGE_SUFFIXES, RGB, SynthAsset
                                  load_image_file, rounded_alpha)
 
 PATTERNS: Final = ("lattice", "stripes", "dots", "rings", "plain")
+RESERVED_PATTERNS: Final = ("checks",)
+"""Back patterns no training set draws (see `RESERVED_BACKS`)."""
 INKS: Final[tuple[RGB, ...]] = ((170, 25, 35), (30, 60, 150), (20, 100, 60), (25, 25, 30), (110, 40, 120))
 
 
@@ -37,10 +39,20 @@ BUILTIN_BACKS: Final[tuple[BackStyle, ...]] = tuple(
 )
 
 
+RESERVED_BACKS: Final[tuple[BackStyle, ...]] = (
+    BackStyle("checks", (140, 30, 60), margin=0.05, corner_radius=0.075),
+    BackStyle("checks", (30, 90, 140), margin=0.07, corner_radius=0.055),
+)
+"""Backs no training set draws (`BUILTIN_BACKS` are what `referee synth-data` draws unless told
+otherwise): a pattern of their own, for sets measuring a deck the models never saw (`--styles`)."""
+
+BACKS_BY_NAME: Final[dict[str, BackStyle]] = {s.name: s for s in BUILTIN_BACKS + RESERVED_BACKS}
+
+
 def render_builtin_back(style: BackStyle) -> np.ndarray:
     """The RGBA back (FACE_H x FACE_W x 4) of a built-in back style."""
-    if style.pattern not in PATTERNS:
-        raise SynthAssetError(f"unknown back pattern {style.pattern!r}; known: {', '.join(PATTERNS)}")
+    if style.pattern not in PATTERNS + RESERVED_PATTERNS:
+        raise SynthAssetError(f"unknown back pattern {style.pattern!r}; known: {', '.join(PATTERNS + RESERVED_PATTERNS)}")
     ink = np.array(style.ink, np.float32)
     paper = np.array((248, 248, 244), np.float32)
     ys, xs = np.mgrid[0:FACE_H, 0:FACE_W].astype(np.float32)
@@ -57,6 +69,9 @@ def render_builtin_back(style: BackStyle) -> np.ndarray:
     elif style.pattern == "rings":
         r = np.hypot(xs - FACE_W / 2, (ys - FACE_H / 2) * 0.72)
         amount = 0.4 + 0.6 * (np.sin(r / 3.2) > -0.2)
+    elif style.pattern == "checks":
+        u, v = (xs * 0.8 + ys * 0.6) / 11.0, (ys * 0.8 - xs * 0.6) / 11.0
+        amount = 0.3 + 0.7 * ((np.floor(u) + np.floor(v)) % 2)
     else:
         amount = np.ones_like(xs)
     m = style.margin * FACE_W

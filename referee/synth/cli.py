@@ -22,6 +22,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--folder-share", type=float, default=0.5,
                         help="share of images drawn with the --faces and --backs images rather than built-in ones "
                              "(default 0.5; 1 for a set of that deck alone)")
+    parser.add_argument("--styles", nargs="+", default=[], metavar="NAME",
+                        help="draw only these built-in face and back styles, e.g. the reserved ones no training set draws "
+                             "(reserved-liberation-sans reserved-liberation-serif checks-8c1e3c checks-1e5a8c), to measure "
+                             "an unseen deck; the same seed draws the same scenes (default: every training style)")
     parser.add_argument("--val-fraction", type=float, default=0.1, help="share of validation images")
     parser.add_argument("--labels", choices=SCHEMES, default="cards",
                         help="YOLO boxes of whole cards, or oriented boxes (cards-obb)")
@@ -40,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
         raise SynthAssetError(f"--workers must be 1 or more, not {args.workers}")
     config = SynthConfig(seed=args.seed, faces_dir=args.faces, backs_dir=args.backs,
                          val_fraction=args.val_fraction, labels=args.labels, min_visible=args.min_visible,
-                         min_in_frame=args.min_in_frame, folder_share=args.folder_share)
+                         min_in_frame=args.min_in_frame, folder_share=args.folder_share,
+                         styles=tuple(args.styles))
     config.check()  # bad options and folders fail before the progress bar shows
     start = time.monotonic()
     done = 0

@@ -16,9 +16,9 @@ import numpy as np
 
 from referee.cards import parse_card
 from referee.synth.annotation import Annotation
-from referee.synth.backs import BUILTIN_BACKS, builtin_back, folder_back, folder_back_files
+from referee.synth.backs import BACKS_BY_NAME, BUILTIN_BACKS, BackStyle, builtin_back, folder_back, folder_back_files
 from referee.synth.camera import Camera
-from referee.synth.faces import BUILTIN_STYLES, BuiltinFaces, FolderFaces, SynthAssetError
+from referee.synth.faces import BUILTIN_STYLES, STYLES_BY_NAME, BuiltinFaces, FaceStyle, FolderFaces, SynthAssetError
 from referee.synth.labels import CLASS_NAMES, DEFAULT_MIN_IN_FRAME, DEFAULT_MIN_VISIBLE, SCHEMES, yolo_text
 from referee.synth.layout import PlayArea, random_scene
 from referee.synth.photometric import apply_effects, encode_jpeg, random_effects
@@ -47,6 +47,18 @@ class SynthConfig:
     min_in_frame: float = DEFAULT_MIN_IN_FRAME
     folder_share: float = 0.5
     """Share of images drawn with the --faces (and --backs) images rather than built-in ones."""
+    styles: tuple[str, ...] = ()
+    """Built-in face and back styles to draw from, by name (`referee.synth.faces.STYLES_BY_NAME`,
+    `referee.synth.backs.BACKS_BY_NAME`), the reserved ones included; no face style named: every
+    `BUILTIN_STYLES`, likewise for backs. The same seed draws the same scenes whatever is named."""
+
+    def face_styles(self) -> tuple[FaceStyle, ...]:
+        named = tuple(STYLES_BY_NAME[n] for n in self.styles if n in STYLES_BY_NAME)
+        return named or BUILTIN_STYLES
+
+    def back_styles(self) -> tuple[BackStyle, ...]:
+        named = tuple(BACKS_BY_NAME[n] for n in self.styles if n in BACKS_BY_NAME)
+        return named or BUILTIN_BACKS
 
     def check(self) -> None:
         """Raise SynthAssetError for unusable options or folders, before any image is drawn."""
@@ -56,6 +68,10 @@ class SynthConfig:
             raise SynthAssetError(f"unknown label scheme {self.labels!r}; known: {', '.join(SCHEMES)}")
         if not 0.0 <= self.folder_share <= 1.0:
             raise SynthAssetError(f"the folder share must be in [0, 1], not {self.folder_share}")
+        unknown = [n for n in self.styles if n not in STYLES_BY_NAME and n not in BACKS_BY_NAME]
+        if unknown:
+            raise SynthAssetError(f"unknown face or back styles {', '.join(unknown)}; known: "
+                                  f"{', '.join(list(STYLES_BY_NAME) + list(BACKS_BY_NAME))}")
         if not 0.0 <= self.min_visible <= 1.0 or not 0.0 <= self.min_in_frame <= 1.0:
             raise SynthAssetError(f"min_visible and min_in_frame must be in [0, 1], not {self.min_visible}, "
                                   f"{self.min_in_frame}")
@@ -100,8 +116,11 @@ def random_camera(rng: np.random.Generator, area: PlayArea = PlayArea()) -> Came
 
 
 def random_deck(rng: np.random.Generator, config: SynthConfig) -> Deck:
-    """Built-in faces in a random style, or the --faces folder (built-in faces fill its gaps)."""
-    style = BUILTIN_STYLES[int(rng.integers(len(BUILTIN_STYLES)))]
+    """Built-in faces in a random style, or the --faces folder (built-in faces fill its gaps).
+    A style is drawn as one of `BUILTIN_STYLES` (and a back of `BUILTIN_BACKS`) and taken from the
+    styles the config names at that draw's place, so naming styles changes no other draw."""
+    faces_pool, backs_pool = config.face_styles(), config.back_styles()
+    style = faces_pool[int(rng.integers(len(BUILTIN_STYLES))) % len(faces_pool)]
     faces: BuiltinFaces | FolderFaces = BuiltinFaces(style)
     if config.faces_dir is not None and rng.random() < config.folder_share:
         faces = FolderFaces(config.faces_dir, f"folder:{config.faces_dir.name}")
@@ -109,7 +128,7 @@ def random_deck(rng: np.random.Generator, config: SynthConfig) -> Deck:
         files = folder_back_files(config.backs_dir)
         path = files[int(rng.integers(len(files)))]
         return Deck(_Filled(faces, BuiltinFaces(style)), folder_back(path), path.stem)
-    back = BUILTIN_BACKS[int(rng.integers(len(BUILTIN_BACKS)))]
+    back = backs_pool[int(rng.integers(len(BUILTIN_BACKS))) % len(backs_pool)]
     return Deck(_Filled(faces, BuiltinFaces(style)), builtin_back(back), back.name)
 
 
@@ -180,10 +199,11 @@ def _manifest(config: SynthConfig) -> dict[str, object]:
     for key in ("faces_dir", "backs_dir"):
         value = data[key]
         data[key] = None if value is None else str(Path(str(value)).resolve())
+    data["styles"] = list(config.styles) or None  # a folder made before the option had none
     return data
 
 
-_IMAGE_KEYS: Final = ("generator", "seed", "faces_dir", "backs_dir", "val_fraction", "folder_share")
+_IMAGE_KEYS: Final = ("generator", "seed", "faces_dir", "backs_dir", "val_fraction", "folder_share", "styles")
 
 
 def prepare(out: Path, config: SynthConfig) -> None:

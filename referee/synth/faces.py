@@ -103,12 +103,30 @@ BUILTIN_STYLES: Final[tuple[FaceStyle, ...]] = (
 )
 
 
+RESERVED_STYLES: Final[tuple[FaceStyle, ...]] = (
+    FaceStyle("reserved-liberation-sans", "LiberationSans-Bold.ttf", stock=(251, 250, 247), black_ink=(15, 15, 20),
+              red_ink=(210, 25, 40), index_height=0.105, index_margin=(0.055, 0.04), pip_scale=0.17,
+              corner_radius=0.075, suit_font="LiberationSans-Bold.ttf",
+              court_colors=((230, 175, 55), (35, 90, 160), (195, 35, 45))),
+    FaceStyle("reserved-liberation-serif", "LiberationSerif-Bold.ttf", stock=(243, 238, 224), black_ink=(28, 24, 22),
+              red_ink=(190, 20, 50), index_height=0.125, index_margin=(0.035, 0.028), pip_scale=0.15,
+              corner_radius=0.055, suit_font="LiberationSerif-Bold.ttf", court_frame=False,
+              court_colors=((215, 180, 90), (70, 50, 130), (175, 30, 35))),
+)
+"""Face styles no training set draws (`BUILTIN_STYLES` are what `referee synth-data` draws unless told
+otherwise): fonts, suit shapes, index sizes and positions of their own, ordinary two-corner indices
+(rank over suit, a plain J). A set drawn with them alone (`referee synth-data --styles`) measures a
+deck the models never saw, however much card art they are trained on."""
+
+STYLES_BY_NAME: Final[dict[str, FaceStyle]] = {s.name: s for s in BUILTIN_STYLES + RESERVED_STYLES}
+
+
 @functools.lru_cache(maxsize=64)
 def font(name: str, size: int) -> ImageFont.FreeTypeFont:
     try:
         return ImageFont.truetype(name, size)
     except OSError as exc:
-        raise SynthAssetError(f"font {name} is not installed (Debian package fonts-dejavu)") from exc
+        raise SynthAssetError(f"font {name} is not installed (Debian packages fonts-dejavu, fonts-liberation)") from exc
 
 
 @functools.lru_cache(maxsize=16)

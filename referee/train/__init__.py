@@ -30,7 +30,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch", type=int, metavar="N", help="batch size (default 16 detector, 256 index)")
     parser.add_argument("--model", default="yolo11n-obb.yaml", metavar="YAML", help="detector architecture (default yolo11n-obb.yaml)")
     parser.add_argument("--init", type=Path, metavar="PT", help="detector: start from the matching weights of this checkpoint, or of an exported "
-                             "ONNX detector (e.g. models/card-detector.onnx, rebuilt as a checkpoint); val: measure this one; index: from this classifier "
+                             "ONNX detector (e.g. models/card-detector.onnx, rebuilt as a checkpoint); val: measure this one; index: from this classifier checkpoint "
+                             "or exported ONNX classifier (e.g. models/card-index.onnx, 8-bit weights dequantized, rebuilt) "
                              "(a run with a checkpoint of its own resumes or goes on from that instead)")
     parser.add_argument("--models", type=Path, default=MODELS_DIR, metavar="DIR", help="export target (default models/)")
     parser.add_argument("--zone-views", type=float, default=0.0, metavar="K",

@@ -50,7 +50,8 @@ class IndexConfig:
     """Further synthetic sets cut as `synth_dir` is (zone views included) and trained on beside it,
     so a set made by a later generator adds to the earlier one rather than replacing it."""
     init_weights: Path | None = None
-    """A classifier checkpoint to start a new schedule from when the run has none of its own."""
+    """A classifier checkpoint to start a new schedule from when the run has none of its own, or an
+    exported ONNX classifier (float or 8-bit), rebuilt (`referee.train.onnxweights.index_model_from_onnx`)."""
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -461,6 +462,14 @@ def train_index_classifier(config: IndexConfig) -> Path:
         else:
             model.load_state_dict(state["model"])
             print(f"starting a new {config.epochs}-epoch schedule from {checkpoint}", flush=True)
+    elif config.init_weights is not None and config.init_weights.suffix == ".onnx":
+        from referee.train.onnxweights import index_model_from_onnx
+
+        pick = np.random.default_rng(config.seed).choice(len(train.ranks), min(CALIBRATION_CROPS, len(train.ranks)), replace=False)
+        model.load_state_dict(index_model_from_onnx(config.init_weights, train.crops[np.sort(pick)]).state_dict())
+        model.train()
+        print(f"starting a new {config.epochs}-epoch schedule from {config.init_weights} (rebuilt; batch norms set on "
+              f"{len(pick)} training crops)", flush=True)
     elif config.init_weights is not None:
         model.load_state_dict(torch.load(config.init_weights, map_location="cpu", weights_only=False)["model"])
         print(f"starting a new {config.epochs}-epoch schedule from {config.init_weights}", flush=True)

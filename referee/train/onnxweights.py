@@ -1,4 +1,5 @@
-"""A trainable ultralytics checkpoint rebuilt from an exported detector ONNX file (its weights, batch norms re-derived).
+"""Trainable models rebuilt from exported ONNX files (their weights, batch norms re-derived): an
+ultralytics checkpoint from the detector, and the index classifier (8-bit weights dequantized).
 
 Export fuses each convolution's batch norm into the convolution (a weight and a bias). To train
 on, the checkpoint's model is built from the architecture yaml; every convolution gets the fused
@@ -141,3 +142,99 @@ def checkpoint_from_onnx(onnx_path: Path, model_yaml: str, image_paths: list[Pat
     torch.save({"model": model, "epoch": -1, "train_args": {"task": "obb", "imgsz": size},
                 "date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "version": ultralytics.__version__}, out_path)
     return out_path
+
+
+def _resolved_tensors(onnx_path: Path) -> tuple[list, dict[str, np.ndarray]]:
+    """The graph's nodes and every constant tensor it holds, 8-bit ones dequantized: an initializer
+    as it is, and the output of a DequantizeLinear of initializers ((q - zero point) x scale, per
+    channel along its axis), which is how `referee train export --int8` stores weights and biases."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    try:
+        graph = onnx.load(str(onnx_path)).graph
+    except Exception as error:  # onnx raises several kinds for a file that is not a model
+        raise BadTrainingSetup(f"{onnx_path}: not a readable ONNX model ({error})") from error
+    tensors = {init.name: numpy_helper.to_array(init) for init in graph.initializer}
+    for node in graph.node:
+        if node.op_type != "DequantizeLinear" or not all(name in tensors for name in node.input[:2]):
+            continue
+        q = tensors[node.input[0]].astype(np.float64)
+        scale = tensors[node.input[1]].astype(np.float64)
+        zero = tensors[node.input[2]].astype(np.float64) if len(node.input) > 2 and node.input[2] else np.zeros_like(scale)
+        axis = next((helper.get_attribute_value(a) for a in node.attribute if a.name == "axis"), 1)
+        if scale.ndim == 1 and q.ndim > 0:
+            shape = [1] * q.ndim
+            shape[axis] = -1
+            scale, zero = scale.reshape(shape), zero.reshape(shape)
+        tensors[node.output[0]] = ((q - zero) * scale).astype(np.float32)
+    return list(graph.node), tensors
+
+
+def index_model_from_onnx(onnx_path: Path, crops: np.ndarray) -> "torch.nn.Module":
+    """The index classifier (`referee.train.indexnet`'s network) carrying an exported ONNX file's
+    weights, float or 8-bit (dequantized), its batch norms set from the convolution outputs over
+    `crops` (N, H, W, 3) uint8 BGR as the detector's are (`model_from_onnx`): in evaluation it gives
+    the float file's outputs within float rounding, and an 8-bit file's within the rounding of its
+    8-bit activations. Raises BadTrainingSetup for a file that is not an export of that network."""
+    import torch
+
+    from referee.train.indexnet import _network, _to_tensor
+
+    nodes, tensors = _resolved_tensors(onnx_path)
+    model = _network()
+    convs = [m for m in model.features if isinstance(m, torch.nn.Conv2d)]
+    norms = [m for m in model.features if isinstance(m, torch.nn.BatchNorm2d)]
+    linears = [model.trunk[2], model.rank, model.suit]
+    conv_nodes = [n for n in nodes if n.op_type == "Conv"]
+    gemm_nodes = [n for n in nodes if n.op_type in ("Gemm", "MatMul")]
+    if len(conv_nodes) != len(convs) or len(gemm_nodes) != len(linears):
+        raise BadTrainingSetup(f"{onnx_path}: {len(conv_nodes)} convolutions and {len(gemm_nodes)} dense layers, "
+                               f"the index classifier has {len(convs)} and {len(linears)}: not an export of it")
+
+    def weight(node, k: int, shape: torch.Size) -> torch.Tensor:  # noqa: ANN001 (an onnx NodeProto)
+        name = node.input[k] if len(node.input) > k else ""
+        if name not in tensors:
+            raise BadTrainingSetup(f"{onnx_path}: {node.name}'s input {k} is not a constant: not an export of the index classifier")
+        if tuple(tensors[name].shape) != tuple(shape):
+            raise BadTrainingSetup(f"{onnx_path}: {node.name}'s input {k} is {tensors[name].shape}, the index classifier has {tuple(shape)}")
+        return torch.from_numpy(np.array(tensors[name], dtype=np.float32))
+
+    fused_bias = []
+    with torch.no_grad():
+        for conv, node, bn in zip(convs, conv_nodes, norms):
+            conv.weight.copy_(weight(node, 1, conv.weight.shape))
+            fused_bias.append(weight(node, 2, bn.bias.shape))
+            bn.weight.fill_(1.0)  # identity norms first: the model is then the fused one
+            bn.bias.copy_(fused_bias[-1])
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        for linear, node in zip(linears, gemm_nodes):
+            linear.weight.copy_(weight(node, 1, linear.weight.shape))
+            linear.bias.copy_(weight(node, 2, linear.bias.shape))
+        sums: dict[int, tuple] = {}
+
+        def record(k: int) -> Callable[[torch.nn.Module, tuple, torch.Tensor], None]:
+            def hook(_module: torch.nn.Module, _inputs: tuple, output: torch.Tensor) -> None:
+                flat = output.double().transpose(0, 1).reshape(output.shape[1], -1)
+                s, s2, n = sums.get(k, (0.0, 0.0, 0))
+                sums[k] = (s + flat.sum(1), s2 + (flat * flat).sum(1), n + flat.shape[1])
+            return hook
+
+        hooks = [conv.register_forward_hook(record(k)) for k, conv in enumerate(convs)]
+        model.eval()
+        if not len(crops):
+            raise BadTrainingSetup("no crops to set the rebuilt index classifier's batch norms on")
+        for start in range(0, len(crops), 512):
+            model(_to_tensor(crops[start : start + 512]))
+        for hook in hooks:
+            hook.remove()
+        for k, bn in enumerate(norms):
+            s, s2, n = sums[k]
+            mean = s / n
+            var = (s2 / n - mean * mean).clamp(min=1e-6)
+            bn.running_mean.copy_(mean.float())
+            bn.running_var.copy_(var.float())
+            bn.weight.copy_(torch.sqrt(var + bn.eps).float())
+            bn.bias.copy_((mean + fused_bias[k].double()).float())
+    return model

@@ -1409,6 +1409,42 @@ def test_stacking_without_the_option_is_an_illegal_play() -> None:
     assert "may not be stacked" in illegal[0]["reason"]
 
 
+def test_a_card_put_on_a_place_read_empty_since_is_not_stacked() -> None:
+    film = _opened()
+    film.frame(A4="empty")  # A4's 2S gone by a move not seen (read empty, if only for a frame)
+    film.still(4)
+    film.touch("A", "A1", 2, then="empty")  # 7C into A4
+    film.still(4)
+    film.touch("A", "A4", 3, then="7C")
+    film.still(6)
+    assert not _of(film.judge(), "illegal_play")
+
+
+def test_a_card_is_not_refused_on_a_top_laid_after_its_touch() -> None:
+    film = _opened(layout=dict(LAYOUT, B4="7S"))
+    film.touch("A", "A2", 2, then="back")  # A lifts 9H
+    film.still(2)
+    tb = film.t
+    for _ in range(4):  # B's hand, over B4 all along (7S never seen lifted), lays 7S on 8D
+        film.frame((HandSeen("B", ("B4", "L"), {"L": tb}),))
+    for _ in range(11):
+        film.frame((HandSeen("B", ("B4",)), HandSeen("A", ("L",))))
+    ta = film.t
+    for _ in range(4):  # A's 9H on it, half a second later as the contacts are dated
+        film.frame((HandSeen("B", ("B4",)), HandSeen("A", ("L",), {"L": ta})))
+    film.zones["L"] = "9H"
+    for _ in range(8):
+        film.frame((HandSeen("B", ("B4",)),))
+    for _ in range(4):  # A takes 9H back, its hand over L: 7S shows
+        film.frame((HandSeen("B", ("B4",)), HandSeen("A", ("L",))))
+    film.zones["L"] = "7S"
+    for _ in range(20):
+        film.frame((HandSeen("B", ("B4",)),))
+    film.zones["B4"] = "back"
+    film.still(10)
+    assert not _of(film.judge(), "illegal_play")  # not "7♠ is not next to 9♥": 7♠ touched first
+
+
 def test_referee_refuses_rule_sets_it_cannot_watch() -> None:
     with pytest.raises(UnsupportedRules):
         SpitReferee("five-card-hand")

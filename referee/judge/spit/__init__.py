@@ -81,7 +81,10 @@ Calls against a player (`illegal_play`, `premature_spit`) are made only on a pos
 camera read: a card is refused only when its player's hand was seen laying it (or, the hand
 missed, the card was seen lying on the top last read there, no other hand over the pile since), what lay under it
 was last seen there (or put there by moves judged since) and no hand touched that pile meanwhile
-without a card judged, and no stock place shows what no move explains; a refusal found at a
+without a card judged, and no stock place shows what no move explains, nor on a top the engine
+has laid there more than a frame after the card's touch (the order of the two is wrong); a card
+put on a stock place read empty since the engine's last move there is not called stacked (the
+card the engine has there left unseen); a refusal found at a
 touch, before the card is seen, waits for the card to be seen or to come back; one taken back,
 held back while a stock place showed what no move explains, is judged again, once, when no place
 does (within `TAKE_BACK_S`). A spit card is

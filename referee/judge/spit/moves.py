@@ -84,8 +84,9 @@ class TableMoves:
                 return True
             if (zone, seen) not in self._flagged:
                 self._flagged[zone, seen] = (owner, when[0])
-                self._emit("illegal_play", when, player=owner, card=seen, to=zone, reason=reason,
-                           **{"from": source[1]})
+                if not self._emptied_unseen(zone):
+                    self._emit("illegal_play", when, player=owner, card=seen, to=zone, reason=reason,
+                               **{"from": source[1]})
             return False
         if source is None and not s.cards()[card]:
             turned = self._turned_unseen(owner, when[0])
@@ -466,7 +467,8 @@ class TableMoves:
             self._apply(move, when)
             return True
         if not (self._hand_seen(pile, player, when[0]) or (visible and self._laid_in_view(pile, card, player, when[0]))) \
-                or not self._read_under(pile, card, player, when[0]) or self._odd_stock():
+                or not self._read_under(pile, card, player, when[0]) or self._odd_stock() \
+                or (legal_counts and self._top_laid_after(pile, when[0])):
             self._judged.discard(key)
             lift = self._lifted.get(card.code)
             if visible and lift is not None:
@@ -490,6 +492,20 @@ class TableMoves:
         self._used.add((pile, player, when[0]))
         self._race(pile, raced, player, when)
         self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
+        return False
+
+    def _emptied_unseen(self, zone: str) -> bool:
+        """Stock place `zone` was read empty (if only for a frame) since the engine's last move there:
+        the card the engine has on it left by a move not found, so a card put there is not stacked on it."""
+        return self._empty_read.get(zone, -math.inf) > self._moved.get(zone, -math.inf)
+
+    def _top_laid_after(self, pile: str, t: float) -> bool:
+        """The engine's top card of `pile` was played there more than a frame after `t`: a card that
+        touched the pile at `t` came before it, so it is not refused on it (the order of the two is wrong)."""
+        top = self.state.top(pile)
+        for when, move in reversed(self._made):
+            if isinstance(move, Play) and move.to == pile:
+                return move.card == top and when - t >= self._tie_s
         return False
 
     def _judge_held(self) -> None:

@@ -1445,6 +1445,19 @@ def test_a_card_is_not_refused_on_a_top_laid_after_its_touch() -> None:
     assert not _of(film.judge(), "illegal_play")  # not "7♠ is not next to 9♥": 7♠ touched first
 
 
+def test_a_card_back_in_its_place_a_frame_after_a_touch_was_not_refused_there() -> None:
+    film = _opened()
+    film.touch("A", "A3", 2, then="back")  # A lifts KD
+    film.still(8)
+    t = film.t
+    film.frame((HandSeen("A", ("L",), {"L": t}),))  # its hand touches L (a spit card, say) ...
+    film.zones["A3"] = "KD"  # ... and KD is back in A3 a frame later: it never went to L
+    for _ in range(3):
+        film.frame((HandSeen("A", ("L",), {"L": t}),))
+    film.still(12)
+    assert not _of(film.judge(), "illegal_play")
+
+
 def test_referee_refuses_rule_sets_it_cannot_watch() -> None:
     with pytest.raises(UnsupportedRules):
         SpitReferee("five-card-hand")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from referee.cards import Card, is_adjacent, parse_card
 from referee.judge.spit.config import (
+    RETURN_MIN_S,
     TAKE_BACK_S,
     TIE_WAIT_S,
     TOUCH_REACH_S,
@@ -271,11 +272,12 @@ class LiftedCards:
 
     def _came_back(self, code: str, lift: Lift, back: float) -> None:
         """A lifted card is back on its stock pile, first seen there at `back`: if its player's
-        hand touched a spit pile meanwhile, the card touched it (and is judged there); else it was
-        only picked up (a touch from `back` on is the hand's next card)."""
+        hand touched a spit pile meanwhile, at least `RETURN_MIN_S` before (no hand carries a card back
+        faster), the card touched it (and is judged there); else it was only picked up (a touch from `back`
+        on is the hand's next card)."""
         for pile in self._piles:
             for touch in self._touches.get(pile, ()):
-                if self._free(pile, touch, lift.player) and lift.t <= touch.t < back \
+                if self._free(pile, touch, lift.player) and lift.t <= touch.t <= back - RETURN_MIN_S \
                         and not self._taking_back(pile, touch) and not self._lifted_later(code, lift, touch.t):
                     self._returns.append((parse_card(code), lift, pile, (touch.t, touch.frame)))
                     return

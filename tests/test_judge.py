@@ -21,7 +21,7 @@ from referee.judge.spit.config import (
 from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen, Observation, ZoneReading
 from referee.rules import get_rules
-from referee.rules.spit import Play, SpitRules, SpitState, TurnUp
+from referee.rules.spit import Play, Spit, SpitRules, SpitState, TurnUp
 from referee.tracker import Tracker
 
 FPS = 30.0
@@ -1558,6 +1558,19 @@ def test_the_referees_parts_never_define_the_same_method() -> None:
                     assert name not in seen, f"{name} is defined by {seen[name]} and {part.__name__}"
                     seen[name] = part.__name__
     assert len(seen) > 20
+
+
+def test_no_premature_spit_on_a_position_that_cannot_be_rebuilt_for_when_the_card_landed() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["QS", "KH"], "B": ["KS"]}, spit={"A": "back back", "B": ""},
+                               piles={"L": "6H", "R": "3S"})  # nobody can move
+    referee = SpitReferee(rules, state=state)
+    referee._apply(Spit((("L", parse_card("AD")),)), (24.4, 732), contact={"A": 24.4})  # A's spit card
+    referee._apply(Play("A", parse_card("KH"), "A2", "L"), (25.267, 758))  # K♥ on it, dated by its first sight
+    # B's card that touched R at 24.267: A's spit card of that stalemate is left out, K♥ (no touch seen
+    # dating it) is kept and cannot be played on 6♥: the position is not known (not today's, where Q♠ plays)
+    assert referee._landed_on(24.267, "B") is None
+    assert referee._landed_on(24.5, "A") is not None
 
 
 def test_the_position_at_a_time_leaves_out_the_moves_dated_later_in_whatever_order_they_were_found() -> None:

@@ -335,7 +335,8 @@ class TableMoves:
                                     if stalemate else None)
         side, when = last if last is not None else (self._starter[pile], first_seen)
         landed = self._landed_on(when[0], side)
-        if landed.phase != "play":
+        rebuilt = landed is not None
+        if landed is None or landed.phase != "play":
             landed = self.state
         if landed.is_stalemate():
             if stalemate:
@@ -347,6 +348,8 @@ class TableMoves:
             landed.apply(Spit(((pile, card),)))
         except PrematureSpit as exc:
             self._flagged[pile, seen] = (side, when[0])  # the hand that comes for it takes it back
+            if not rebuilt:
+                return False  # the position when it landed is not known: no call against the player
             if self._turned_around(side, when[0]):
                 return False  # it may be the card turned before it was laid, not a spit card
             if not self._sure_of(exc.move, when[0], (pile, card, side)):

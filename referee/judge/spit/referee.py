@@ -391,12 +391,13 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                 return self._owner[zone], zone
         return None
 
-    def _landed_on(self, t: float, side: str) -> SpitState:
+    def _landed_on(self, t: float, side: str) -> SpitState | None:
         """The engine's position when a spit card of `side` touched a pile at `t`: the last plays,
         dated by their touch more than `SPIT_LEAD_S` after it, left out, and so are another
         player's spit cards dated less than `SPIT_ROUND_S` before it or later (laid at the same
         stalemate); any other move since is taken to have been made before it (a move applied
-        after a play left out, as a turn-up whose card was read late, is made again without it)."""
+        after a play left out, as a turn-up whose card was read late, is made again without it).
+        None when a move kept cannot be made again without those left out (the position is not known)."""
 
         def other_stalemate(when: float, move: SpitMove) -> bool:
             """A spit card laid at another stalemate, or this player's own: every move before it was made before `t`."""
@@ -417,7 +418,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             try:
                 state = state.apply(move)
             except IllegalMove:
-                return self.state
+                return None
         return state
 
     def _state_at(self, t: float, *, before: bool = False) -> SpitState:

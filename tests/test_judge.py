@@ -1458,6 +1458,16 @@ def test_a_card_back_in_its_place_a_frame_after_a_touch_was_not_refused_there() 
     assert not _of(film.judge(), "illegal_play")
 
 
+def test_a_card_laid_on_a_refused_card_still_lying_there_is_judged_on_the_card_under_it() -> None:
+    film = _opened()
+    film.zones["L"] = "QC"  # a card the engine cannot explain shows on L (it still has 8D there)
+    film.still(6)
+    film.play("A", "A5", "back", "L")  # 5H, refused on either, left lying there
+    film.play("B", "B4", "back", "L")  # B's JD on it: next to QC (what lay under 5H), not to 8D
+    film.still(6)
+    assert [(e["player"], e["card"]) for e in _of(film.judge(), "illegal_play")] == [("A", "5H")]
+
+
 def test_referee_refuses_rule_sets_it_cannot_watch() -> None:
     with pytest.raises(UnsupportedRules):
         SpitReferee("five-card-hand")

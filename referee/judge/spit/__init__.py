@@ -80,7 +80,8 @@ sees and what the engine expects by a move:
 Calls against a player (`illegal_play`, `premature_spit`) are made only on a position the
 camera read: a card is refused only when its player's hand was seen laying it (or, the hand
 missed, the card was seen lying on the top last read there, no other hand over the pile since), what lay under it
-was last seen there (or put there by moves judged since) and no hand touched that pile meanwhile
+was last seen there (a card refused there and not yet back in its place is no part of the pile:
+what lay under it counts) (or put there by moves judged since) and no hand touched that pile meanwhile
 without a card judged, and no stock place shows what no move explains, nor on a top the engine
 has laid there more than a frame after the card's touch (the order of the two is wrong); a card
 put on a stock place read empty since the engine's last move there is not called stacked (the

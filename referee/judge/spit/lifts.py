@@ -213,8 +213,11 @@ class LiftedCards:
         last saw there before it, or what the moves judged since then put there (no hand touched
         the pile meanwhile without a card judged): the position a refusal is judged on was read.
         Unless `exact`, another card read there than the engine's will do if the card would be
-        refused on it too."""
-        reads = [read for read in self._pile_reads.get(pile, ()) if read[0] != card.code and read[1] < t]
+        refused on it too. A card refused on the pile and not yet back in its place is not what lay
+        under it (it is no part of the pile: the card is judged on the one under that)."""
+        refused = {item[0] for item in self._refused if item[2] == pile and item[3] < t and item[4] > t}
+        reads = [read for read in self._pile_reads.get(pile, ()) if read[0] != card.code and read[1] < t
+                 and read[0] not in refused]
         if not reads:
             return False
         seen, since = reads[-1]

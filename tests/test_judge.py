@@ -1468,6 +1468,46 @@ def test_a_card_laid_on_a_refused_card_still_lying_there_is_judged_on_the_card_u
     assert [(e["player"], e["card"]) for e in _of(film.judge(), "illegal_play")] == [("A", "5H")]
 
 
+def _kd_lifted_beside_a_hidden_9h(covered: bool) -> Film:
+    """A's arm over A2 (9♥, which plays on 8♦) all along lifts A3's K♦, touches L and K♦ comes back;
+    `covered`: L stays hidden until B's 7♠ is laid on it, else L shows 8♦ again after the touch."""
+    film = _opened(layout=dict(LAYOUT, B4="7S"))
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "A3")),))
+    film.zones["A3"] = "back"
+    for _ in range(6):
+        film.frame((HandSeen("A", ("A2",)),))
+    t = film.t
+    for _ in range(4):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": t}),))
+    arm = HandSeen("A", ("A2", "L") if covered else ("A2",))
+    for _ in range(4):
+        film.frame((arm,))
+    if covered:
+        for _ in range(2):
+            film.frame((arm, HandSeen("B", ("B4",), {"B4": film.t})))
+        film.zones["B4"] = "back"
+        for _ in range(4):
+            film.frame((arm,))
+        tb = film.t
+        for _ in range(3):
+            film.frame((HandSeen("A", ("A2",)), HandSeen("B", ("L",), {"L": tb})))
+        film.zones["L"] = "7S"
+    for _ in range(10):
+        film.frame((HandSeen("A", ("A2",)),))
+    film.zones["A3"] = "KD"
+    for _ in range(10):
+        film.frame((HandSeen("A", ("A2",)),))
+    film.still(10)
+    return film
+
+
+def test_a_card_lifted_unseen_is_not_refused_at_a_touch_when_a_card_hidden_under_the_arm_plays_there() -> None:
+    assert not _of(_kd_lifted_beside_a_hidden_9h(covered=True).judge(), "illegal_play")  # 9♥ may lie under 7♠
+    refused = _of(_kd_lifted_beside_a_hidden_9h(covered=False).judge(), "illegal_play")  # 8♦ seen again: no card laid
+    assert [(e["player"], e["card"]) for e in refused] == [("A", "KD")]
+
+
 def test_referee_refuses_rule_sets_it_cannot_watch() -> None:
     with pytest.raises(UnsupportedRules):
         SpitReferee("five-card-hand")

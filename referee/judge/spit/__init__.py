@@ -26,7 +26,9 @@ sees and what the engine expects by a move:
   have been another card, turned and played unseen, that went under it and stayed), or another
   card was judged laid at that touch (one hand lays one card); a card lifted unseen is not
   refused at a touch when its hand touched a spit pile again since (it may have been laid there,
-  another card at the first);
+  another card at the first), nor when another of its player's places, its face-up top one that
+  plays on that pile, was under the arm from before the lift to the touch and the pile has not
+  been read since showing the engine's top (the hand may have laid that card there, legally);
 - a stock card seen on a spit pile, never seen lifted (its place under a hand), taken off it by its
   player's hand to show what lay under it: it was refused there (it came second), and is judged at
   its touch;

@@ -471,7 +471,8 @@ class TableMoves:
             return True
         if not (self._hand_seen(pile, player, when[0]) or (visible and self._laid_in_view(pile, card, player, when[0]))) \
                 or not self._read_under(pile, card, player, when[0]) or self._odd_stock() \
-                or (legal_counts and self._top_laid_after(pile, when[0])):
+                or (legal_counts and self._top_laid_after(pile, when[0])) \
+                or (not visible and self._other_card_hidden(player, zone, pile, when[0])):
             self._judged.discard(key)
             lift = self._lifted.get(card.code)
             if visible and lift is not None:
@@ -501,6 +502,23 @@ class TableMoves:
         """Stock place `zone` was read empty (if only for a frame) since the engine's last move there:
         the card the engine has on it left by a move not found, so a card put there is not stacked on it."""
         return self._empty_read.get(zone, -math.inf) > self._moved.get(zone, -math.inf)
+
+    def _other_card_hidden(self, player: str, zone: str, pile: str, t: float) -> bool:
+        """Another of `player`'s stock places, its face-up top one that plays on `pile`, has not been read
+        clear since before the card from `zone` was lifted (under the arm all along): the hand that touched
+        the pile at `t`, the card unseen there, may have laid that card, legally, not refused this one
+        (unless the pile was read since showing the engine's top there: no card was laid)."""
+        lift = self._lifted.get(self._expected(zone)) if zone in self._owner else None
+        since = min(lift.t, t) if lift is not None else t
+        if self._top_read.get(pile, -math.inf) > t:
+            return False
+        then = self._state_at(t)
+        for other in self.rules.stock_names[self.rules.player_index[player]]:
+            top = then.top(other)
+            if other != zone and top is not None and self._read_clear.get(other, -math.inf) < since \
+                    and then.check(Play(player, top, other, pile)) is None:
+                return True
+        return False
 
     def _top_laid_after(self, pile: str, t: float) -> bool:
         """The engine's top card of `pile` was played there more than a frame after `t`: a card that

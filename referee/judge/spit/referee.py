@@ -120,6 +120,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         """Per stock place, the last frame it was read showing a face-down top, settled or not."""
         self._empty_read: dict[str, float] = {}
         """Per stock place, the last frame it was read empty, settled or not."""
+        self._top_read: dict[str, float] = {}
+        """Per spit pile, the last frame it was read showing the engine's top there, settled or not."""
         self._turned_unread: set[str] = set()
         """Cards judged turned up and laid unseen, still lifted (refused), not read in their place since."""
         self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))
@@ -262,6 +264,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         for zone, seen in snap.read.items():  # a stock top read on a spit pile or in its place, if only for a frame
             if zone in self._piles and seen != self.readings.get(zone):
                 self._note_laid(zone, seen, self._now)
+            if zone in self._piles and seen == self._expected(zone):
+                self._top_read[zone] = snap.t
             if seen == FACE_DOWN:
                 self._face_down_read[zone] = snap.t
             elif seen == EMPTY and zone in self._owner:

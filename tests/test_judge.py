@@ -1623,6 +1623,19 @@ def test_no_premature_spit_on_a_position_that_cannot_be_rebuilt_for_when_the_car
     assert referee._landed_on(24.5, "A") is not None
 
 
+def test_a_play_made_after_a_re_read_does_not_show_a_spit_card_laid_before_it_premature() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["5D"], "B": ["KS"]}, spit={"A": "back back", "B": "back back"},
+                               piles={"L": "9H", "R": "6C"})
+    referee = SpitReferee(rules, state=state)
+    move = Play("A", parse_card("5D"), "A1", "R")
+    referee._apply(move, (11.367, 341))  # A's 5♦ played at 11.367
+    spit = ("L", parse_card("8C"), "B")  # B's card laid at 9.867
+    assert referee._sure_of(move, 9.867, spit)  # the play made since shows the move existed
+    referee._resynced_at = 11.167  # ... unless the table was read again between (the position before it was wrong)
+    assert not referee._sure_of(move, 9.867, spit)
+
+
 def test_the_position_at_a_time_leaves_out_the_moves_dated_later_in_whatever_order_they_were_found() -> None:
     rules = SpitRules()
     state = SpitState.position(rules, {"A": ["10C", "3H"], "B": ["KS", "8C |"]}, spit={"A": "2C", "B": "5C"},

@@ -98,7 +98,8 @@ when that move is made afterwards (a play; a turn-up dated by its player's first
 never when its player turned up a stock card before it and touched that place again after it,
 the card read there still lying in it (the card laid may be the one turned first, the one read
 turned at that later touch), and never on a position read again from the table less than `RESYNC_S`
-before it landed (what the re-read guessed may be wrong), nor when the position it landed on cannot
+before it landed or since (what the re-read guessed may be wrong; a play made after it does not show
+the position before it), nor when the position it landed on cannot
 be rebuilt (a move kept needs one left out). When unsure, nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`; while a
 card waits for a place under a hand to be read, each zone unexplained must have been so that long:
 a card laid a moment ago beside a place long unexplained may still be explained by a move), and

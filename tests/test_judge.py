@@ -22,7 +22,7 @@ from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen, Observation, ZoneReading
 from referee.rules import get_rules
 from referee.rules.spit import Play, Spit, SpitRules, SpitState, TurnUp
-from referee.tracker import Tracker
+from referee.tracker import Touch, Tracker
 
 FPS = 30.0
 LAYOUT = {"A1": "7C", "A2": "9H", "A3": "KD", "A4": "2S", "A5": "5H",
@@ -1634,6 +1634,20 @@ def test_a_play_made_after_a_re_read_does_not_show_a_spit_card_laid_before_it_pr
     assert referee._sure_of(move, 9.867, spit)  # the play made since shows the move existed
     referee._resynced_at = 11.167  # ... unless the table was read again between (the position before it was wrong)
     assert not referee._sure_of(move, 9.867, spit)
+
+
+def test_a_card_played_then_gone_to_show_one_laid_before_it_was_taken_back_though_its_hand_was_not_seen() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["9H", "QC"], "B": ["7S", "KS"]}, spit={"A": "back back", "B": "back back"},
+                               piles={"L": "8D", "R": "3C"})
+    referee = SpitReferee(rules, state=state)
+    referee._touches["L"] = [Touch("L", "A", 0.8, 24, True), Touch("L", "B", 1.133, 34, True)]
+    referee._apply(Play("B", parse_card("7S"), "B1", "L"), (1.133, 34))  # judged played: A's 9H unseen under it
+    referee.readings["L"] = "7S"
+    referee._now = (2.0, 60)
+    referee._played_second("L", "9H")  # 7S gone, 9H shows; B's hand not seen back, no other hand there since
+    assert [(e["player"], e["card"], e.t) for e in _of(referee._out, "play")][-1] == ("A", "9H", 0.8)
+    assert referee.state.top("L") == parse_card("9H")
 
 
 def test_the_position_at_a_time_leaves_out_the_moves_dated_later_in_whatever_order_they_were_found() -> None:

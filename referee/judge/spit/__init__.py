@@ -34,8 +34,8 @@ sees and what the engine expects by a move:
   its touch;
 - a card refused on a spit pile is expected back: its player's touches there until it is seen
   back in its place take it back, even from under a card laid on it since;
-- a card judged played, taken off its pile (its player's hand back over it, or never seen laying
-  it) to show a card the engine has nowhere (or the other player's stock top) that the other
+- a card judged played, taken off its pile (its player's hand back over it, never seen laying it,
+  or no other hand there since, to lay the card shown on top of it) to show a card the engine has nowhere (or the other player's stock top) that the other
   player's hand laid there less than the race window before it: that card came first, unseen
   under it; the play is undone, that card played (turned up first where its player's hand turned
   it unseen) and the card taken back judged on it (the play already called stays in the log; a

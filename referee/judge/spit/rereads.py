@@ -231,7 +231,9 @@ class Rereads:
                 and (rival is None or touch.side == rival[0])]
         own = [touch.t for touch in touches if touch.side == move.player]
         back = any(t > when + self.config.race_window_s for t in own) or all(abs(t - when) > self._tie_s for t in own) \
-            or any(touch.contact and self._close(touch.t, when) for touch in laid)  # tied: the one read on top came second
+            or any(touch.contact and self._close(touch.t, when) for touch in laid) \
+            or not any(touch.side != move.player and touch.t > when + self._tie_s for touch in touches)
+        # (tied: the one read on top came second; no other hand there since: the card under it cannot have gone on top)
         if not laid or not back or any(touch.contact and touch.side != move.player and touch.t > when + self._tie_s
                                        for touch in touches):
             return  # (its player's hand seen laying it and never seen back: it may lie under that card)

@@ -1427,10 +1427,10 @@ def test_a_card_is_not_refused_on_a_top_laid_after_its_touch() -> None:
     tb = film.t
     for _ in range(4):  # B's hand, over B4 all along (7S never seen lifted), lays 7S on 8D
         film.frame((HandSeen("B", ("B4", "L"), {"L": tb}),))
-    for _ in range(11):
+    for _ in range(13):
         film.frame((HandSeen("B", ("B4",)), HandSeen("A", ("L",))))
     ta = film.t
-    for _ in range(4):  # A's 9H on it, half a second later as the contacts are dated
+    for _ in range(4):  # A's 9H on it, over the race window later as the contacts are dated
         film.frame((HandSeen("B", ("B4",)), HandSeen("A", ("L",), {"L": ta})))
     film.zones["L"] = "9H"
     for _ in range(8):
@@ -1442,7 +1442,7 @@ def test_a_card_is_not_refused_on_a_top_laid_after_its_touch() -> None:
         film.frame((HandSeen("B", ("B4",)),))
     film.zones["B4"] = "back"
     film.still(10)
-    assert not _of(film.judge(), "illegal_play")  # not "7♠ is not next to 9♥": 7♠ touched first
+    assert not [e for e in _of(film.judge(), "illegal_play") if e["card"] == "7S"]  # not "7♠ is not next to 9♥": it touched first
 
 
 def test_a_card_back_in_its_place_a_frame_after_a_touch_was_not_refused_there() -> None:
@@ -1648,6 +1648,20 @@ def test_a_card_played_then_gone_to_show_one_laid_before_it_was_taken_back_thoug
     referee._played_second("L", "9H")  # 7S gone, 9H shows; B's hand not seen back, no other hand there since
     assert [(e["player"], e["card"], e.t) for e in _of(referee._out, "play")][-1] == ("A", "9H", 0.8)
     assert referee.state.top("L") == parse_card("9H")
+
+
+def test_a_card_laid_a_race_window_before_the_one_taken_back_off_it_came_first_give_or_take_a_frame() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["9H", "QC"], "B": ["7S", "KS"]}, spit={"A": "back back", "B": "back back"},
+                               piles={"L": "8D", "R": "3C"})
+    referee = SpitReferee(rules, state=state)
+    referee._touches["L"] = [Touch("L", "A", 0.633333, 19, True), Touch("L", "B", 1.133333, 34, True),
+                             Touch("L", "B", 1.8, 54, False)]  # contacts half a second apart as dated; B's hand back
+    referee._apply(Play("B", parse_card("7S"), "B1", "L"), (1.133333, 34))
+    referee.readings["L"] = "7S"
+    referee._now = (2.0, 60)
+    referee._played_second("L", "9H")
+    assert [(e["player"], e["card"], e.t) for e in _of(referee._out, "play")][-1] == ("A", "9H", 0.633333)
 
 
 def test_the_position_at_a_time_leaves_out_the_moves_dated_later_in_whatever_order_they_were_found() -> None:

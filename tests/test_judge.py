@@ -21,8 +21,8 @@ from referee.judge.spit.config import (
 from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen, Observation, ZoneReading
 from referee.rules import get_rules
-from referee.rules.spit import Play, SpitRules, SpitState, TurnUp
-from referee.tracker import Tracker
+from referee.rules.spit import Play, Spit, SpitRules, SpitState, TurnUp
+from referee.tracker import Touch, Tracker
 
 FPS = 30.0
 LAYOUT = {"A1": "7C", "A2": "9H", "A3": "KD", "A4": "2S", "A5": "5H",
@@ -1431,6 +1431,105 @@ def test_stacking_without_the_option_is_an_illegal_play() -> None:
     assert "may not be stacked" in illegal[0]["reason"]
 
 
+def test_a_card_put_on_a_place_read_empty_since_is_not_stacked() -> None:
+    film = _opened()
+    film.frame(A4="empty")  # A4's 2S gone by a move not seen (read empty, if only for a frame)
+    film.still(4)
+    film.touch("A", "A1", 2, then="empty")  # 7C into A4
+    film.still(4)
+    film.touch("A", "A4", 3, then="7C")
+    film.still(6)
+    assert not _of(film.judge(), "illegal_play")
+
+
+def test_a_card_is_not_refused_on_a_top_laid_after_its_touch() -> None:
+    film = _opened(layout=dict(LAYOUT, B4="7S"))
+    film.touch("A", "A2", 2, then="back")  # A lifts 9H
+    film.still(2)
+    tb = film.t
+    for _ in range(4):  # B's hand, over B4 all along (7S never seen lifted), lays 7S on 8D
+        film.frame((HandSeen("B", ("B4", "L"), {"L": tb}),))
+    for _ in range(13):
+        film.frame((HandSeen("B", ("B4",)), HandSeen("A", ("L",))))
+    ta = film.t
+    for _ in range(4):  # A's 9H on it, over the race window later as the contacts are dated
+        film.frame((HandSeen("B", ("B4",)), HandSeen("A", ("L",), {"L": ta})))
+    film.zones["L"] = "9H"
+    for _ in range(8):
+        film.frame((HandSeen("B", ("B4",)),))
+    for _ in range(4):  # A takes 9H back, its hand over L: 7S shows
+        film.frame((HandSeen("B", ("B4",)), HandSeen("A", ("L",))))
+    film.zones["L"] = "7S"
+    for _ in range(20):
+        film.frame((HandSeen("B", ("B4",)),))
+    film.zones["B4"] = "back"
+    film.still(10)
+    assert not [e for e in _of(film.judge(), "illegal_play") if e["card"] == "7S"]  # not "7♠ is not next to 9♥": it touched first
+
+
+def test_a_card_back_in_its_place_a_frame_after_a_touch_was_not_refused_there() -> None:
+    film = _opened()
+    film.touch("A", "A3", 2, then="back")  # A lifts KD
+    film.still(8)
+    t = film.t
+    film.frame((HandSeen("A", ("L",), {"L": t}),))  # its hand touches L (a spit card, say) ...
+    film.zones["A3"] = "KD"  # ... and KD is back in A3 a frame later: it never went to L
+    for _ in range(3):
+        film.frame((HandSeen("A", ("L",), {"L": t}),))
+    film.still(12)
+    assert not _of(film.judge(), "illegal_play")
+
+
+def test_a_card_laid_on_a_refused_card_still_lying_there_is_judged_on_the_card_under_it() -> None:
+    film = _opened()
+    film.zones["L"] = "QC"  # a card the engine cannot explain shows on L (it still has 8D there)
+    film.still(6)
+    film.play("A", "A5", "back", "L")  # 5H, refused on either, left lying there
+    film.play("B", "B4", "back", "L")  # B's JD on it: next to QC (what lay under 5H), not to 8D
+    film.still(6)
+    assert [(e["player"], e["card"]) for e in _of(film.judge(), "illegal_play")] == [("A", "5H")]
+
+
+def _kd_lifted_beside_a_hidden_9h(covered: bool) -> Film:
+    """A's arm over A2 (9♥, which plays on 8♦) all along lifts A3's K♦, touches L and K♦ comes back;
+    `covered`: L stays hidden until B's 7♠ is laid on it, else L shows 8♦ again after the touch."""
+    film = _opened(layout=dict(LAYOUT, B4="7S"))
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "A3")),))
+    film.zones["A3"] = "back"
+    for _ in range(6):
+        film.frame((HandSeen("A", ("A2",)),))
+    t = film.t
+    for _ in range(4):
+        film.frame((HandSeen("A", ("A2", "L"), {"L": t}),))
+    arm = HandSeen("A", ("A2", "L") if covered else ("A2",))
+    for _ in range(4):
+        film.frame((arm,))
+    if covered:
+        for _ in range(2):
+            film.frame((arm, HandSeen("B", ("B4",), {"B4": film.t})))
+        film.zones["B4"] = "back"
+        for _ in range(4):
+            film.frame((arm,))
+        tb = film.t
+        for _ in range(3):
+            film.frame((HandSeen("A", ("A2",)), HandSeen("B", ("L",), {"L": tb})))
+        film.zones["L"] = "7S"
+    for _ in range(10):
+        film.frame((HandSeen("A", ("A2",)),))
+    film.zones["A3"] = "KD"
+    for _ in range(10):
+        film.frame((HandSeen("A", ("A2",)),))
+    film.still(10)
+    return film
+
+
+def test_a_card_lifted_unseen_is_not_refused_at_a_touch_when_a_card_hidden_under_the_arm_plays_there() -> None:
+    assert not _of(_kd_lifted_beside_a_hidden_9h(covered=True).judge(), "illegal_play")  # 9♥ may lie under 7♠
+    refused = _of(_kd_lifted_beside_a_hidden_9h(covered=False).judge(), "illegal_play")  # 8♦ seen again: no card laid
+    assert [(e["player"], e["card"]) for e in refused] == [("A", "KD")]
+
+
 def test_referee_refuses_rule_sets_it_cannot_watch() -> None:
     with pytest.raises(UnsupportedRules):
         SpitReferee("five-card-hand")
@@ -1531,6 +1630,60 @@ def test_the_referees_parts_never_define_the_same_method() -> None:
                     assert name not in seen, f"{name} is defined by {seen[name]} and {part.__name__}"
                     seen[name] = part.__name__
     assert len(seen) > 20
+
+
+def test_no_premature_spit_on_a_position_that_cannot_be_rebuilt_for_when_the_card_landed() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["QS", "KH"], "B": ["KS"]}, spit={"A": "back back", "B": ""},
+                               piles={"L": "6H", "R": "3S"})  # nobody can move
+    referee = SpitReferee(rules, state=state)
+    referee._apply(Spit((("L", parse_card("AD")),)), (24.4, 732), contact={"A": 24.4})  # A's spit card
+    referee._apply(Play("A", parse_card("KH"), "A2", "L"), (25.267, 758))  # K♥ on it, dated by its first sight
+    # B's card that touched R at 24.267: A's spit card of that stalemate is left out, K♥ (no touch seen
+    # dating it) is kept and cannot be played on 6♥: the position is not known (not today's, where Q♠ plays)
+    assert referee._landed_on(24.267, "B") is None
+    assert referee._landed_on(24.5, "A") is not None
+
+
+def test_a_play_made_after_a_re_read_does_not_show_a_spit_card_laid_before_it_premature() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["5D"], "B": ["KS"]}, spit={"A": "back back", "B": "back back"},
+                               piles={"L": "9H", "R": "6C"})
+    referee = SpitReferee(rules, state=state)
+    move = Play("A", parse_card("5D"), "A1", "R")
+    referee._apply(move, (11.367, 341))  # A's 5♦ played at 11.367
+    spit = ("L", parse_card("8C"), "B")  # B's card laid at 9.867
+    assert referee._sure_of(move, 9.867, spit)  # the play made since shows the move existed
+    referee._resynced_at = 11.167  # ... unless the table was read again between (the position before it was wrong)
+    assert not referee._sure_of(move, 9.867, spit)
+
+
+def test_a_card_played_then_gone_to_show_one_laid_before_it_was_taken_back_though_its_hand_was_not_seen() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["9H", "QC"], "B": ["7S", "KS"]}, spit={"A": "back back", "B": "back back"},
+                               piles={"L": "8D", "R": "3C"})
+    referee = SpitReferee(rules, state=state)
+    referee._touches["L"] = [Touch("L", "A", 0.8, 24, True), Touch("L", "B", 1.133, 34, True)]
+    referee._apply(Play("B", parse_card("7S"), "B1", "L"), (1.133, 34))  # judged played: A's 9H unseen under it
+    referee.readings["L"] = "7S"
+    referee._now = (2.0, 60)
+    referee._played_second("L", "9H")  # 7S gone, 9H shows; B's hand not seen back, no other hand there since
+    assert [(e["player"], e["card"], e.t) for e in _of(referee._out, "play")][-1] == ("A", "9H", 0.8)
+    assert referee.state.top("L") == parse_card("9H")
+
+
+def test_a_card_laid_a_race_window_before_the_one_taken_back_off_it_came_first_give_or_take_a_frame() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["9H", "QC"], "B": ["7S", "KS"]}, spit={"A": "back back", "B": "back back"},
+                               piles={"L": "8D", "R": "3C"})
+    referee = SpitReferee(rules, state=state)
+    referee._touches["L"] = [Touch("L", "A", 0.633333, 19, True), Touch("L", "B", 1.133333, 34, True),
+                             Touch("L", "B", 1.8, 54, False)]  # contacts half a second apart as dated; B's hand back
+    referee._apply(Play("B", parse_card("7S"), "B1", "L"), (1.133333, 34))
+    referee.readings["L"] = "7S"
+    referee._now = (2.0, 60)
+    referee._played_second("L", "9H")
+    assert [(e["player"], e["card"], e.t) for e in _of(referee._out, "play")][-1] == ("A", "9H", 0.633333)
 
 
 def test_the_position_at_a_time_leaves_out_the_moves_dated_later_in_whatever_order_they_were_found() -> None:

@@ -26,15 +26,18 @@ sees and what the engine expects by a move:
   have been another card, turned and played unseen, that went under it and stayed), or another
   card was judged laid at that touch (one hand lays one card); a card lifted unseen is not
   refused at a touch when its hand touched a spit pile again since (it may have been laid there,
-  another card at the first);
+  another card at the first), nor when another of its player's places, its face-up top one that
+  plays on that pile, was under the arm from before the lift to the touch and the pile has not
+  been read since showing the engine's top (the hand may have laid that card there, legally);
 - a stock card seen on a spit pile, never seen lifted (its place under a hand), taken off it by its
   player's hand to show what lay under it: it was refused there (it came second), and is judged at
   its touch;
 - a card refused on a spit pile is expected back: its player's touches there until it is seen
   back in its place take it back, even from under a card laid on it since;
-- a card judged played, taken off its pile (its player's hand back over it, or never seen laying
-  it) to show a card the engine has nowhere (or the other player's stock top) that the other
-  player's hand laid there less than the race window before it: that card came first, unseen
+- a card judged played, taken off its pile (its player's hand back over it, never seen laying it,
+  or no other hand there since, to lay the card shown on top of it) to show a card the engine has
+  nowhere (or the other player's stock top) that the other player's hand laid there less than the
+  race window before it (give or take a frame): that card came first, unseen
   under it; the play is undone, that card played (turned up first where its player's hand turned
   it unseen) and the card taken back judged on it (the play already called stays in the log; a
   resume's replay undoes it too);
@@ -77,25 +80,31 @@ sees and what the engine expects by a move:
   both hands' first contact with a spit pile after the deal end, "too close to call" below one
   frame interval; `layout` when a new layout has been read; `game_end`.
 
-Calls against a player (`illegal_play`, `premature_spit`) are made only on a position the
-camera read: a card is refused only when its player's hand was seen laying it (or, the hand
-missed, the card was seen lying on the top last read there, no other hand over the pile since), what lay under it
-was last seen there (or put there by moves judged since) and no hand touched that pile meanwhile
-without a card judged, and no stock place shows what no move explains; a refusal found at a
-touch, before the card is seen, waits for the card to be seen or to come back; one taken back,
-held back while a stock place showed what no move explains, is judged again, once, when no place
-does (within `TAKE_BACK_S`). A spit card is
-called premature only when the places of the move the engine finds were settled when it landed,
-or (a spit pile) last read as the engine has it with no unjudged touch since, the card the move
-needs read in its place (and a move into a space only on counts not guessed by a re-read), or
-when that move is made afterwards (a play; a turn-up dated by its player's first touch there), and
-never when its player turned up a stock card before it and touched that place again after it,
-the card read there still lying in it (the card laid may be the one turned first, the one read
-turned at that later touch), and never on a position read again from the table less than `RESYNC_S`
-before it landed (what the re-read guessed may be wrong). When unsure, nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`; while a
-card waits for a place under a hand to be read, each zone unexplained must have been so that long:
-a card laid a moment ago beside a place long unexplained may still be explained by a move), and
-the position read is logged (`resync`: stock places, spit piles, spit cards) for a resume to replay.
+Calls against a player (`illegal_play`, `premature_spit`) are made only on a position the camera
+read: a card is refused only when its player's hand was seen laying it (or, the hand missed, the
+card was seen lying on the top last read there, no other hand over the pile since), what lay under
+it was last seen there (or put there by moves judged since; a card refused there and not yet back in
+its place is no part of the pile: what lay under it counts) and no hand touched that pile meanwhile
+without a card judged, and no stock place shows what no move explains, nor on a top the engine has
+laid there more than a frame after the card's touch (the order of the two is wrong); a card put on a
+stock place read empty since the engine's last move there is not called stacked (the card the engine
+has there left unseen); a refusal found at a touch, before the card is seen, waits for the card to
+be seen or to come back; one taken back, held back while a stock place showed what no move explains,
+is judged again, once, when no place does (within `TAKE_BACK_S`). A spit card is called premature
+only when the places of the move the engine finds were settled when it landed, or (a spit pile) last
+read as the engine has it with no unjudged touch since, the card the move needs read in its place
+(and a move into a space only on counts not guessed by a re-read), or when that move is made
+afterwards (a play; a turn-up dated by its player's first touch there), and never when its player
+turned up a stock card before it and touched that place again after it, the card read there still
+lying in it (the card laid may be the one turned first, the one read turned at that later touch),
+and never on a position read again from the table less than `RESYNC_S` before it landed or since
+(what the re-read guessed may be wrong; a play made after it does not show the position before it),
+nor when the position it landed on cannot be rebuilt (a move kept needs one left out). When unsure,
+nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`;
+while a card waits for a place under a hand to be read, each zone unexplained must have been so that
+long: a card laid a moment ago beside a place long unexplained may still be explained by a move),
+and the position read is logged (`resync`: stock places, spit piles, spit cards) for a resume to
+replay.
 A stock top read on a spit pile (if only for a frame) that its player's contact laid, not refused
 there, no longer in its place when the table is read again, and on top there unexplained (on a
 card laid unseen) or read nowhere, was played once it has stayed (on top `TAKE_BACK_S` after its

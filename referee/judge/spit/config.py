@@ -62,6 +62,10 @@ card taken back being the second). A card seen on a pile another player's hand t
 before with no card judged waits at most as long for that card to be found (its place read without
 it); the wait ends with that evidence (`TableMoves._waits_for_rival`, looked at in every frame).
 A player's last stock card, laid at a touch, is played there once it has not come back for this long."""
+RETURN_MIN_S: Final = 0.1
+"""The least time a card takes from its player's hand on a spit pile back to its stock place (0.14 s
+at the least from pickup to back on the rendered games 9001-9080): a card read back in its place less
+than this after a touch was not on that pile."""
 FETCH_S: Final = 0.3
 """The least time one hand takes from laying a card on one spit pile to laying another on the other
 pile (it fetches that card from a stock place between: 0.52 s at the least on the rendered games

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from referee.cards import Card, is_adjacent, parse_card
 from referee.judge.spit.config import (
+    RETURN_MIN_S,
     TAKE_BACK_S,
     TIE_WAIT_S,
     TOUCH_REACH_S,
@@ -212,8 +213,11 @@ class LiftedCards:
         last saw there before it, or what the moves judged since then put there (no hand touched
         the pile meanwhile without a card judged): the position a refusal is judged on was read.
         Unless `exact`, another card read there than the engine's will do if the card would be
-        refused on it too."""
-        reads = [read for read in self._pile_reads.get(pile, ()) if read[0] != card.code and read[1] < t]
+        refused on it too. A card refused on the pile and not yet back in its place is not what lay
+        under it (it is no part of the pile: the card is judged on the one under that)."""
+        refused = {item[0] for item in self._refused if item[2] == pile and item[3] < t and item[4] > t}
+        reads = [read for read in self._pile_reads.get(pile, ()) if read[0] != card.code and read[1] < t
+                 and read[0] not in refused]
         if not reads:
             return False
         seen, since = reads[-1]
@@ -271,11 +275,12 @@ class LiftedCards:
 
     def _came_back(self, code: str, lift: Lift, back: float) -> None:
         """A lifted card is back on its stock pile, first seen there at `back`: if its player's
-        hand touched a spit pile meanwhile, the card touched it (and is judged there); else it was
-        only picked up (a touch from `back` on is the hand's next card)."""
+        hand touched a spit pile meanwhile, at least `RETURN_MIN_S` before (no hand carries a card back
+        faster), the card touched it (and is judged there); else it was only picked up (a touch from `back`
+        on is the hand's next card)."""
         for pile in self._piles:
             for touch in self._touches.get(pile, ()):
-                if self._free(pile, touch, lift.player) and lift.t <= touch.t < back \
+                if self._free(pile, touch, lift.player) and lift.t <= touch.t <= back - RETURN_MIN_S \
                         and not self._taking_back(pile, touch) and not self._lifted_later(code, lift, touch.t):
                     self._returns.append((parse_card(code), lift, pile, (touch.t, touch.frame)))
                     return

@@ -84,8 +84,9 @@ class TableMoves:
                 return True
             if (zone, seen) not in self._flagged:
                 self._flagged[zone, seen] = (owner, when[0])
-                self._emit("illegal_play", when, player=owner, card=seen, to=zone, reason=reason,
-                           **{"from": source[1]})
+                if not self._emptied_unseen(zone):
+                    self._emit("illegal_play", when, player=owner, card=seen, to=zone, reason=reason,
+                               **{"from": source[1]})
             return False
         if source is None and not s.cards()[card]:
             turned = self._turned_unseen(owner, when[0])
@@ -334,7 +335,8 @@ class TableMoves:
                                     if stalemate else None)
         side, when = last if last is not None else (self._starter[pile], first_seen)
         landed = self._landed_on(when[0], side)
-        if landed.phase != "play":
+        rebuilt = landed is not None
+        if landed is None or landed.phase != "play":
             landed = self.state
         if landed.is_stalemate():
             if stalemate:
@@ -346,6 +348,8 @@ class TableMoves:
             landed.apply(Spit(((pile, card),)))
         except PrematureSpit as exc:
             self._flagged[pile, seen] = (side, when[0])  # the hand that comes for it takes it back
+            if not rebuilt:
+                return False  # the position when it landed is not known: no call against the player
             if self._turned_around(side, when[0]):
                 return False  # it may be the card turned before it was laid, not a spit card
             if not self._sure_of(exc.move, when[0], (pile, card, side)):
@@ -466,7 +470,9 @@ class TableMoves:
             self._apply(move, when)
             return True
         if not (self._hand_seen(pile, player, when[0]) or (visible and self._laid_in_view(pile, card, player, when[0]))) \
-                or not self._read_under(pile, card, player, when[0]) or self._odd_stock():
+                or not self._read_under(pile, card, player, when[0]) or self._odd_stock() \
+                or (legal_counts and self._top_laid_after(pile, when[0])) \
+                or (not visible and self._other_card_hidden(player, zone, pile, when[0])):
             self._judged.discard(key)
             lift = self._lifted.get(card.code)
             if visible and lift is not None:
@@ -490,6 +496,37 @@ class TableMoves:
         self._used.add((pile, player, when[0]))
         self._race(pile, raced, player, when)
         self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
+        return False
+
+    def _emptied_unseen(self, zone: str) -> bool:
+        """Stock place `zone` was read empty (if only for a frame) since the engine's last move there:
+        the card the engine has on it left by a move not found, so a card put there is not stacked on it."""
+        return self._empty_read.get(zone, -math.inf) > self._moved.get(zone, -math.inf)
+
+    def _other_card_hidden(self, player: str, zone: str, pile: str, t: float) -> bool:
+        """Another of `player`'s stock places, its face-up top one that plays on `pile`, has not been read
+        clear since before the card from `zone` was lifted (under the arm all along): the hand that touched
+        the pile at `t`, the card unseen there, may have laid that card, legally, not refused this one
+        (unless the pile was read since showing the engine's top there: no card was laid)."""
+        lift = self._lifted.get(self._expected(zone)) if zone in self._owner else None
+        since = min(lift.t, t) if lift is not None else t
+        if self._top_read.get(pile, -math.inf) > t:
+            return False
+        then = self._state_at(t)
+        for other in self.rules.stock_names[self.rules.player_index[player]]:
+            top = then.top(other)
+            if other != zone and top is not None and self._read_clear.get(other, -math.inf) < since \
+                    and then.check(Play(player, top, other, pile)) is None:
+                return True
+        return False
+
+    def _top_laid_after(self, pile: str, t: float) -> bool:
+        """The engine's top card of `pile` was played there more than a frame after `t`: a card that
+        touched the pile at `t` came before it, so it is not refused on it (the order of the two is wrong)."""
+        top = self.state.top(pile)
+        for when, move in reversed(self._made):
+            if isinstance(move, Play) and move.to == pile:
+                return move.card == top and when - t >= self._tie_s
         return False
 
     def _judge_held(self) -> None:

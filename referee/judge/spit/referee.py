@@ -118,6 +118,10 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         """Per stock place, when it was last seen showing a face-down top."""
         self._face_down_read: dict[str, float] = {}
         """Per stock place, the last frame it was read showing a face-down top, settled or not."""
+        self._empty_read: dict[str, float] = {}
+        """Per stock place, the last frame it was read empty, settled or not."""
+        self._top_read: dict[str, float] = {}
+        """Per spit pile, the last frame it was read showing the engine's top there, settled or not."""
         self._turned_unread: set[str] = set()
         """Cards judged turned up and laid unseen, still lifted (refused), not read in their place since."""
         self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))
@@ -260,8 +264,12 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         for zone, seen in snap.read.items():  # a stock top read on a spit pile or in its place, if only for a frame
             if zone in self._piles and seen != self.readings.get(zone):
                 self._note_laid(zone, seen, self._now)
+            if zone in self._piles and seen == self._expected(zone):
+                self._top_read[zone] = snap.t
             if seen == FACE_DOWN:
                 self._face_down_read[zone] = snap.t
+            elif seen == EMPTY and zone in self._owner:
+                self._empty_read[zone] = snap.t
             if zone in self._owner:
                 self._turned_unread.discard(seen)
             lift = self._lifted.get(seen)
@@ -387,12 +395,13 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                 return self._owner[zone], zone
         return None
 
-    def _landed_on(self, t: float, side: str) -> SpitState:
+    def _landed_on(self, t: float, side: str) -> SpitState | None:
         """The engine's position when a spit card of `side` touched a pile at `t`: the last plays,
         dated by their touch more than `SPIT_LEAD_S` after it, left out, and so are another
         player's spit cards dated less than `SPIT_ROUND_S` before it or later (laid at the same
         stalemate); any other move since is taken to have been made before it (a move applied
-        after a play left out, as a turn-up whose card was read late, is made again without it)."""
+        after a play left out, as a turn-up whose card was read late, is made again without it).
+        None when a move kept cannot be made again without those left out (the position is not known)."""
 
         def other_stalemate(when: float, move: SpitMove) -> bool:
             """A spit card laid at another stalemate, or this player's own: every move before it was made before `t`."""
@@ -413,7 +422,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             try:
                 state = state.apply(move)
             except IllegalMove:
-                return self.state
+                return None
         return state
 
     def _state_at(self, t: float, *, before: bool = False) -> SpitState:

@@ -207,7 +207,7 @@ class Rereads:
         """The card the engine played last on `pile` is gone from it and the pile shows `after`: a card
         the engine has nowhere (or another player's face-up stock top) that the other player's hand
         laid there (seen touching the pile, or over it) less than the race window before it or within
-        a frame after (contacts are dated to about a frame), unseen under it, no card of theirs having
+        a frame after, give or take a frame (contacts are dated to about a frame), unseen under it, no card of theirs having
         touched the pile since; and the card's player's hand came back over the pile (or was never
         seen laying it, or that other contact was within a frame of its own: of two tied cards the
         one read on top came second, and was taken back, its hand seen or not). That card came first
@@ -227,11 +227,13 @@ class Rereads:
             return
         touches = self._touches.get(pile, ())
         laid = [touch for touch in touches if touch.side != move.player  # (its contact seen, or its hand over the pile)
-                and when - self.config.race_window_s < touch.t <= when + self._tie_s
+                and when - self.config.race_window_s - self._tie_s < touch.t <= when + self._tie_s
                 and (rival is None or touch.side == rival[0])]
         own = [touch.t for touch in touches if touch.side == move.player]
         back = any(t > when + self.config.race_window_s for t in own) or all(abs(t - when) > self._tie_s for t in own) \
-            or any(touch.contact and self._close(touch.t, when) for touch in laid)  # tied: the one read on top came second
+            or any(touch.contact and self._close(touch.t, when) for touch in laid) \
+            or not any(touch.side != move.player and touch.t > when + self._tie_s for touch in touches)
+        # (tied: the one read on top came second; no other hand there since: the card under it cannot have gone on top)
         if not laid or not back or any(touch.contact and touch.side != move.player and touch.t > when + self._tie_s
                                        for touch in touches):
             return  # (its player's hand seen laying it and never seen back: it may lie under that card)

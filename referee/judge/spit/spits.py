@@ -289,16 +289,18 @@ class SpitCalls:
         return False
 
     def _sure_of(self, move: SpitMove, t: float, spit: tuple[str, Card, str]) -> bool:
-        """The move the engine finds at `t`, when `spit` (pile, card, player) was laid, existed: a
-        play made since, or it rests on what the camera sees (the places it uses were settled then,
+        """The move the engine finds at `t`, when `spit` (pile, card, player) was laid, existed: never
+        on a position read again from the table less than `RESYNC_S` before `t` or since (a play
+        found after a re-read does not show the position before it); a play made since, or it rests
+        on what the camera sees (the places it uses were settled then,
         or, a spit pile, showed the engine's top when last read before `t`, with no hand laying an
         unjudged card there since; no stock place shows what no move explains; and a move into a
         space, which counts only when it uncovers a face-down card, is not judged on counts
         guessed by a re-read)."""
+        if self._resynced_at > t - RESYNC_S:
+            return False  # the position was read again from the table just before or since: what it guessed may be wrong
         if isinstance(move, Play) and self._played_since(move, t):
             return True  # the play was made since: it existed
-        if self._resynced_at > t - RESYNC_S:
-            return False  # the position was just read again from the table: what it guessed may be wrong
         if isinstance(move, MoveToSpace) and not self._counts_known:
             return False
         if isinstance(move, (Play, MoveToSpace, StackEqual)):

@@ -312,6 +312,21 @@ def test_a_card_laid_a_moment_ago_is_not_read_again_with_a_place_long_unexplaine
     assert not _of(events, "resync")
 
 
+def test_premature_spit_is_not_called_on_a_hand_seen_over_the_pile_before_it_was_read_without_the_card() -> None:
+    film = _opened()
+    film.play("A", "A3", "back", "R")  # A's K♦ refused on 3♣
+    film.over("A", "R", 3)  # A's hand over R, no contact seen: it takes K♦ back
+    film.zones["R"] = "3C"
+    film.over("A", "A3", 2)
+    film.zones["A3"] = "KD"
+    film.still(8)  # R read again showing 3♣
+    film.zones["R"] = "JH"  # then a card laid by a hand not seen (an arm the colour of the table)
+    film.still(8)
+    events = film.judge()
+    assert [e["card"] for e in _of(events, "illegal_play")] == ["KD"]
+    assert not _of(events, "premature_spit")  # when unsure, say nothing: A's hand left before R was read
+
+
 def test_premature_spit_is_not_called_while_the_move_s_place_was_under_a_hand() -> None:
     film = _opened()
     for _ in range(4):  # A's hand over A1 (the engine's first move: 7C from A1 onto L) as B spits

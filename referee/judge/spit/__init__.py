@@ -99,7 +99,9 @@ turned up a stock card before it and touched that place again after it, the card
 lying in it (the card laid may be the one turned first, the one read turned at that later touch),
 and never on a position read again from the table less than `RESYNC_S` before it landed or since
 (what the re-read guessed may be wrong; a play made after it does not show the position before it),
-nor when the position it landed on cannot be rebuilt (a move kept needs one left out). When unsure,
+nor when the position it landed on cannot be rebuilt (a move kept needs one left out), nor when only a
+hand seen over the pile (no contact) dates it and the pile was read settled after that hand came (an
+arm the colour of the table, unseen, may have laid it since). When unsure,
 nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`;
 while a card waits for a place under a hand to be read, each zone unexplained must have been so that
 long: a card laid a moment ago beside a place long unexplained may still be explained by a move),

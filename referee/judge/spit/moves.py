@@ -350,6 +350,10 @@ class TableMoves:
             self._flagged[pile, seen] = (side, when[0])  # the hand that comes for it takes it back
             if not rebuilt:
                 return False  # the position when it landed is not known: no call against the player
+            if not self._contact_at(pile, side, when[0]) \
+                    and any(when[0] < t < first_seen[0] for _, t in self._pile_reads.get(pile, ())[:-1]):
+                return False  # only a hand over the pile dates it, and the pile was read settled since: a hand unseen
+                # may have laid it after that read
             if self._turned_around(side, when[0]):
                 return False  # it may be the card turned before it was laid, not a spit card
             if not self._sure_of(exc.move, when[0], (pile, card, side)):

@@ -327,6 +327,45 @@ def test_premature_spit_is_not_called_on_a_hand_seen_over_the_pile_before_it_was
     assert not _of(events, "premature_spit")  # when unsure, say nothing: A's hand left before R was read
 
 
+def test_a_card_taken_back_off_the_other_players_card_read_there_for_a_frame_before_it_was_refused_on_it() -> None:
+    film = _opened()
+    b2 = HandSeen("B", ("B2",))
+    tb = film.t
+    for _ in range(3):  # B lays 4♦ from B2 on 3♣, its arm over B2 all along (the lift unseen)
+        film.frame((HandSeen("B", ("B2", "R"), {"R": tb}),))
+    film.zones["B2"] = "6H"  # B turns up the card under it, under its arm
+    film.frame((b2,), R="4D")  # 4♦ read for one frame only
+    for _ in range(6):
+        film.frame((b2,), unread=("R",))
+    for _ in range(2):  # A lifts 2♠, more than the race window after B laid 4♦
+        film.frame((b2, HandSeen("A", ("A4",), {"A4": film.t})))
+    film.zones["A4"] = "back"
+    for _ in range(8):
+        film.frame((b2,), unread=("R",))
+    ta = film.t
+    for _ in range(3):  # A lays it on 4♦: taken for a play on 3♣
+        film.frame((b2, HandSeen("A", ("R",), {"R": ta})))
+    film.zones["R"] = "2S"
+    for _ in range(8):
+        film.frame((b2,))
+    t = film.t
+    for _ in range(3):  # A takes it back, showing 4♦
+        film.frame((b2, HandSeen("A", ("R",), {"R": t})))
+    film.zones["R"] = "4D"
+    for _ in range(4):
+        film.frame((b2,))
+    film.over("A", "A4", 2)
+    film.zones["A4"] = "2S"
+    film.still(10)
+    film.zones.update(A5="back", R="5H")  # A's 5♥ laid on 4♦ by a hand not seen
+    t5 = film.t
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][1:] == [("B", "4D", tb), ("A", "5H", t5)]
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("A", "2S", ta, "2♠ is not next to 4♦")]  # (5♥ is not dated by the touch that took 2♠ back)
+
+
 def test_premature_spit_is_not_called_while_the_move_s_place_was_under_a_hand() -> None:
     film = _opened()
     for _ in range(4):  # A's hand over A1 (the engine's first move: 7C from A1 onto L) as B spits

@@ -37,10 +37,11 @@ sees and what the engine expects by a move:
 - a card judged played, taken off its pile (its player's hand back over it, never seen laying it,
   or no other hand there since, to lay the card shown on top of it) to show a card the engine has
   nowhere (or the other player's stock top) that the other player's hand laid there less than the
-  race window before it (give or take a frame): that card came first, unseen
+  race window before it (give or take a frame), or at any time before it if that card was read
+  there (if only for a frame) before the card taken back touched: that card came first, unseen
   under it; the play is undone, that card played (turned up first where its player's hand turned
   it unseen) and the card taken back judged on it (the play already called stays in the log; a
-  resume's replay undoes it too);
+  resume's replay undoes it too); the touches of the hand that took it back date no card laid since;
 - a card seen on a pile that another player's hand was over just before (or touched within a
   frame after: contacts are dated to about a frame), laying no card judged
   (touching it and holding no card seen lifted, or holding one, or one it may have turned and

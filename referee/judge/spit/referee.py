@@ -75,6 +75,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._lifted: dict[str, Lift] = {}
         self._flagged: dict[tuple[str, str], tuple[str, float]] = {}
         self._took_back: dict[str, tuple[str, float, float]] = {}
+        self._taken_off: dict[str, tuple[str, float, float]] = {}
+        """Per spit pile, a card judged played there that its player took off to show the card under it
+        (`_played_second`): (player, its touch, when the pile showed the card under it)."""
         self._refused: list[tuple[str, str, str, float, float]] = []
         """Cards refused on a spit pile: (card, player, pile, time refused, first seen back in a
         stock place or inf), kept for the touch memory."""

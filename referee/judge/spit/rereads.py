@@ -207,13 +207,15 @@ class Rereads:
         """The card the engine played last on `pile` is gone from it and the pile shows `after`: a card
         the engine has nowhere (or another player's face-up stock top) that the other player's hand
         laid there (seen touching the pile, or over it) less than the race window before it or within
-        a frame after, give or take a frame (contacts are dated to about a frame), unseen under it, no card of theirs having
+        a frame after, give or take a frame (contacts are dated to about a frame), or at any time before
+        it if `after` was read there (if only for a frame) before it touched, unseen under it, no card of theirs having
         touched the pile since; and the card's player's hand came back over the pile (or was never
         seen laying it, or that other contact was within a frame of its own: of two tied cards the
         one read on top came second, and was taken back, its hand seen or not). That card came first
         and the one taken back was refused on it: the play is undone, the card under it played at its
         touch (turned up first, on the place its player's hand turned unseen), and the card taken back
-        judged on it at its own touch."""
+        judged on it at its own touch, on the position then (`legal_counts` off: it was taken back); its
+        player's touches on the pile from that one until now laid no other card (`_taken_off`)."""
         s = self.state
         if s.phase != "play" or after not in CARD_CODES or not self._made or not self._history:
             return
@@ -226,8 +228,10 @@ class Rereads:
         if (rival is None and s.cards()[card]) or (rival is not None and rival[0] == move.player):
             return
         touches = self._touches.get(pile, ())
+        read = self._laid_seen.get((pile, after))  # read on the pile, if only for a frame, before the card taken back touched
         laid = [touch for touch in touches if touch.side != move.player  # (its contact seen, or its hand over the pile)
-                and when - self.config.race_window_s - self._tie_s < touch.t <= when + self._tie_s
+                and (when - self.config.race_window_s - self._tie_s < touch.t <= when + self._tie_s
+                     or (read is not None and read[0] == touch.side and read[2][0] == touch.t and read[3] < when))
                 and (rival is None or touch.side == rival[0])]
         own = [touch.t for touch in touches if touch.side == move.player]
         back = any(t > when + self.config.race_window_s for t in own) or all(abs(t - when) > self._tie_s for t in own) \
@@ -263,7 +267,9 @@ class Rereads:
             self._try(TurnUp(side, source, card), turned[1])
         self._attempt(side, card, source, pile, (first.t, first.frame), visible=True)
         self._lifted[move.card.code] = Lift(move.player, move.source, when, attempted=True)  # in its player's hand
-        self._attempt(move.player, move.card, move.source, pile, (when, self._frame_at(when)), visible=False)
+        self._attempt(move.player, move.card, move.source, pile, (when, self._frame_at(when)), visible=False,
+                      legal_counts=False)
+        self._taken_off[pile] = (move.player, when, self._now[0])  # its player's touches since took it back
 
     def _bared(self, player: str, laid: When) -> tuple[str, When] | None:
         """The one place of `player`'s where the engine has a single face-down card and the table

@@ -22,11 +22,14 @@ class HandTouches:
     def _when(self, zone: str, side: str | None, seen: When) -> When:
         """The start of the last contact of a hand of `side` (any side: None) with `zone` within
         `TOUCH_REACH_S` before `seen`; else the start of the last time such a hand covered it;
-        else `seen` itself (the first frame the new state was seen)."""
+        else `seen` itself (the first frame the new state was seen). Not the touches of a hand that
+        laid a card judged played there and took it back off the pile (`_taken_off`)."""
         cover: When | None = None
+        took = self._taken_off.get(zone)
         for touch in reversed(self._touches.get(zone, ())):
-            if touch.t > seen[0] or (side is not None and touch.side != side):
-                continue
+            if touch.t > seen[0] or (side is not None and touch.side != side) \
+                    or (took is not None and touch.side == took[0] and took[1] <= touch.t <= took[2]):
+                continue  # (the hand laid the card it took back off the pile then, and none since)
             if touch.t < seen[0] - TOUCH_REACH_S:
                 break
             if touch.contact:

@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     if any(seed in HELD_OUT for seed in args.seeds):
         parser.error("seeds 9101-9120 are held out: measure them once with bench/e2e.py --held-out")
     total = Score()
+    landing: list[float] = []
     for seed in args.seeds:
         stream = stream_of(args.cache, seed, args.reader, args.width, args.height, args.max_seconds)
         calls = replay(stream)
@@ -81,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         end = last_t - args.settle_s
         result = score(truth_all, [e for e in calls if e.t <= end + 0.25], until=end)
         total.add(result)
+        landing.extend(result.latencies.get("play", []) + result.latencies.get("illegal_play", []))
         print(f"seed {seed}: plays {result.matched.get('play', 0)}/{result.truth.get('play', 0)} (+{result.unmatched('play')}), "
               f"illegal {result.matched.get('illegal_play', 0)}/{result.truth.get('illegal_play', 0)}, "
               f"false flags {result.false_flags}, Spit! {result.matched.get('spit_call', 0)}/"
@@ -98,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
           f"median {statistics.median(spit_lat) * 1000 if spit_lat else float('nan'):.0f} ms, max "
           f"{max(spit_lat, default=float('nan')) * 1000:.0f} ms; called while a move existed: "
           f"{total.spits_while_move}")
+    if landing:
+        print(f"landing -> call  median {statistics.median(landing) * 1000:.0f} ms, p95 "
+              f"{sorted(landing)[min(len(landing) - 1, int(0.95 * len(landing)))] * 1000:.0f} ms (capture time of the calling frame)")
     return 0
 
 

@@ -154,3 +154,28 @@ def test_a_tied_card_gone_from_the_pile_to_show_the_other_was_taken_back_though_
     illegal = _of(events, "illegal_play")
     assert [(e["player"], e["card"], e.t) for e in illegal] == [("A", "9H", ta)]
     assert illegal[0]["called_at"] < shown + 10 / FPS
+
+
+def test_a_card_waiting_for_a_rival_card_waits_past_the_tie_wait_while_the_rival_place_is_under_its_arm() -> None:
+    film = _opened()  # R shows 3♣
+    arm = HandSeen("B", ("B2",), {})
+    for _ in range(3):
+        film.frame((arm,))  # B's arm over B2: its 4♦ taken unseen
+    tb = film.t
+    for _ in range(3):
+        film.frame((HandSeen("B", ("B2", "R"), {"R": tb}),))  # B lays 4♦ on R, never read
+    lift = film.t
+    for _ in range(2):
+        film.frame((arm, HandSeen("A", ("A4",), {"A4": lift})))  # A lifts 2♠
+    film.zones["A4"] = "back"
+    ta = film.t
+    for _ in range(3):
+        film.frame((arm, HandSeen("A", ("R",), {"R": ta})))  # and lays it on the 4♦
+    film.zones["R"] = "2S"
+    for _ in range(34):
+        film.frame((arm,))  # 2♠ read on top, B2 still under B's arm just past the tie wait
+    film.zones["B2"] = "back"
+    film.still(10)  # B's arm gone: B2 shows the face-down card its 4♦ lay on
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "4D", tb)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]

@@ -46,7 +46,9 @@ sees and what the engine expects by a move:
   frame after: contacts are dated to about a frame), laying no card judged
   (touching it and holding no card seen lifted, or holding one, or one it may have turned and
   taken unseen, and no contact seen), waits (`TIE_WAIT_S`, longer while a hand is over the pile or
-  it is not read again) for that card to be found under it;
+  it is not read again, and up to `TAKE_BACK_S` while a stock place of that player's holding a card
+  is still under their arm, unread since their touch, unless the touches came within a frame of
+  each other) for that card to be found under it;
   a hand lays one card at a time, so no card waits for a contact of a hand seen laying its card
   on the other pile at the same time, or touching the other pile less than `FETCH_S` after
   laying a card judged;

@@ -60,7 +60,8 @@ TIE_WAIT_S: Final = 1.0
 the pile went second (a hand back over it meanwhile, taking one back, is waited for this long, the
 card taken back being the second). A card seen on a pile another player's hand touched just
 before with no card judged waits at most as long for that card to be found (its place read without
-it); the wait ends with that evidence (`TableMoves._waits_for_rival`, looked at in every frame).
+it), or up to `TAKE_BACK_S` while a stock place of that player's is still under their arm, not read
+since their touch; the wait ends with that evidence (`TableMoves._waits_for_rival`, looked at in every frame).
 A player's last stock card, laid at a touch, is played there once it has not come back for this long."""
 RETURN_MIN_S: Final = 0.1
 """The least time a card takes from its player's hand on a spit pile back to its stock place (0.14 s

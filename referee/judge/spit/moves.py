@@ -259,7 +259,7 @@ class TableMoves:
                     when = self._after(max(under), when)
             partners = self._tied(pile, player, when) - {self._shown.get(pile)}
             if partners:
-                if not self._clear(pile) and self._waits_for_rival(pile):  # read on top, no hand over it: second
+                if not self._clear(pile) and self._waits_for_rival(pile, player, when[0]):  # read on top, no hand over it: second
                     self._shown[pile] = seen
                     return applied
                 applied |= self._earlier(pile, card, when, tied=True)
@@ -268,7 +268,7 @@ class TableMoves:
                 return self._attempt(player, card, zone, pile, when, visible=True, after_tie=True) or applied
             elif (self._rival_touch(pile, player, when[0]) or self._rival_hidden(pile, player, when[0])
                   or (unsure and self._rival_touch(pile, player, first_seen[0]))) \
-                    and self._waits_for_rival(pile):
+                    and self._waits_for_rival(pile, player, when[0]):
                 return applied
             self._ties.pop(pile, None)
             self._shown.pop(pile, None)
@@ -314,7 +314,7 @@ class TableMoves:
                         self._deferred = True
                         return False
                     if turned is not None and not self._hurried and self._rival_touch(pile, player, laid[0]) \
-                            and self._waits_for_rival(pile):
+                            and self._waits_for_rival(pile, player, laid[0]):
                         return False  # another hand's card may lie under it
                     self._ties.pop(pile, None)
                     if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
@@ -370,17 +370,34 @@ class TableMoves:
         self._flagged[pile, seen] = (side, when[0])
         return False
 
-    def _waits_for_rival(self, pile: str) -> bool:
-        """A card seen on `pile` may lie on another player's card laid just
+    def _waits_for_rival(self, pile: str, player: str, t: float) -> bool:
+        """`player`'s card seen on `pile`, laid at `t`, may lie on another player's card laid just
         before (their hand there, no card of theirs judged): it waits for that card to be found (its
         place read without it, its player taking one card or the other back), at most `TIE_WAIT_S` from
         the first frame it waited, or longer while a hand is over the pile or it is not read again (a card
-        being taken back shows what lay under it); the referee looks again in every frame meanwhile (`SpitReferee.update`),
-        so the wait ends with the evidence. False, and the wait over, when it need not wait."""
+        being taken back shows what lay under it), or, up to `TAKE_BACK_S`, while the place that card may
+        have come from is still under its player's arm (`_rival_place_hidden`); the referee looks again in
+        every frame meanwhile (`SpitReferee.update`), so the wait ends with the evidence. False, and the
+        wait over, when it need not wait."""
         since = self._ties.setdefault(pile, self._now[0])
-        if self._now[0] - since < TIE_WAIT_S or not self._clear(pile) or pile in self._left_unread:
+        if self._now[0] - since < TIE_WAIT_S or not self._clear(pile) or pile in self._left_unread \
+                or (self._now[0] - since < TAKE_BACK_S and self._rival_place_hidden(pile, player, t)):
             return True
         self._ties.pop(pile, None)
+        return False
+
+    def _rival_place_hidden(self, pile: str, player: str, t: float) -> bool:
+        """Another player's hand was over `pile` less than the race window before `t` (not within a frame
+        of it: which of two such cards came first is told by the one taken back) and one of their stock
+        places holding a card is under their arm now, not read since before that touch: the card that
+        hand may have laid under `player`'s can still be shown taken from there (or brought back to it)."""
+        for touch in self._touches.get(pile, ()):
+            if touch.side == player or not t - self.config.race_window_s < touch.t < t or self._close(touch.t, t):
+                continue
+            if any(self.state.pile(zone) and not self._clear(zone)
+                   and max(self._read_clear.get(zone, -math.inf), self._seen.get(zone, (-math.inf, 0))[0]) < touch.t
+                   for zone in self.rules.stock_names[self.rules.player_index[touch.side]]):
+                return True
         return False
 
     def _rival_hidden(self, pile: str, player: str, t: float) -> bool:

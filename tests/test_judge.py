@@ -997,6 +997,34 @@ def test_a_card_seen_on_top_whose_hand_was_only_seen_over_the_pile_came_after_a_
     assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
 
 
+def test_the_last_stock_card_is_played_at_its_player_s_touch_when_its_place_is_read_only_after_the_piles_are_gathered() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", "back |"]}, spit={"A": "2C 3C", "B": "4C"},
+                               piles={"L": "6D", "R": "KH"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D", "R": "KH"})
+    film.still(4)
+    film.over("A", "A1", 3)  # A's arm comes over A1 and stays over it: the 7♣ is never seen lifted
+    film.zones["A1"] = "empty"
+    t = film.t  # A lays it on the 6♦, the hand staying there: the 7♣ is never read on L
+    for _ in range(36):
+        film.frame((HandSeen("A", ("A1", "L"), {"L": t}),))
+    for _ in range(4):  # the hand rises over the pile
+        film.frame((HandSeen("A", ("A1",), {}),), L="occluded")
+    slap = film.t
+    for _ in range(3):  # A slaps L, B two frames later
+        film.frame((HandSeen("A", ("A1", "L"), {"L": slap}),))
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A1", "L"), {"L": slap}), HandSeen("B", ("L",), {"L": round(slap + 2 / FPS, 6)})))
+    film.zones.update(L="empty", R="empty")  # the piles gathered, A's arm still over A1
+    film.over("A", "A1", 40)
+    film.still(10)  # A1 read empty only now
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "7C", t)]
+    assert [(e["player"], e["counts"], e.t) for e in _of(events, "deal_end")] == [("A", {"A": 2, "B": 3}, t)]
+    assert [(e["pile"], e["winner"]) for e in _of(events, "slap")] == [("L", "A")]
+    assert not _of(events, "resync")
+
+
 def _settling(rules: SpitRules | None = None) -> tuple[Film, SpitReferee]:
     """A deal about to end: A's last stock card 7C goes onto 6D."""
     rules = rules or SpitRules()
@@ -1347,6 +1375,22 @@ def test_a_card_turned_and_taken_unseen_from_a_place_counted_by_a_re_read_is_no_
     assert [(e["card"], e["to"]) for e in _of(events, "play")] == [("7C", "L"), ("QH", "R")]
     assert _of(events, "play")[-1].t == t
     assert not _of(events, "resync") and not _of(events, "deal_end") and not _of(events, "premature_spit")
+
+
+def test_a_place_read_face_down_if_only_unchanged_after_the_card_taken_from_it_landed_is_no_recount() -> None:
+    film, referee = _guessed({"A": ["back back |", ""], "B": ["QS", "back |"]}, {"A": "back", "B": "back back"},
+                             {"L": "6D", "R": "KH"})
+    film.touch("A", "A1", 4)  # A turns A1's top under the hand, never seen face up
+    film.touch("A", "A2", 3, then="2S")  # and moves it to the space A2
+    film.still(3)  # A1 read face down, as before the hand came: no change of its reading
+    film.touch("A", "A1", 4, then="empty")  # the card under it turned and taken, never seen face up
+    film.still(2)
+    t = film.touch("A", "L", 3, then="7C")  # onto 6♦
+    film.still(10)
+    events = _run(film, referee)
+    assert [(e["card"], e["to"]) for e in _of(events, "move_to_space")] == [("2S", "A2")]
+    assert [(e["card"], e["from"], e["to"], e.t) for e in _of(events, "play")] == [("7C", "A1", "L", t)]
+    assert not _of(events, "resync") and not _of(events, "spit") and not _of(events, "deal_end")
 
 
 def test_a_re_read_table_on_which_a_player_s_stock_is_empty_is_a_deal_they_ended() -> None:

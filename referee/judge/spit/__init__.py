@@ -20,7 +20,9 @@ sees and what the engine expects by a move:
 - a stock card lifted (its place seen without it) whose player's hand then touches a spit pile:
   the card counts the moment it touches, so it is judged at that frame, before it can be seen;
   a player's last stock card (which ends the deal) waits to be seen, but one whose hand stays on
-  the pile until the slap is played at its touch once it has not come back for `TIE_WAIT_S`;
+  the pile until the slap is played at its touch once it has not come back for `TIE_WAIT_S` (one
+  found lifted only once the piles are gathered, the arm over its place all along, at its player's
+  first contact with a spit pile where it fits since the place last showed it);
   one that comes back after touching a pile unseen is judged there too (a race loser), unless
   another card was read on that pile since and the player's hand never went back there (it may
   have been another card, turned and played unseen, that went under it and stayed), or another

@@ -1331,6 +1331,21 @@ def test_a_spit_alone_after_a_slap_too_close_to_call_is_joined_by_the_other_s_sp
     assert [e["reason"] for e in _of(events, "resync")] == [OTHER_SLAP] and not _of(events, "premature_spit")
 
 
+def test_a_slap_too_close_to_call_settled_by_the_spit_cards_counts_the_stock_places_as_the_other_way_dealt_them() -> None:
+    film, state = _slapped_too_close(34, 8, 1)  # L 6 cards, R 2: B would have 12 cards (stock places 1, 2, 3,
+    # 3, 3, no spit card), A 40; the other way B 16 (1, 2, 3, 4, 5 and one spit card), A 36 (21): every place filled
+    film.touch("A", "L", 3, then="9S")  # A spits
+    film.still(3)
+    film.touch("B", "R", 3, then="8H")  # and B too: the slap went the other way
+    film.still(20)
+    referee = SpitReferee(SpitRules(), state=state)
+    events = _run(film, referee)
+    assert [e["cards"] for e in _of(events, "spit")][-1] == {"L": "9S", "R": "8H"}
+    assert [e["reason"] for e in _of(events, "resync")] == [OTHER_SLAP]
+    assert [len(referee.state.pile(zone)) for zone in SpitRules().stock_names[1]] == [1, 2, 3, 4, 5]
+    assert {p: referee.state.spit_count(p) for p in "AB"} == {"A": 20, "B": 0}
+
+
 def _guessed(stocks: dict[str, list[str]], spit: dict[str, str], piles: dict[str, str]) -> tuple[Film, SpitReferee]:
     """A referee going on from a position whose counts a re-read of the table guessed, filmed as
     written; the rest of the deck lies under spit pile L's top."""

@@ -115,8 +115,11 @@ logged as a `play` at that contact, marked `resynced`.
 A re-read showing a player's stock empty ends the deal (the slap judged from the contacts
 remembered); one showing both spit piles empty waits for the next layout. Counts guessed by a
 re-read are corrected from what the table shows: a stock place's count once it shows nothing, or
-a face-down card, under the card taken from it (`RECOUNT`), and the spit cards by who lays them
-(`SPIT_LAID`, `ALONE`).
+a face-down card, under the card taken from it (`RECOUNT`; not emptied when read face down after
+the card taken landed and touched by its player since: a card turned and taken unseen), and the
+spit cards by who lays them (`SPIT_LAID`, `ALONE`). A layout the other verdict of a slap too close
+to call would have dealt too (the same places filled) is counted as that verdict left it, spit
+cards and stock places, once the spit cards laid show the slap went that way (`OTHER_SLAP`).
 
 Event times are capture times of the frame where the card first touched its zone (the hand's
 first contact frame; a turn-up: the frame the hand came over the place, if it was kept from

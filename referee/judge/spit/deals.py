@@ -163,12 +163,15 @@ class DealEnds:
             return
         other, self._other_slap = self._other_slap, None
         if other is None and self._spit_shift is not None:  # not settled last deal: the cards held still differ so
-            other = {p: held[p] + self._spit_shift[p] for p in self._players}
+            other = {p: held[p] + self._spit_shift[p] + sum(self._stock_shift.get(zone, 0) for zone in r.stock_names[i])
+                     for i, p in enumerate(self._players)}
         self._spit_shift = None
-        if other is not None and other != held and all(  # the same piles dealt either way: only the spit cards differ
-                0 <= other[p] <= r.total_cards and layout_counts(r.layout, other[p])[0] == layout_counts(r.layout, held[p])[0]
+        if other is not None and other != held and all(  # the same places filled either way: only the counts differ
+                0 <= other[p] <= r.total_cards and self._patterns[other[p]] == self._patterns[held[p]]
                 for p in self._players):
             self._spit_shift = {p: layout_counts(r.layout, other[p])[1] - spit_cards[p] for p in self._players}
+            self._stock_shift = {zone: n - m for i, p in enumerate(self._players) for zone, n, m in zip(
+                r.stock_names[i], layout_counts(r.layout, other[p])[0], layout_counts(r.layout, held[p])[0])}
         self._first_layout = False
         self._stock_read = {code for code in tops.values() if code in CARD_CODES}
         self._unread_tops = unread

@@ -1261,6 +1261,31 @@ def test_same_pile_slap_goes_to_the_first_hand() -> None:
     assert slap["margin_ms"] == pytest.approx(2000 / FPS, abs=0.01) and "verdict" not in slap.fields
 
 
+def test_a_hand_coming_for_a_card_refused_just_before_the_deal_ended_is_not_slapping() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KC"], "B": ["QS", "9S", "back |"]}, spit={"A": "2C 3C", "B": "4C"},
+                               piles={"L": "6D", "R": "KH"})
+    film = Film({z: "empty" for z in rules.place_names}
+                | {"A1": "KC", "B1": "QS", "B2": "9S", "B3": "back", "L": "6D", "R": "KH"})
+    film.still(4)
+    film.play("B", "B1", "empty", "R")  # Q♠ onto K♥
+    film.touch("A", "A1", 2, then="empty")  # A lifts K♣, the last stock card
+    film.touch("B", "B2", 2, then="empty")  # B lifts 9♠
+    film.still(3)
+    tb = film.touch("B", "R", 3)  # B lays 9♠ on Q♠: it fits nowhere
+    film.touch("A", "R", 3, then="KC")  # and A its K♣ over it at once, ending the deal: the 9♠ is never read there
+    film.still(8)
+    film.touch("B", "R", 3)  # B comes for the 9♠ under the K♣
+    film.still(6)
+    ta, tb2 = film.touch_both(("A", "L"), ("B", "L"), lag=2)  # A slaps L, B two frames later
+    film.zones.update(L="empty", R="empty", B2="9S")
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "9S", tb)]
+    assert [e["player"] for e in _of(events, "deal_end")] == ["A"]
+    assert [(e["pile"], e["winner"], e["contact"]) for e in _of(events, "slap")] == [("L", "A", {"A": ta, "B": tb2})]
+
+
 def test_slap_closer_than_a_frame_is_too_close_to_call() -> None:
     film, referee = _settling()
     film.touch_both(("B", "R"), ("A", "R"), lag=0)

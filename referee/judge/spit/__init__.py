@@ -79,8 +79,10 @@ sees and what the engine expects by a move:
   waits for its place to be read showing what lay under it (it may have been a spit card); a turn-up
   is not dated before its place was last read face down, if only for a frame; `deal_end` (none while the ender's place was last read showing a card
   the engine has nowhere: the position is read again); the slap from
-  both hands' first contact with a spit pile after the deal end, "too close to call" below one
-  frame interval; `layout` when a new layout has been read; `game_end`.
+  both hands' first contact with a spit pile after the deal end (not a hand coming for a card
+  refused there, flagged or judged at its touch before the deal ended and not seen back in its
+  place), "too close to call" below one frame interval; `layout` when a new layout has been read;
+  `game_end`.
 
 Calls against a player (`illegal_play`, `premature_spit`) are made only on a position the camera
 read: a card is refused only when its player's hand was seen laying it (or, the hand missed, the

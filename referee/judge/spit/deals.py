@@ -31,7 +31,8 @@ class DealEnds:
         `deal_end`, unless one of the ender's stock places was last read showing a card the engine
         has nowhere (it lost a card of theirs, as a card refused, taken back and read only once the
         position had been read again without it): the position is then read again from the table,
-        and spit cards doubted on the one found wrong are left unjudged."""
+        and spit cards doubted on the one found wrong are left unjudged. Cards refused and not seen
+        back in their place stay flagged on their pile: their players' hands come for them."""
         ender = after.deal_ender()
         player, reason = ender if ender is not None else (self._players[0], "")
         if ender is not None and self._stock_shown(player, after):
@@ -43,6 +44,9 @@ class DealEnds:
         self._changed_since_end = set()
         self._slaps = {}
         self._lifted.clear()
+        for code, side, pile, since, back in self._refused:  # refused and not seen back: its player comes for it,
+            if back == math.inf:  # and that touch is no slap
+                self._flagged.setdefault((pile, code), (side, since))
         self._refused.clear()
         self._pending_spit.clear()
 

@@ -184,7 +184,8 @@ class LiftedCards:
         if len([z for z in names if self.state.pile(z)]) != 1 or len(self.state.pile(zone)) != 1:
             return
         touches = [touch for pile in self._piles for touch in self._touches.get(pile, ())
-                   if touch.contact and touch.side == player and touch.t > shown and (pile, player, touch.t) not in self._used]
+                   if touch.contact and touch.side == player and touch.t > shown
+                   and (pile, player, touch.t) not in self._used]
         first = min(touches, key=lambda touch: touch.t, default=None)
         if first is None or self.state.check(Play(player, card, zone, first.zone)) is not None:
             return

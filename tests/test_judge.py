@@ -1051,6 +1051,34 @@ def test_a_card_seen_on_top_whose_hand_was_only_seen_over_the_pile_came_after_a_
     assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
 
 
+def test_the_last_stock_card_is_played_at_its_player_s_touch_when_its_place_is_read_only_after_the_piles_are_gathered() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", "back |"]}, spit={"A": "2C 3C", "B": "4C"},
+                               piles={"L": "6D", "R": "KH"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D", "R": "KH"})
+    film.still(4)
+    film.over("A", "A1", 3)  # A's arm comes over A1 and stays over it: the 7♣ is never seen lifted
+    film.zones["A1"] = "empty"
+    t = film.t  # A lays it on the 6♦, the hand staying there: the 7♣ is never read on L
+    for _ in range(36):
+        film.frame((HandSeen("A", ("A1", "L"), {"L": t}),))
+    for _ in range(4):  # the hand rises over the pile
+        film.frame((HandSeen("A", ("A1",), {}),), L="occluded")
+    slap = film.t
+    for _ in range(3):  # A slaps L, B two frames later
+        film.frame((HandSeen("A", ("A1", "L"), {"L": slap}),))
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A1", "L"), {"L": slap}), HandSeen("B", ("L",), {"L": round(slap + 2 / FPS, 6)})))
+    film.zones.update(L="empty", R="empty")  # the piles gathered, A's arm still over A1
+    film.over("A", "A1", 40)
+    film.still(10)  # A1 read empty only now
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "7C", t)]
+    assert [(e["player"], e["counts"], e.t) for e in _of(events, "deal_end")] == [("A", {"A": 2, "B": 3}, t)]
+    assert [(e["pile"], e["winner"]) for e in _of(events, "slap")] == [("L", "A")]
+    assert not _of(events, "resync")
+
+
 def _settling(rules: SpitRules | None = None) -> tuple[Film, SpitReferee]:
     """A deal about to end: A's last stock card 7C goes onto 6D."""
     rules = rules or SpitRules()
@@ -1287,6 +1315,31 @@ def test_same_pile_slap_goes_to_the_first_hand() -> None:
     assert slap["margin_ms"] == pytest.approx(2000 / FPS, abs=0.01) and "verdict" not in slap.fields
 
 
+def test_a_hand_coming_for_a_card_refused_just_before_the_deal_ended_is_not_slapping() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KC"], "B": ["QS", "9S", "back |"]}, spit={"A": "2C 3C", "B": "4C"},
+                               piles={"L": "6D", "R": "KH"})
+    film = Film({z: "empty" for z in rules.place_names}
+                | {"A1": "KC", "B1": "QS", "B2": "9S", "B3": "back", "L": "6D", "R": "KH"})
+    film.still(4)
+    film.play("B", "B1", "empty", "R")  # Q♠ onto K♥
+    film.touch("A", "A1", 2, then="empty")  # A lifts K♣, the last stock card
+    film.touch("B", "B2", 2, then="empty")  # B lifts 9♠
+    film.still(3)
+    tb = film.touch("B", "R", 3)  # B lays 9♠ on Q♠: it fits nowhere
+    film.touch("A", "R", 3, then="KC")  # and A its K♣ over it at once, ending the deal: the 9♠ is never read there
+    film.still(8)
+    film.touch("B", "R", 3)  # B comes for the 9♠ under the K♣
+    film.still(6)
+    ta, tb2 = film.touch_both(("A", "L"), ("B", "L"), lag=2)  # A slaps L, B two frames later
+    film.zones.update(L="empty", R="empty", B2="9S")
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "9S", tb)]
+    assert [e["player"] for e in _of(events, "deal_end")] == ["A"]
+    assert [(e["pile"], e["winner"], e["contact"]) for e in _of(events, "slap")] == [("L", "A", {"A": ta, "B": tb2})]
+
+
 def test_slap_closer_than_a_frame_is_too_close_to_call() -> None:
     film, referee = _settling()
     film.touch_both(("B", "R"), ("A", "R"), lag=0)
@@ -1357,6 +1410,21 @@ def test_a_spit_alone_after_a_slap_too_close_to_call_is_joined_by_the_other_s_sp
     assert [e["reason"] for e in _of(events, "resync")] == [OTHER_SLAP] and not _of(events, "premature_spit")
 
 
+def test_a_slap_too_close_to_call_settled_by_the_spit_cards_counts_the_stock_places_as_the_other_way_dealt_them() -> None:
+    film, state = _slapped_too_close(34, 8, 1)  # L 6 cards, R 2: B would have 12 cards (stock places 1, 2, 3,
+    # 3, 3, no spit card), A 40; the other way B 16 (1, 2, 3, 4, 5 and one spit card), A 36 (21): every place filled
+    film.touch("A", "L", 3, then="9S")  # A spits
+    film.still(3)
+    film.touch("B", "R", 3, then="8H")  # and B too: the slap went the other way
+    film.still(20)
+    referee = SpitReferee(SpitRules(), state=state)
+    events = _run(film, referee)
+    assert [e["cards"] for e in _of(events, "spit")][-1] == {"L": "9S", "R": "8H"}
+    assert [e["reason"] for e in _of(events, "resync")] == [OTHER_SLAP]
+    assert [len(referee.state.pile(zone)) for zone in SpitRules().stock_names[1]] == [1, 2, 3, 4, 5]
+    assert {p: referee.state.spit_count(p) for p in "AB"} == {"A": 20, "B": 0}
+
+
 def _guessed(stocks: dict[str, list[str]], spit: dict[str, str], piles: dict[str, str]) -> tuple[Film, SpitReferee]:
     """A referee going on from a position whose counts a re-read of the table guessed, filmed as
     written; the rest of the deck lies under spit pile L's top."""
@@ -1401,6 +1469,22 @@ def test_a_card_turned_and_taken_unseen_from_a_place_counted_by_a_re_read_is_no_
     assert [(e["card"], e["to"]) for e in _of(events, "play")] == [("7C", "L"), ("QH", "R")]
     assert _of(events, "play")[-1].t == t
     assert not _of(events, "resync") and not _of(events, "deal_end") and not _of(events, "premature_spit")
+
+
+def test_a_place_read_face_down_if_only_unchanged_after_the_card_taken_from_it_landed_is_no_recount() -> None:
+    film, referee = _guessed({"A": ["back back |", ""], "B": ["QS", "back |"]}, {"A": "back", "B": "back back"},
+                             {"L": "6D", "R": "KH"})
+    film.touch("A", "A1", 4)  # A turns A1's top under the hand, never seen face up
+    film.touch("A", "A2", 3, then="2S")  # and moves it to the space A2
+    film.still(3)  # A1 read face down, as before the hand came: no change of its reading
+    film.touch("A", "A1", 4, then="empty")  # the card under it turned and taken, never seen face up
+    film.still(2)
+    t = film.touch("A", "L", 3, then="7C")  # onto 6♦
+    film.still(10)
+    events = _run(film, referee)
+    assert [(e["card"], e["to"]) for e in _of(events, "move_to_space")] == [("2S", "A2")]
+    assert [(e["card"], e["from"], e["to"], e.t) for e in _of(events, "play")] == [("7C", "A1", "L", t)]
+    assert not _of(events, "resync") and not _of(events, "spit") and not _of(events, "deal_end")
 
 
 def test_a_re_read_table_on_which_a_player_s_stock_is_empty_is_a_deal_they_ended() -> None:

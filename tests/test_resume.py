@@ -202,7 +202,7 @@ def what(event: Event) -> dict[str, Any]:
 
 REPLAYED_RULES = ("alternate-colours", "chinese", "classic", "free-choice", "long-middle", "refilled-singles",
                   "stack-equal")
-RE_READ_GAMES = {("chinese", 2), ("long-middle", 2), ("refilled-singles", 0), ("refilled-singles", 1), ("refilled-singles", 2)}
+RE_READ_GAMES = {("long-middle", 2), ("refilled-singles", 0), ("refilled-singles", 1), ("refilled-singles", 2)}
 """Of those simulated games (perfect camera, seeds 0-2), the ones in which the referee reads its
 position again from the table."""
 

@@ -20,7 +20,9 @@ sees and what the engine expects by a move:
 - a stock card lifted (its place seen without it) whose player's hand then touches a spit pile:
   the card counts the moment it touches, so it is judged at that frame, before it can be seen;
   a player's last stock card (which ends the deal) waits to be seen, but one whose hand stays on
-  the pile until the slap is played at its touch once it has not come back for `TIE_WAIT_S`;
+  the pile until the slap is played at its touch once it has not come back for `TIE_WAIT_S` (one
+  found lifted only once the piles are gathered, the arm over its place all along, at its player's
+  first contact with a spit pile where it fits since the place last showed it);
   one that comes back after touching a pile unseen is judged there too (a race loser), unless
   another card was read on that pile since and the player's hand never went back there (it may
   have been another card, turned and played unseen, that went under it and stayed), or another
@@ -80,8 +82,10 @@ sees and what the engine expects by a move:
   waits for its place to be read showing what lay under it (it may have been a spit card); a turn-up
   is not dated before its place was last read face down, if only for a frame; `deal_end` (none while the ender's place was last read showing a card
   the engine has nowhere: the position is read again); the slap from
-  both hands' first contact with a spit pile after the deal end, "too close to call" below one
-  frame interval; `layout` when a new layout has been read; `game_end`.
+  both hands' first contact with a spit pile after the deal end (not a hand coming for a card
+  refused there, flagged or judged at its touch before the deal ended and not seen back in its
+  place), "too close to call" below one frame interval; `layout` when a new layout has been read;
+  `game_end`.
 
 Calls against a player (`illegal_play`, `premature_spit`) are made only on a position the camera
 read: a card is refused only when its player's hand was seen laying it (or, the hand missed, the
@@ -118,8 +122,11 @@ logged as a `play` at that contact, marked `resynced`.
 A re-read showing a player's stock empty ends the deal (the slap judged from the contacts
 remembered); one showing both spit piles empty waits for the next layout. Counts guessed by a
 re-read are corrected from what the table shows: a stock place's count once it shows nothing, or
-a face-down card, under the card taken from it (`RECOUNT`), and the spit cards by who lays them
-(`SPIT_LAID`, `ALONE`).
+a face-down card, under the card taken from it (`RECOUNT`; not emptied when read face down after
+the card taken landed and touched by its player since: a card turned and taken unseen), and the
+spit cards by who lays them (`SPIT_LAID`, `ALONE`). A layout the other verdict of a slap too close
+to call would have dealt too (the same places filled) is counted as that verdict left it, spit
+cards and stock places, once the spit cards laid show the slap went that way (`OTHER_SLAP`).
 
 Event times are capture times of the frame where the card first touched its zone (the hand's
 first contact frame; a turn-up: the frame the hand came over the place, if it was kept from

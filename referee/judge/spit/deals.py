@@ -31,7 +31,8 @@ class DealEnds:
         `deal_end`, unless one of the ender's stock places was last read showing a card the engine
         has nowhere (it lost a card of theirs, as a card refused, taken back and read only once the
         position had been read again without it): the position is then read again from the table,
-        and spit cards doubted on the one found wrong are left unjudged."""
+        and spit cards doubted on the one found wrong are left unjudged. Cards refused and not seen
+        back in their place stay flagged on their pile: their players' hands come for them."""
         ender = after.deal_ender()
         player, reason = ender if ender is not None else (self._players[0], "")
         if ender is not None and self._stock_shown(player, after):
@@ -43,6 +44,9 @@ class DealEnds:
         self._changed_since_end = set()
         self._slaps = {}
         self._lifted.clear()
+        for code, side, pile, since, back in self._refused:  # refused and not seen back: its player comes for it,
+            if back == math.inf:  # and that touch is no slap
+                self._flagged.setdefault((pile, code), (side, since))
         self._refused.clear()
         self._pending_spit.clear()
 
@@ -163,12 +167,15 @@ class DealEnds:
             return
         other, self._other_slap = self._other_slap, None
         if other is None and self._spit_shift is not None:  # not settled last deal: the cards held still differ so
-            other = {p: held[p] + self._spit_shift[p] for p in self._players}
+            other = {p: held[p] + self._spit_shift[p] + sum(self._stock_shift.get(zone, 0) for zone in r.stock_names[i])
+                     for i, p in enumerate(self._players)}
         self._spit_shift = None
-        if other is not None and other != held and all(  # the same piles dealt either way: only the spit cards differ
-                0 <= other[p] <= r.total_cards and layout_counts(r.layout, other[p])[0] == layout_counts(r.layout, held[p])[0]
+        if other is not None and other != held and all(  # the same places filled either way: only the counts differ
+                0 <= other[p] <= r.total_cards and self._patterns[other[p]] == self._patterns[held[p]]
                 for p in self._players):
             self._spit_shift = {p: layout_counts(r.layout, other[p])[1] - spit_cards[p] for p in self._players}
+            self._stock_shift = {zone: n - m for i, p in enumerate(self._players) for zone, n, m in zip(
+                r.stock_names[i], layout_counts(r.layout, other[p])[0], layout_counts(r.layout, held[p])[0])}
         self._first_layout = False
         self._stock_read = {code for code in tops.values() if code in CARD_CODES}
         self._unread_tops = unread

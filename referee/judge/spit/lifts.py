@@ -174,16 +174,35 @@ class LiftedCards:
             moved |= self._attempt(lift.player, card, lift.zone, touch.zone, when, visible=True)
         return moved
 
+    def _laid_last_unseen(self, card: Card, zone: str, player: str, shown: float) -> None:
+        """A player's last stock card found lifted only now, after their hand touched a spit pile where
+        it fits since its place was last read showing it (the arm over the place all along: the hand
+        that lays the deal's last card may stay on the pile until the slap, and the place is read
+        only once the piles are gathered), was laid at the first such contact laying no card judged
+        (`_last_laid`)."""
+        names = self.rules.stock_names[self.rules.player_index[player]]
+        if len([z for z in names if self.state.pile(z)]) != 1 or len(self.state.pile(zone)) != 1:
+            return
+        touches = [touch for pile in self._piles for touch in self._touches.get(pile, ())
+                   if touch.contact and touch.side == player and touch.t > shown
+                   and (pile, player, touch.t) not in self._used]
+        first = min(touches, key=lambda touch: touch.t, default=None)
+        if first is None or self.state.check(Play(player, card, zone, first.zone)) is not None:
+            return
+        self._lifted[card.code] = lift = Lift(player, zone, min(self._lifted[card.code].t, first.t))
+        self._last_laid.append((card, lift, first.zone, (first.t, first.frame)))
+
     def _lay_last_cards(self) -> None:
         """A player's last stock card laid where it fits (`_last_laid`) is played at its touch once it
         has not come back for `TIE_WAIT_S` with its place still read empty and the pile not read since
-        the touch (the hand that laid it may stay on the pile until both slap it, and the piles are
-        gathered): the deal ends there. A card seen since, on the pile or back in its place, is
-        judged as seen."""
+        the touch, or read only empty (the hand that laid it may stay on the pile until both slap it,
+        and the piles are gathered): the deal ends there. A card seen since, on the pile or back in
+        its place, is judged as seen."""
         waiting = []
         for card, lift, pile, when in self._last_laid:
             if self._lifted.get(card.code) is not lift or lift.attempted or self.state.phase != "play" \
-                    or self._seen[pile][0] > when[0] or self.readings.get(lift.zone) != EMPTY:
+                    or (self._seen[pile][0] > when[0] and self.readings.get(pile) != EMPTY) \
+                    or self.readings.get(lift.zone) != EMPTY:
                 continue
             if self._now[0] - when[0] < TIE_WAIT_S:
                 waiting.append((card, lift, pile, when))

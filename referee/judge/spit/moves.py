@@ -52,6 +52,7 @@ class TableMoves:
                 if self._turned_away(owner, came):
                     gone = came  # its hand may hold a card turned unseen too: its touches are that card's
                 self._lifted[top.code] = Lift(owner, zone, min(came, gone))
+                self._laid_last_unseen(top, zone, owner, shown)
             return False
         if not self._counts_known and seen in (EMPTY, FACE_DOWN) and self._recounted(zone, seen):
             return True

@@ -102,8 +102,11 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         """The spit card of the last move, if it was a player spitting alone."""
         self._spit_shift: dict[str, int] | None = None
         """The layout read could have come from that other slap too: what it would add to each
-        player's spit cards (the piles dealt look the same); kept into later deals until the spit
+        player's spit cards (the places dealt look the same); kept into later deals until the spit
         cards laid settle it."""
+        self._stock_shift: dict[str, int] = {}
+        """With `_spit_shift`: what that other slap would add to each stock place's cards (a player
+        dealing fewer than a full layout)."""
         self._returns: list[tuple[Card, Lift, str, When]] = []
         self._held: dict[tuple[str, str], tuple[str, str, When, float]] = {}
         """Refusals of cards taken back held back while a stock place showed what no move explains

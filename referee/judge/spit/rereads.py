@@ -347,9 +347,18 @@ class Rereads:
         self._counts_known = False
         return True
 
+    def _touched_face_down_after(self, zone: str, player: str, t: float) -> bool:
+        """`zone` was read face down after `t` (if only for a frame, its reading unchanged under an arm
+        that came and went) and `player`'s hand touched it after that read."""
+        read = self._face_down_read.get(zone, -math.inf)
+        return read > t and any(touch.contact and touch.side == player and touch.t > read
+                                for touch in self._touches.get(zone, ()))
+
     def _recounted(self, zone: str, seen: str) -> bool:
         """On counts guessed by a re-read, a stock place showing nothing under its top (lifted, or
-        played from it and not seen face down since the move before put that card face up there)
+        played from it and not seen face down since the move before put that card face up there, nor
+        read face down, if only for a frame, after the card taken from it landed and then touched by its
+        player's hand: a card turned and taken there unseen)
         where the engine has face-down cards, or a face-down card where the engine has none after a
         card was played from it, had as many cards as the table shows: the cards counted there, or
         missing, are its player's spit cards (the other's when they have none). A stock so emptied
@@ -364,7 +373,8 @@ class Rereads:
         shown = here[-2][0] if len(here) > 1 else -math.inf  # since the card taken was put face up there
         if seen == EMPTY and s.top(zone) is not None and count > 1 and s.face_up(zone) == 1:
             count = 1  # its top is in a hand, nothing under it
-        elif seen == EMPTY and s.top(zone) is None and count and took and self._face_down_seen.get(zone, -1.0) < shown:
+        elif seen == EMPTY and s.top(zone) is None and count and took and self._face_down_seen.get(zone, -1.0) < shown \
+                and not self._touched_face_down_after(zone, owner, last[0]):
             count = 0  # never seen face down since: not a card turned and taken unseen
         elif seen == FACE_DOWN and not count and took:
             count = 1

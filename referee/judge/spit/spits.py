@@ -179,19 +179,24 @@ class SpitCalls:
     def _slap_went_the_other_way(self) -> None:
         """The layout read could have come from the other verdict of a slap too close to call, and
         the spit cards laid say it did (a player out of them as the engine counts lays one, or one
-        who would be out lets the other spit alone): each player's spit cards are counted as that
-        slap left them, logged as a `resync` of the engine's position with those counts."""
+        who would be out lets the other spit alone): each player's spit cards, and the cards of
+        each stock place not emptied since, are counted as that slap left them, logged as a
+        `resync` of the engine's position with those counts."""
         shift, self._spit_shift = self._spit_shift, None
         if shift is None:
             return
-        self._respit({p: self.state.spit_count(p) + shift[p] for p in self._players}, OTHER_SLAP)
+        self._respit({p: self.state.spit_count(p) + shift[p] for p in self._players}, OTHER_SLAP, self._stock_shift)
 
-    def _respit(self, spit: dict[str, int], reason: str) -> bool:
-        """The engine's position with each player holding `spit` spit cards, logged as a `resync`
-        with `reason`; False if that is no position of the game."""
+    def _respit(self, spit: dict[str, int], reason: str, more: dict[str, int] | None = None) -> bool:
+        """The engine's position with each player holding `spit` spit cards (and `more` cards in
+        each stock place that still holds some), logged as a `resync` with `reason`; False if that
+        is no position of the game."""
         s = self.state
-        stocks = {p: [(len(s.pile(zone)), getattr(s.top(zone), "code", None)) for zone in names]
-                  for p, names in zip(self._players, self.rules.stock_names)}
+        more = more or {}
+        stocks = {p: [(len(s.pile(zone)) + more.get(zone, 0) if s.pile(zone) else 0, getattr(s.top(zone), "code", None))
+                      for zone in names] for p, names in zip(self._players, self.rules.stock_names)}
+        if any(count < 0 or (count == 0 and top is not None) for places in stocks.values() for count, top in places):
+            return False
         piles = {pile: (len(s.pile(pile)), self._expected_in(s, pile)) for pile in self._piles if s.pile(pile)}
         return self._set_position(stocks, piles, spit, [], reason=reason)
 

@@ -1053,10 +1053,7 @@ def test_a_card_seen_on_top_whose_hand_was_only_seen_over_the_pile_came_after_a_
 
 def test_the_last_stock_card_is_played_at_its_player_s_touch_when_its_place_is_read_only_after_the_piles_are_gathered() -> None:
     rules = SpitRules()
-    state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", "back |"]}, spit={"A": "2C 3C", "B": "4C"},
-                               piles={"L": "6D", "R": "KH"})
-    film = Film({z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D", "R": "KH"})
-    film.still(4)
+    state, film = _before_the_last_stock_card(rules)
     film.over("A", "A1", 3)  # A's arm comes over A1 and stays over it: the 7♣ is never seen lifted
     film.zones["A1"] = "empty"
     t = film.t  # A lays it on the 6♦, the hand staying there: the 7♣ is never read on L
@@ -1079,14 +1076,19 @@ def test_the_last_stock_card_is_played_at_its_player_s_touch_when_its_place_is_r
     assert not _of(events, "resync")
 
 
+def _before_the_last_stock_card(rules: SpitRules) -> tuple[SpitState, Film]:
+    """A's last stock card 7C beside the 6D on L, the table read still."""
+    state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", "back |"]}, spit={"A": "2C 3C", "B": "4C"},
+                               piles={"L": "6D", "R": "KH"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D", "R": "KH"})
+    film.still(4)
+    return state, film
+
+
 def _settling(rules: SpitRules | None = None) -> tuple[Film, SpitReferee]:
     """A deal about to end: A's last stock card 7C goes onto 6D."""
     rules = rules or SpitRules()
-    state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", "back |"]}, spit={"A": "2C 3C", "B": "4C"},
-                               piles={"L": "6D", "R": "KH"})
-    zones = {z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D", "R": "KH"}
-    film = Film(zones)
-    film.still(4)
+    state, film = _before_the_last_stock_card(rules)
     film.play("A", "A1", "empty", "L")
     film.still(10)
     return film, SpitReferee(rules, state=state)
@@ -1280,10 +1282,7 @@ def test_deal_end_counts_the_cards() -> None:
 
 def test_deal_end_is_called_when_the_hand_laying_the_last_stock_card_stays_on_the_pile_until_the_slap() -> None:
     rules = SpitRules()
-    state = SpitState.position(rules, {"A": ["7C"], "B": ["QS", "back |"]}, spit={"A": "2C 3C", "B": "4C"},
-                               piles={"L": "6D", "R": "KH"})
-    film = Film({z: "empty" for z in rules.place_names} | {"A1": "7C", "B1": "QS", "B2": "back", "L": "6D", "R": "KH"})
-    film.still(4)
+    state, film = _before_the_last_stock_card(rules)
     film.touch("A", "A1", 2, then="empty")  # A lifts the last stock card, 7♣
     film.still(4)
     t = film.t  # and lays it on the 6♦, the hand staying there: the 7♣ is never read on L

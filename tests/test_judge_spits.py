@@ -79,6 +79,18 @@ def test_spit_is_not_called_once_the_players_have_spat() -> None:
     assert not _of(events, "spit_call")  # a "Spit!" after theirs would come while they already play on
 
 
+def test_spit_is_called_after_a_hand_touched_a_spit_pile_and_laid_nothing_there() -> None:
+    film, referee = _stalemate_while_a_card_waits()
+    film.still(6)
+    film.touch("B", "R", 3)  # B's hand touches 6♦ and leaves it showing: no spit card laid
+    film.still(6)
+    film.touch("B", "B2", 3, then="empty")  # B takes J♣ away: the table is explained
+    film.still(10)
+    events = _run(film, referee)
+    assert len(_of(events, "spit_call")) == 1
+    assert not _of(events, "spit") and not _of(events, "premature_spit")
+
+
 def test_spit_is_not_called_once_a_player_s_hand_is_laying_a_spit_card() -> None:
     film, referee = _stalemate_while_a_card_waits()
     film.still(6)
@@ -222,3 +234,25 @@ def test_a_card_laid_that_would_be_refused_as_the_card_turned_unseen_into_a_stal
     assert not _of(events, "illegal_play")
     assert [e["card"] for e in _of(events, "turn_up")] == ["QH"]
     assert [e["cards"] for e in _of(events, "spit")] == [{"L": "2C", "R": "5C"}]
+
+
+def test_spit_is_called_while_the_place_the_last_card_was_played_from_is_still_under_its_player_s_arm() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["3H", "9C"], "B": ["KS"]}, spit={"A": "2C", "B": "5C"},
+                               piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "3H", "A2": "9C", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    arm = HandSeen("A", ("A1",))
+    for _ in range(3):  # A takes 3♥ from A1, its arm staying over A1 (never read empty)
+        film.frame((HandSeen("A", ("A1",), {"A1": film.t}),))
+    t = film.t
+    for _ in range(3):
+        film.frame((arm, HandSeen("A", ("L",), {"L": t})))  # and lays it on 4♦: nobody can move
+    film.zones["L"] = "3H"
+    film.zones["A1"] = "empty"
+    for _ in range(20):
+        film.frame((arm,))  # A1 still shows 3♥ as last read
+    film.still(6)
+    events = _run(film, SpitReferee(rules, state=state))
+    calls = _of(events, "spit_call")
+    assert [(e.t, e["called_at"] < t + 0.5) for e in calls] == [(t, True)]

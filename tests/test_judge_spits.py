@@ -33,6 +33,25 @@ def test_spit_is_called_on_the_first_read_of_the_card_turned_last() -> None:
     assert [(e["card"], e.t) for e in _of(events, "turn_up")] == [("QH", t)]
 
 
+def test_spit_is_not_called_once_a_spit_card_laid_by_a_hand_never_seen_is_read_on_its_pile() -> None:
+    rules = SpitRules()  # A's face-down A2 is the one move left; the spit cards face down, unknown
+    state = SpitState.position(rules, {"A": ["9C", "back |"], "B": ["KS"]}, spit={"A": "back back", "B": "back back"},
+                               piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "9C", "A2": "back", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    referee = SpitReferee(rules, state=state)
+    film.touch("A", "A2", 6, then="QH")  # A turns up Q♥, which fits neither pile: nobody can move
+    film.over("A", "A2", 4)  # A's arm stays over it
+    for _ in range(2):  # B's spit card lands on R, B's hand never seen: R changed, not read yet
+        film.frame((HandSeen("A", ("A2",)),), unread=("R",))
+    film.zones["R"] = "JH"
+    film.over("A", "A2", 1)  # J♥ read on R (not settled yet) while A2 is still hidden
+    film.still(10)  # A2 read only now: a "Spit!" would come after theirs
+    events = _run(film, referee)
+    assert [e["card"] for e in _of(events, "turn_up")] == ["QH"]
+    assert not _of(events, "spit_call")
+
+
 def test_spit_is_not_called_on_a_face_down_card_misread_for_a_frame() -> None:
     film, referee = _one_card_to_turn()
     film.frame(A2="QH")  # no hand came near A2: a misread of the card lying face down

@@ -61,12 +61,15 @@ class SpitCalls:
 
     def _spat_since(self, t: float, *, unread: bool = False) -> bool:
         """A spit card was laid on the stalemate that began at `t` a frame or more before now (the
-        players have called it): one waiting for the others, or, not read yet, a touch on a spit
+        players have called it): one waiting for the others, a card the engine still has nowhere read
+        on a spit pile (if only for a frame, not settled yet) laid since `t`, or, not read yet, a touch on a spit
         pile since `t` by the hand of a player who holds spit cards and no stock card lifted, that
         laid no card judged and takes none back, and after which the pile was not read showing the
         engine's top (the hand laid nothing there). With `unread`: only such touches whose pile has
         not been read since (they may have laid nothing: the pile will show)."""
-        touched = [] if unread else [when[0] for _, when, _ in self._pending_spit.values()]
+        known = self.state.cards()
+        touched = [] if unread else [when[0] for _, when, _ in self._pending_spit.values()] + [
+            laid for code, laid in self._unknown_read.values() if laid > t and not known[parse_card(code)]]
         holding = {lift.player for lift in self._lifted.values()}
         for pile in self._piles:
             read = max(self._seen.get(pile, (-1.0, 0))[0], self._top_read.get(pile, -1.0))

@@ -67,9 +67,10 @@ class SpitCalls:
         laid no card judged and takes none back, and after which the pile was not read showing the
         engine's top (the hand laid nothing there). With `unread`: only such touches whose pile has
         not been read since (they may have laid nothing: the pile will show)."""
-        known = self.state.cards()
+        laid_since = [] if unread else [(code, laid) for code, laid in self._unknown_read.values() if laid > t]
+        known = self.state.cards() if laid_since else None
         touched = [] if unread else [when[0] for _, when, _ in self._pending_spit.values()] + [
-            laid for code, laid in self._unknown_read.values() if laid > t and not known[parse_card(code)]]
+            laid for code, laid in laid_since if known is not None and not known[parse_card(code)]]
         holding = {lift.player for lift in self._lifted.values()}
         for pile in self._piles:
             read = max(self._seen.get(pile, (-1.0, 0))[0], self._top_read.get(pile, -1.0))

@@ -33,6 +33,25 @@ def test_spit_is_called_on_the_first_read_of_the_card_turned_last() -> None:
     assert [(e["card"], e.t) for e in _of(events, "turn_up")] == [("QH", t)]
 
 
+def test_spit_is_not_called_once_a_spit_card_laid_by_a_hand_never_seen_is_read_on_its_pile() -> None:
+    rules = SpitRules()  # A's face-down A2 is the one move left; the spit cards face down, unknown
+    state = SpitState.position(rules, {"A": ["9C", "back |"], "B": ["KS"]}, spit={"A": "back back", "B": "back back"},
+                               piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "9C", "A2": "back", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    referee = SpitReferee(rules, state=state)
+    film.touch("A", "A2", 6, then="QH")  # A turns up Q♥, which fits neither pile: nobody can move
+    film.over("A", "A2", 4)  # A's arm stays over it
+    for _ in range(2):  # B's spit card lands on R, B's hand never seen: R changed, not read yet
+        film.frame((HandSeen("A", ("A2",)),), unread=("R",))
+    film.zones["R"] = "JH"
+    film.over("A", "A2", 1)  # J♥ read on R (not settled yet) while A2 is still hidden
+    film.still(10)  # A2 read only now: a "Spit!" would come after theirs
+    events = _run(film, referee)
+    assert [e["card"] for e in _of(events, "turn_up")] == ["QH"]
+    assert not _of(events, "spit_call")
+
+
 def test_spit_is_not_called_on_a_face_down_card_misread_for_a_frame() -> None:
     film, referee = _one_card_to_turn()
     film.frame(A2="QH")  # no hand came near A2: a misread of the card lying face down
@@ -77,6 +96,18 @@ def test_spit_is_not_called_once_the_players_have_spat() -> None:
     events = _run(film, referee)
     assert [(e["cards"], e["contact"]) for e in _of(events, "spit")] == [({"L": "2C", "R": "5C"}, {"A": a, "B": b})]
     assert not _of(events, "spit_call")  # a "Spit!" after theirs would come while they already play on
+
+
+def test_spit_is_called_after_a_hand_touched_a_spit_pile_and_laid_nothing_there() -> None:
+    film, referee = _stalemate_while_a_card_waits()
+    film.still(6)
+    film.touch("B", "R", 3)  # B's hand touches 6♦ and leaves it showing: no spit card laid
+    film.still(6)
+    film.touch("B", "B2", 3, then="empty")  # B takes J♣ away: the table is explained
+    film.still(10)
+    events = _run(film, referee)
+    assert len(_of(events, "spit_call")) == 1
+    assert not _of(events, "spit") and not _of(events, "premature_spit")
 
 
 def test_spit_is_not_called_once_a_player_s_hand_is_laying_a_spit_card() -> None:
@@ -222,3 +253,25 @@ def test_a_card_laid_that_would_be_refused_as_the_card_turned_unseen_into_a_stal
     assert not _of(events, "illegal_play")
     assert [e["card"] for e in _of(events, "turn_up")] == ["QH"]
     assert [e["cards"] for e in _of(events, "spit")] == [{"L": "2C", "R": "5C"}]
+
+
+def test_spit_is_called_while_the_place_the_last_card_was_played_from_is_still_under_its_player_s_arm() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["3H", "9C"], "B": ["KS"]}, spit={"A": "2C", "B": "5C"},
+                               piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "3H", "A2": "9C", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    arm = HandSeen("A", ("A1",))
+    for _ in range(3):  # A takes 3♥ from A1, its arm staying over A1 (never read empty)
+        film.frame((HandSeen("A", ("A1",), {"A1": film.t}),))
+    t = film.t
+    for _ in range(3):
+        film.frame((arm, HandSeen("A", ("L",), {"L": t})))  # and lays it on 4♦: nobody can move
+    film.zones["L"] = "3H"
+    film.zones["A1"] = "empty"
+    for _ in range(20):
+        film.frame((arm,))  # A1 still shows 3♥ as last read
+    film.still(6)
+    events = _run(film, SpitReferee(rules, state=state))
+    calls = _of(events, "spit_call")
+    assert [(e.t, e["called_at"] < t + 0.5) for e in calls] == [(t, True)]

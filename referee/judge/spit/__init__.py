@@ -78,7 +78,12 @@ sees and what the engine expects by a move:
   face-down top turned last, before that read settles, if the engine finds no move with it turned;
   never once a spit card of the stalemate touched its pile a frame or more before (the players
   called it), read or not (a turn dated by its card's first sight, no hand seen at the place,
-  counts from when its place was last hidden), nor while a card judged turned up unseen and refused
+  counts from when its place was last hidden; a card the engine has nowhere read on a pile, still
+  read there, last read clear after the stalemate began, is such a card, its hand seen or not; a
+  touch after which the pile was read showing the engine's top laid none, and the call waits while
+  a touch is not read yet instead of being dropped; a stock place still under a hand, not read since
+  a move judged there, does not hold it: it last showed the card that move took), nor while a card
+  judged turned up unseen and refused
   waits for its place to be read showing what lay under it (it may have been a spit card); a turn-up
   is not dated before its place was last read face down, if only for a frame; `deal_end` (none while the ender's place was last read showing a card
   the engine has nowhere: the position is read again); the slap from

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from referee.cards import FACE_DOWN, Card
+from referee.cards import FACE_DOWN, Card, parse_card
 from referee.errors import IllegalMove
 from referee.events import Event
 from referee.judge.spit.config import (
@@ -128,6 +128,10 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         """Per stock place, the last frame it was read empty, settled or not."""
         self._top_read: dict[str, float] = {}
         """Per spit pile, the last frame it was read showing the engine's top there, settled or not."""
+        self._unknown_read: dict[str, tuple[str, float]] = {}
+        """Per spit pile, the card read there (settled or not) that the engine had nowhere, while every
+        read since shows it, and the earliest it may have been laid (the pile's last settled read before
+        it): a spit card, if laid at a stalemate (`SpitCalls._spat_since`)."""
         self._turned_unread: set[str] = set()
         """Cards judged turned up and laid unseen, still lifted (refused), not read in their place since."""
         self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))
@@ -270,8 +274,13 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         for zone, seen in snap.read.items():  # a stock top read on a spit pile or in its place, if only for a frame
             if zone in self._piles and seen != self.readings.get(zone):
                 self._note_laid(zone, seen, self._now)
+            if zone in self._unknown_read and seen != self._unknown_read[zone][0]:
+                del self._unknown_read[zone]  # read once, then not again: a misread, or taken back
             if zone in self._piles and seen == self._expected(zone):
                 self._top_read[zone] = snap.t
+            elif zone in self._piles and seen in CARD_CODES and seen != self.readings.get(zone) \
+                    and zone not in self._unknown_read and not self.state.cards()[parse_card(seen)]:
+                self._unknown_read[zone] = (seen, self._read_clear.get(zone, -1.0))  # laid since the pile last read clear
             if seen == FACE_DOWN:
                 self._face_down_read[zone] = snap.t
             elif seen == EMPTY and zone in self._owner:

@@ -47,6 +47,8 @@ class SpitCalls:
         if not self.state.is_stalemate() or self.state.phase != "play" or self._spat_since(self._began(call[0])):
             self._call = None
             return
+        if self._spat_since(self._began(call[0]), unread=True):
+            return  # a touch there may have laid a spit card: held until its pile is read
         if self._explained():
             self._call = None
             self._emit("spit_call", call)
@@ -57,23 +59,34 @@ class SpitCalls:
         contact is seen up to a frame late)."""
         return any(t + self.frame_interval <= self._now[0] + 1e-6 for t in touched)
 
-    def _spat_since(self, t: float) -> bool:
+    def _spat_since(self, t: float, *, unread: bool = False) -> bool:
         """A spit card was laid on the stalemate that began at `t` a frame or more before now (the
-        players have called it): one waiting for the others, or, not read yet, a touch on a spit
+        players have called it): one waiting for the others, a card the engine still has nowhere read
+        on a spit pile (if only for a frame, not settled yet) laid since `t`, or, not read yet, a touch on a spit
         pile since `t` by the hand of a player who holds spit cards and no stock card lifted, that
-        laid no card judged and takes none back."""
-        touched = [when[0] for _, when, _ in self._pending_spit.values()]
+        laid no card judged and takes none back, and after which the pile was not read showing the
+        engine's top (the hand laid nothing there). With `unread`: only such touches whose pile has
+        not been read since (they may have laid nothing: the pile will show)."""
+        laid_since = [] if unread else [(code, laid) for code, laid in self._unknown_read.values() if laid > t]
+        known = self.state.cards() if laid_since else None
+        touched = [] if unread else [when[0] for _, when, _ in self._pending_spit.values()] + [
+            laid for code, laid in laid_since if known is not None and not known[parse_card(code)]]
         holding = {lift.player for lift in self._lifted.values()}
         for pile in self._piles:
+            read = max(self._seen.get(pile, (-1.0, 0))[0], self._top_read.get(pile, -1.0))
             touched += [touch.t for touch in self._touches.get(pile, ())
                         if touch.t > t and self._free(pile, touch, touch.side) and touch.side not in holding
-                        and self.state.spit_count(touch.side) and not self._taking_back(pile, touch)]
+                        and self.state.spit_count(touch.side) and not self._taking_back(pile, touch)
+                        and self._top_read.get(pile, -1.0) <= touch.t and (read <= touch.t) == unread]
         return self._spat_before(touched)
 
     def _explained(self, turning: frozenset[str] = frozenset()) -> bool:
         """The table shows nothing the engine does not expect, but for the stock places `turning`
-        (a card read turned up there, not settled yet), a spit card already laid, and a spit pile
-        still under a hand whose last read is older than the play judged there at its touch; and no
+        (a card read turned up there, not settled yet), a spit card already laid, a spit pile
+        still under a hand whose last read is older than the play judged there at its touch, and a
+        stock place still under a hand not read since a move judged there (`_stale`: what it last
+        showed is the card that move took; whatever the hand left there, the engine's position
+        has it, a face-down card to turn or a space the stalemate already counts); and no
         card has been in a hand longer than `TOUCH_REACH_S` (the engine may have missed where it went),
         nor is one judged turned up unseen and refused unless its place was read since showing what lay
         under it (the card laid may have been a spit card, the one turned still lying there)."""
@@ -88,7 +101,7 @@ class SpitCalls:
             pending = self._pending_spit.get(zone)
             if pending is not None and self.readings.get(zone) == pending[0]:
                 continue
-            if not self._clear(zone) and self._unread(zone):
+            if not self._clear(zone) and (self._unread(zone) or self._stale(zone)):
                 continue
             return False
         return True
@@ -120,7 +133,8 @@ class SpitCalls:
             return
         dates = [(zone, self._turn_when(self._owner[zone], zone)) for zone in turning]
         when = max((date for _, date in dates), key=lambda w: w[0])
-        if not self._spat_since(min(self._hidden_until(zone, date[0]) for zone, date in dates)):
+        began = min(self._hidden_until(zone, date[0]) for zone, date in dates)
+        if not self._spat_since(began) and not self._spat_since(began, unread=True):
             self._called_on = turned
             self._emit("spit_call", when)
 

@@ -69,6 +69,31 @@ def test_a_card_turned_and_laid_with_its_place_under_the_hand_is_played_before_a
     assert not _of(events, "illegal_play") and not _of(events, "resync")
 
 
+def test_a_card_turned_and_laid_under_the_hand_is_played_before_a_card_covers_it_touched_by_both_hands_at_once() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ onto 8♦: A2 shows a face-down card
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 too
+    _over(film, 4, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 3♥ on A4 (never read there)
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}))  # and lays it on R, its arm over A4 all along
+    film.zones["R"] = "3H"
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 6, arm)  # 3♥ read on R, A4 still hidden
+    _over(film, 2, arm, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦
+    film.zones["B2"] = "back"
+    _over(film, 3, arm)
+    tb = film.t  # B lays it on the 3♥, A's hand back on R in the same frame (listed last)
+    _over(film, 3, HandSeen("B", ("R",), {"R": tb}), HandSeen("A", ("A4", "R"), {"R": tb}))
+    film.zones["R"] = "4D"
+    _over(film, 6, arm)
+    film.still(40)  # the arm leaves: A4 shows the next face-down card
+    events = film.judge()
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A4", "3H")]
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-2:] == \
+        [("A", "3H", "A4", ta), ("B", "4D", "B2", tb)]
+    assert not _of(events, "illegal_play")
+
+
 def test_an_unknown_card_laid_after_another_player_touched_the_pile_is_no_illegal_play_of_theirs_where_it_does_not_fit() -> None:
     film = _opened()  # R shows 3♣
     film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card

@@ -94,6 +94,26 @@ def test_a_card_turned_and_laid_under_the_hand_is_played_before_a_card_covers_it
     assert not _of(events, "illegal_play")
 
 
+def test_a_touch_that_laid_a_stock_top_seen_on_the_pile_lays_no_other_card_its_hand_lifted() -> None:
+    film = _opened()  # R shows 3♣
+    _over(film, 2, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦ (seen lifted)
+    film.zones["B2"] = "back"
+    _over(film, 3, HandSeen("B", ("B2", "B5"), {}))  # its arm over B5 too: it takes A♣ there unseen
+    _over(film, 2, HandSeen("A", ("A4",), {"A4": film.t}))  # A lifts 2♠
+    film.zones["A4"] = "back"
+    film.still(3)
+    t = film.t  # both hands on R in the same frame: A♣ read on top, on the 2♠
+    _over(film, 3, HandSeen("A", ("R",), {"R": t}), HandSeen("B", ("B5", "R"), {"R": t}))
+    film.zones["R"] = "AC"
+    _over(film, 6, HandSeen("B", ("B5",), {}))
+    film.zones["B5"] = "back"
+    film.zones["B2"] = "4D"  # the 4♦ was never laid: back in its place
+    film.still(40)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "2S", t), ("B", "AC", t)]
+    assert not _of(events, "illegal_play")
+
+
 def test_an_unknown_card_laid_after_another_player_touched_the_pile_is_no_illegal_play_of_theirs_where_it_does_not_fit() -> None:
     film = _opened()  # R shows 3♣
     film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card

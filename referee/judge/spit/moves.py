@@ -432,14 +432,19 @@ class TableMoves:
         seen, only its hand over the pile: any time before that): they touched the pile before
         `card` (and went under it, or were taken back), so they are judged first, in touch order;
         not a card seen there and taken back by its player (`_lifted_off`), nor one the engine would refuse
-        there whose hand touched a spit pile again since (`_touched_again`). True when one was applied."""
+        there whose hand touched a spit pile again since (`_touched_again`), nor at the touch that laid
+        `card` (its player's within a frame of `when`, `card` a stock top of theirs: one hand lays one
+        card, and `card` was read there). True when one was applied."""
         limit = when[0] if until is None else max(when[0], until)
         found = []
         took = self._took_back.get(pile)
+        source = self._stock_top_of(card)
         for code, lift in self._lifted.items():
             if code == card.code or lift.attempted:
                 continue
             for touch in self._touches.get(pile, ()):
+                if source is not None and touch.side == source[0] and self._close(touch.t, when[0]):
+                    continue  # the touch that laid `card`: one hand lays one card
                 if self._free(pile, touch, lift.player) and lift.t <= touch.t \
                         and not self._taking_back(pile, touch) and not self._lifted_later(code, lift, touch.t) \
                         and (tied or until is not None or not self._close(touch.t, when[0])) \

@@ -114,6 +114,20 @@ def test_a_touch_that_laid_a_stock_top_seen_on_the_pile_lays_no_other_card_its_h
     assert not _of(events, "illegal_play")
 
 
+def test_a_refused_card_taken_back_under_the_arm_is_not_refused_again_at_its_hand_lingering_on_the_pile() -> None:
+    film = _opened()  # L shows 8♦
+    t = film.play("A", "A3", "back", "L")  # K♦ onto 8♦: refused
+    arm = HandSeen("A", ("A3",), {})
+    _over(film, 3, HandSeen("A", ("A3", "L"), {"L": film.t}))  # A takes it off L, its arm over A3
+    film.zones["L"] = "8D"
+    _over(film, 3, arm)
+    _over(film, 3, HandSeen("A", ("A3", "L"), {"L": film.t}))  # its hand on L again, the K♦ back under the arm
+    _over(film, 20, arm)
+    film.zones["A3"] = "KD"  # the arm leaves: K♦ read back in its place
+    film.still(20)
+    assert [(e["card"], e.t) for e in _of(film.judge(), "illegal_play")] == [("KD", t)]
+
+
 def test_an_unknown_card_laid_after_another_player_touched_the_pile_is_no_illegal_play_of_theirs_where_it_does_not_fit() -> None:
     film = _opened()  # R shows 3♣
     film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card

@@ -36,7 +36,8 @@ sees and what the engine expects by a move:
   player's hand to show what lay under it: it was refused there (it came second), and is judged at
   its touch;
 - a card refused on a spit pile is expected back: its player's touches there until it is seen
-  back in its place take it back, even from under a card laid on it since;
+  back in its place take it back, even from under a card laid on it since (once the pile shows it
+  gone they may lay another card, but not lay it there again unseen: it is not refused twice);
 - a card judged played, taken off its pile (its player's hand back over it, never seen laying it,
   or no other hand there since, to lay the card shown on top of it) to show a card the engine has
   nowhere (or the other player's stock top) that the other player's hand laid there less than the

@@ -69,6 +69,65 @@ def test_a_card_turned_and_laid_with_its_place_under_the_hand_is_played_before_a
     assert not _of(events, "illegal_play") and not _of(events, "resync")
 
 
+def test_a_card_turned_and_laid_under_the_hand_is_played_before_a_card_covers_it_touched_by_both_hands_at_once() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ onto 8♦: A2 shows a face-down card
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 too
+    _over(film, 4, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 3♥ on A4 (never read there)
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}))  # and lays it on R, its arm over A4 all along
+    film.zones["R"] = "3H"
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 6, arm)  # 3♥ read on R, A4 still hidden
+    _over(film, 2, arm, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦
+    film.zones["B2"] = "back"
+    _over(film, 3, arm)
+    tb = film.t  # B lays it on the 3♥, A's hand back on R in the same frame (listed last)
+    _over(film, 3, HandSeen("B", ("R",), {"R": tb}), HandSeen("A", ("A4", "R"), {"R": tb}))
+    film.zones["R"] = "4D"
+    _over(film, 6, arm)
+    film.still(40)  # the arm leaves: A4 shows the next face-down card
+    events = film.judge()
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A4", "3H")]
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-2:] == \
+        [("A", "3H", "A4", ta), ("B", "4D", "B2", tb)]
+    assert not _of(events, "illegal_play")
+
+
+def test_a_touch_that_laid_a_stock_top_seen_on_the_pile_lays_no_other_card_its_hand_lifted() -> None:
+    film = _opened()  # R shows 3♣
+    _over(film, 2, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦ (seen lifted)
+    film.zones["B2"] = "back"
+    _over(film, 3, HandSeen("B", ("B2", "B5"), {}))  # its arm over B5 too: it takes A♣ there unseen
+    _over(film, 2, HandSeen("A", ("A4",), {"A4": film.t}))  # A lifts 2♠
+    film.zones["A4"] = "back"
+    film.still(3)
+    t = film.t  # both hands on R in the same frame: A♣ read on top, on the 2♠
+    _over(film, 3, HandSeen("A", ("R",), {"R": t}), HandSeen("B", ("B5", "R"), {"R": t}))
+    film.zones["R"] = "AC"
+    _over(film, 6, HandSeen("B", ("B5",), {}))
+    film.zones["B5"] = "back"
+    film.zones["B2"] = "4D"  # the 4♦ was never laid: back in its place
+    film.still(40)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "2S", t), ("B", "AC", t)]
+    assert not _of(events, "illegal_play")
+
+
+def test_a_refused_card_taken_back_under_the_arm_is_not_refused_again_at_its_hand_lingering_on_the_pile() -> None:
+    film = _opened()  # L shows 8♦
+    t = film.play("A", "A3", "back", "L")  # K♦ onto 8♦: refused
+    arm = HandSeen("A", ("A3",), {})
+    _over(film, 3, HandSeen("A", ("A3", "L"), {"L": film.t}))  # A takes it off L, its arm over A3
+    film.zones["L"] = "8D"
+    _over(film, 3, arm)
+    _over(film, 3, HandSeen("A", ("A3", "L"), {"L": film.t}))  # its hand on L again, the K♦ back under the arm
+    _over(film, 20, arm)
+    film.zones["A3"] = "KD"  # the arm leaves: K♦ read back in its place
+    film.still(20)
+    assert [(e["card"], e.t) for e in _of(film.judge(), "illegal_play")] == [("KD", t)]
+
+
 def test_an_unknown_card_laid_after_another_player_touched_the_pile_is_no_illegal_play_of_theirs_where_it_does_not_fit() -> None:
     film = _opened()  # R shows 3♣
     film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card

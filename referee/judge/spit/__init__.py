@@ -26,7 +26,8 @@ sees and what the engine expects by a move:
   one that comes back after touching a pile unseen is judged there too (a race loser), unless
   another card was read on that pile since and the player's hand never went back there (it may
   have been another card, turned and played unseen, that went under it and stayed), or another
-  card was judged laid at that touch (one hand lays one card); a card lifted unseen is not
+  card was judged laid at that touch (one hand lays one card), nor is one judged at the touch that
+  laid another stock top of its player's read on that pile; a card lifted unseen is not
   refused at a touch when its hand touched a spit pile again since (it may have been laid there,
   another card at the first), nor when another of its player's places, its face-up top one that
   plays on that pile, was under the arm from before the lift to the touch and the pile has not
@@ -35,7 +36,8 @@ sees and what the engine expects by a move:
   player's hand to show what lay under it: it was refused there (it came second), and is judged at
   its touch;
 - a card refused on a spit pile is expected back: its player's touches there until it is seen
-  back in its place take it back, even from under a card laid on it since;
+  back in its place take it back, even from under a card laid on it since (once the pile shows it
+  gone they may lay another card, but not lay it there again unseen: it is not refused twice);
 - a card judged played, taken off its pile (its player's hand back over it, never seen laying it,
   or no other hand there since, to lay the card shown on top of it) to show a card the engine has
   nowhere (or the other player's stock top) that the other player's hand laid there less than the
@@ -60,7 +62,9 @@ sees and what the engine expects by a move:
 - the other player's stock top shown under a card taken back came first: it is played at its
   player's contact; a tied card gone from the pile to show the other tied card was taken back by
   its player, hand seen or not; an unknown card waiting for a place under its player's arm is
-  judged before that player's next card (turned unseen, or a stock top of theirs) covers it;
+  judged, on that player's places only, before that player's next card (turned unseen, or a stock
+  top of theirs) covers it, or a card another player's hand touched the pile with (if only in the
+  same frame as its own player's hand);
 - two players' cards touching one pile within a frame of each other (contacts are dated to about
   a frame): the one read on top with no hand over the pile came second, judged at once (a hand
   back over the pile meanwhile is waited for as long: the card its player takes back off it was

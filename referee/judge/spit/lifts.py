@@ -300,9 +300,17 @@ class LiftedCards:
         for pile in self._piles:
             for touch in self._touches.get(pile, ()):
                 if self._free(pile, touch, lift.player) and lift.t <= touch.t <= back - RETURN_MIN_S \
-                        and not self._taking_back(pile, touch) and not self._lifted_later(code, lift, touch.t):
+                        and not self._taking_back(pile, touch) and not self._lifted_later(code, lift, touch.t) \
+                        and not self._still_taken_back(code, pile, touch.t):
                     self._returns.append((parse_card(code), lift, pile, (touch.t, touch.frame)))
                     return
+
+    def _still_taken_back(self, code: str, pile: str, t: float) -> bool:
+        """`code` was refused on `pile` less than `TAKE_BACK_S` before `t` and not yet seen back in its place:
+        its player's hand touching the pile at `t` is still taking it back, not laying it there again
+        (a card taken back unseen is not refused twice on one pile)."""
+        return any(card == code and where == pile and since < t <= min(back, since + TAKE_BACK_S)
+                   for card, _, where, since, back in self._refused)
 
     def _lifted_later(self, code: str, lift: Lift, t: float) -> bool:
         """Another card of `lift`'s player, not judged yet, was seen lifted after `lift` and before `t`:

@@ -195,13 +195,14 @@ class TableMoves:
     def _covering(self, change: ZoneChange) -> None:
         """Spit pile `change.zone` shows a card unknown to the engine, waiting for a face-down place of
         its player to be read (`_turned_unseen`: the place still under a hand), and another player's
-        hand, touching the pile since, lays a card on top of it (`change`), or its own player's hand
-        lays another card unknown to the engine on it (turned unseen too), or one of its face-up stock
-        tops (no other hand came over the pile since the race window before the first, whose card it
-        could be uncovering): that card is never to be
+        hand, touching the pile since (if only in the same frame as its own player's hand), lays a card
+        on top of it (`change`), or its own player's hand lays another card unknown to the engine on it
+        (turned unseen too), or one of its face-up stock tops (no other hand came over the pile since
+        the race window before the first, whose card it could be uncovering): that card is never to be
         read again, so it is judged now on what is known, a place its player's hand touched (or was
         over) before it was laid, still unread, counting as the one it was turned on where the card
-        plays on the pile."""
+        plays on the pile; only the places of the player whose hand was seen laying it count (judged
+        in a hurry, a place of another player's is too weak a guess)."""
         pile = change.zone
         seen = self.readings.get(pile)
         if self.state.phase != "play" or seen not in CARD_CODES or change.after not in CARD_CODES \
@@ -215,7 +216,8 @@ class TableMoves:
         covering = [touch for touch in self._touches.get(pile, ())
                     if touch.contact and self._seen[pile][0] < touch.t <= change.seen_t]
         if laid is None or not covering \
-                or (covering[-1].side == laid[0] and not self._turned_on_top(pile, change.after, laid[0], laid[1][0])):
+                or (all(touch.side == laid[0] for touch in covering)
+                    and not self._turned_on_top(pile, change.after, laid[0], laid[1][0])):
             return  # no other hand seen laying a card on it (its own hand may be taking it back)
         self._hurried, self._deferred = True, False
         try:
@@ -294,8 +296,9 @@ class TableMoves:
         if not stalemate:  # a stock card turned up and laid unseen: the last hand there's, else anyone's
             for covered in (False, True):  # a hand seen touching a face-down top first, then one seen over it
                 for player in sorted(self._players, key=lambda p: last is None or p != last[0]):
-                    if last is not None and player != last[0] and not self._hand_seen(pile, player, first_seen[0]):
-                        continue  # another player's hand was seen there last, and this one's not at all
+                    if last is not None and player != last[0] \
+                            and (self._hurried or not self._hand_seen(pile, player, first_seen[0])):
+                        continue  # another player's hand was seen there last, and this one's not at all (or in a hurry)
                     # dated by this player's hand on the pile (over it, if no contact was seen) before it was seen
                     laid = last[1] if last is not None and player == last[0] else self._when(pile, player, first_seen)
                     if (pile, player, laid[0]) in self._used:
@@ -429,14 +432,19 @@ class TableMoves:
         seen, only its hand over the pile: any time before that): they touched the pile before
         `card` (and went under it, or were taken back), so they are judged first, in touch order;
         not a card seen there and taken back by its player (`_lifted_off`), nor one the engine would refuse
-        there whose hand touched a spit pile again since (`_touched_again`). True when one was applied."""
+        there whose hand touched a spit pile again since (`_touched_again`), nor at the touch that laid
+        `card` (its player's within a frame of `when`, `card` a stock top of theirs: one hand lays one
+        card, and `card` was read there). True when one was applied."""
         limit = when[0] if until is None else max(when[0], until)
         found = []
         took = self._took_back.get(pile)
+        source = self._stock_top_of(card)
         for code, lift in self._lifted.items():
             if code == card.code or lift.attempted:
                 continue
             for touch in self._touches.get(pile, ()):
+                if source is not None and touch.side == source[0] and self._close(touch.t, when[0]):
+                    continue  # the touch that laid `card`: one hand lays one card
                 if self._free(pile, touch, lift.player) and lift.t <= touch.t \
                         and not self._taking_back(pile, touch) and not self._lifted_later(code, lift, touch.t) \
                         and (tied or until is not None or not self._close(touch.t, when[0])) \

@@ -13,6 +13,14 @@ TOO_CLOSE: Final = "too close to call"
 SLAP_FALLBACK: Final = "the first player out chooses (as with free choice)"
 """Who takes a pile both hands reached within one frame interval: the camera cannot tell whose
 hand is underneath, so the player who emptied their stock first has the choice."""
+
+
+def too_close(pile_a: str, t_a: float, pile_b: str, t_b: float, frame_interval: float) -> bool:
+    """Two slaps on one pile whose first contacts lie less than half a frame interval apart: no
+    camera orders them (contacts are dated inside the frame interval)."""
+    return pile_a == pile_b and abs(t_b - t_a) < 0.5 * frame_interval
+
+
 TOUCH_REACH_S: Final = 1.5
 """A change is dated by a hand's touch at most this long before the new state was first seen."""
 LAYOUT_STILL_S: Final = 1.5

@@ -13,6 +13,7 @@ from referee.judge.spit.config import (
     UNREAD_LAYOUT_S,
     When,
     layout_counts,
+    too_close,
 )
 from referee.observations import CARD_CODES, EMPTY
 from referee.rules.spit import (
@@ -83,7 +84,7 @@ class DealEnds:
         margin = round((when_b[0] - when_a[0]) * 1000, 3)
         extra: dict[str, Any] = {}
         ender = self.state.deal_ender()
-        if pile_a == pile_b and abs(when_b[0] - when_a[0]) < 0.5 * self.frame_interval:
+        if too_close(pile_a, when_a[0], pile_b, when_b[0], self.frame_interval):
             winner = ender[0] if ender is not None else a
             t0 = min(when_a[0], when_b[0])
             move = Slap(((a, pile_a, t0), (b, pile_b, t0)), underneath=winner)

@@ -1,6 +1,6 @@
 """Slap verdicts from rendered video: only a window around each deal end's slap of simulated classic games is rendered (cached), run through the vision, and each player's first slap contact scored against the truth.
 
-    python bench/slaps.py [--seeds 5001 ... | --games 6 --first 5001] [--cache /tmp/BR-slaps]
+    python bench/slaps.py [--seeds 5001 ... | --games 6 --first 5001] [--cache ~/.cache/spit-referee/slaps]
                           [--before-s 2.5] [--after-s 0.5] [--verbose]
 
 A whole game takes many minutes to render; a slap needs a few seconds of it. Each clip starts at
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="*", help="game seeds (default: --games seeds from --first)")
     parser.add_argument("--games", type=int, default=6)
     parser.add_argument("--first", type=int, default=5001)
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/BR-slaps"))
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "spit-referee" / "slaps")
     parser.add_argument("--before-s", type=float, default=2.5, help="clip start before the first slap contact")
     parser.add_argument("--after-s", type=float, default=0.5, help="clip end after the last slap contact")
     parser.add_argument("--width", type=int, default=1280)

@@ -138,3 +138,23 @@ def test_reserved_styles_are_drawn_only_when_named_and_on_the_same_scenes(tmp_pa
     assert main(["synth-data", "--out", str(out), "--images", "1", "--seed", "21", "--styles", "checks-8c1e3c",
                  "--no-progress"]) == 0
     assert main(["synth-data", "--out", str(out), "--images", "2", "--seed", "21", "--no-progress"]) == 2  # other styles
+
+
+def test_a_varied_share_draws_made_up_faces_on_the_same_scenes(tmp_path: Path) -> None:
+    plain = SynthConfig(seed=21, val_fraction=0.5)
+    varied = SynthConfig(seed=21, val_fraction=0.5, varied_share=1.0)
+    for index in range(3):
+        one, two = generate_sample(index, plain).annotation.to_dict(), generate_sample(index, varied).annotation.to_dict()
+        assert not one["scene"]["faces"].startswith("varied-") and two["scene"]["faces"].startswith("varied-")
+        assert [c["corners"] for c in one["cards"]] == [c["corners"] for c in two["cards"]]
+        assert [c["card"] for c in one["cards"]] == [c["card"] for c in two["cards"]]
+        assert one["scene"]["back"] == two["scene"]["back"]
+    half = SynthConfig(seed=21, varied_share=0.5)
+    names = [generate_sample(index, half).annotation.to_dict()["scene"]["faces"] for index in range(12)]
+    assert 0 < sum(n.startswith("varied-") for n in names) < 12
+    out = tmp_path / "set"
+    assert main(["synth-data", "--out", str(out), "--images", "1", "--seed", "21", "--varied-share", "1.5",
+                 "--no-progress"]) == 2
+    assert main(["synth-data", "--out", str(out), "--images", "1", "--seed", "21", "--varied-share", "0.5",
+                 "--no-progress"]) == 0
+    assert main(["synth-data", "--out", str(out), "--images", "2", "--seed", "21", "--no-progress"]) == 2  # another share

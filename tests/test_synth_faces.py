@@ -11,6 +11,8 @@ from PIL import Image
 from referee.synth.backs import BUILTIN_BACKS, RESERVED_BACKS, builtin_back, folder_back, folder_back_files
 from referee.synth.faces import (BUILTIN_STYLES, FACE_CODES, FACE_H, FACE_W, RESERVED_STYLES, BuiltinFaces, FolderFaces,
                                  SynthAssetError, render_builtin_face)
+from referee.synth.suits import SuitShape, suit_image
+from referee.synth.varied import random_style, random_suit_shape
 
 
 @pytest.mark.parametrize("style", BUILTIN_STYLES + RESERVED_STYLES, ids=lambda s: s.name)
@@ -110,3 +112,38 @@ def test_a_barred_jack_has_a_bar_across_the_top_of_its_index_and_only_the_jack_c
     assert top_ink_width(barred, "JC") > 1.3 * top_ink_width(plain, "JC")
     for code in ("3C", "QH", "KS", "10D"):
         assert np.array_equal(render_builtin_face(code, barred), render_builtin_face(code, plain))
+
+
+def test_parametric_suits_are_four_distinct_shapes_whose_proportions_vary():
+    rng = np.random.default_rng(5)
+    shapes = [SuitShape()] + [random_suit_shape(rng) for _ in range(20)]
+    masks = {suit: [] for suit in "SHDC"}
+    for shape in shapes:
+        for suit in "SHDC":
+            tile = suit_image(suit, shape, 60, (0, 0, 0))
+            alpha = np.asarray(tile.getchannel("A")) > 127
+            assert tile.height == round(shape.height * 60) and 0.3 < alpha.mean() < 0.9, suit
+            assert alpha[:, 0].mean() < 0.5 and alpha[:, -1].mean() < 0.5  # no side is a straight edge
+            masks[suit].append(np.asarray(tile.resize((24, 24)).getchannel("A"), np.float32) / 255)
+    for suit in "SHDC":  # each suit varies from deck to deck, yet stays unlike the other suits
+        spread = np.mean([np.abs(m - masks[suit][0]).mean() for m in masks[suit][1:]])
+        assert spread > 0.03, suit
+        for other in "SHDC".replace(suit, ""):
+            apart = np.mean([np.abs(a - b).mean() for a, b in zip(masks[suit], masks[other])])
+            assert apart > spread, (suit, other)
+    with pytest.raises(ValueError):
+        suit_image("X", SuitShape(), 60, (0, 0, 0))
+
+
+def test_made_up_styles_differ_render_every_code_and_never_use_the_reserved_fonts():
+    reserved_fonts = {s.rank_font for s in RESERVED_STYLES} | {s.suit_font for s in RESERVED_STYLES}
+    rng = np.random.default_rng(11)
+    styles = [random_style(rng) for _ in range(200)]
+    assert len({s.name for s in styles}) == 200 and len({s.rank_font for s in styles}) > 8
+    assert 0.6 < np.mean([s.suit_shape is not None for s in styles]) < 0.9
+    for style in styles:
+        assert not {style.rank_font, style.suit_font} & reserved_fonts and "Liberation" not in style.rank_font
+        assert style.index_suit and 0.08 <= style.index_height <= 0.16
+    for style in styles[:3]:
+        faces = {render_builtin_face(code, style).tobytes() for code in FACE_CODES}
+        assert len(faces) == len(FACE_CODES)

@@ -26,6 +26,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="draw only these built-in face and back styles, e.g. the reserved ones no training set draws "
                              "(reserved-liberation-sans reserved-liberation-serif checks-8c1e3c checks-1e5a8c), to measure "
                              "an unseen deck; the same seed draws the same scenes (default: every training style)")
+    parser.add_argument("--varied-share", type=float, default=0.0,
+                        help="share of images whose faces are drawn in a style made up for that image (random rank "
+                             "fonts, inks, index sizes, parametric suit shapes; default 0); the scenes stay the same")
     parser.add_argument("--val-fraction", type=float, default=0.1, help="share of validation images")
     parser.add_argument("--labels", choices=SCHEMES, default="cards",
                         help="YOLO boxes of whole cards, or oriented boxes (cards-obb)")
@@ -45,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     config = SynthConfig(seed=args.seed, faces_dir=args.faces, backs_dir=args.backs,
                          val_fraction=args.val_fraction, labels=args.labels, min_visible=args.min_visible,
                          min_in_frame=args.min_in_frame, folder_share=args.folder_share,
-                         styles=tuple(args.styles))
+                         styles=tuple(args.styles), varied_share=args.varied_share)
     config.check()  # bad options and folders fail before the progress bar shows
     start = time.monotonic()
     done = 0

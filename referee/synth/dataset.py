@@ -23,6 +23,7 @@ from referee.synth.labels import CLASS_NAMES, DEFAULT_MIN_IN_FRAME, DEFAULT_MIN_
 from referee.synth.layout import PlayArea, random_scene
 from referee.synth.photometric import apply_effects, encode_jpeg, random_effects
 from referee.synth.scene import Deck, render_scene
+from referee.synth.varied import random_style
 
 RESOLUTIONS: Final = ((1280, 720), (1920, 1080), (640, 480), (960, 540), (800, 600), (1024, 576), (480, 270),
                       (640, 360), (480, 640))
@@ -51,6 +52,9 @@ class SynthConfig:
     """Built-in face and back styles to draw from, by name (`referee.synth.faces.STYLES_BY_NAME`,
     `referee.synth.backs.BACKS_BY_NAME`), the reserved ones included; no face style named: every
     `BUILTIN_STYLES`, likewise for backs. The same seed draws the same scenes whatever is named."""
+    varied_share: float = 0.0
+    """Share of images whose faces are drawn in a style made up for that image
+    (`referee.synth.varied.random_style`) instead; the scenes are the same whatever the share."""
 
     def face_styles(self) -> tuple[FaceStyle, ...]:
         named = tuple(STYLES_BY_NAME[n] for n in self.styles if n in STYLES_BY_NAME)
@@ -68,6 +72,8 @@ class SynthConfig:
             raise SynthAssetError(f"unknown label scheme {self.labels!r}; known: {', '.join(SCHEMES)}")
         if not 0.0 <= self.folder_share <= 1.0:
             raise SynthAssetError(f"the folder share must be in [0, 1], not {self.folder_share}")
+        if not 0.0 <= self.varied_share <= 1.0:
+            raise SynthAssetError(f"the varied share must be in [0, 1], not {self.varied_share}")
         unknown = [n for n in self.styles if n not in STYLES_BY_NAME and n not in BACKS_BY_NAME]
         if unknown:
             raise SynthAssetError(f"unknown face or back styles {', '.join(unknown)}; known: "
@@ -115,12 +121,15 @@ def random_camera(rng: np.random.Generator, area: PlayArea = PlayArea()) -> Came
                           float(rng.normal(0, 4)))
 
 
-def random_deck(rng: np.random.Generator, config: SynthConfig) -> Deck:
+def random_deck(rng: np.random.Generator, config: SynthConfig, style_rng: np.random.Generator | None = None) -> Deck:
     """Built-in faces in a random style, or the --faces folder (built-in faces fill its gaps).
     A style is drawn as one of `BUILTIN_STYLES` (and a back of `BUILTIN_BACKS`) and taken from the
-    styles the config names at that draw's place, so naming styles changes no other draw."""
+    styles the config names at that draw's place, so naming styles changes no other draw; with
+    `config.varied_share`, `style_rng` alone decides whether a made-up style replaces it and which."""
     faces_pool, backs_pool = config.face_styles(), config.back_styles()
     style = faces_pool[int(rng.integers(len(BUILTIN_STYLES))) % len(faces_pool)]
+    if style_rng is not None and style_rng.random() < config.varied_share:
+        style = random_style(style_rng)
     faces: BuiltinFaces | FolderFaces = BuiltinFaces(style)
     if config.faces_dir is not None and rng.random() < config.folder_share:
         faces = FolderFaces(config.faces_dir, f"folder:{config.faces_dir.name}")
@@ -154,7 +163,7 @@ def generate_sample(index: int, config: SynthConfig) -> Sample:
     rng = np.random.default_rng([config.seed, index])
     scene = random_scene(rng)
     camera = random_camera(rng)
-    deck = random_deck(rng, config)
+    deck = random_deck(rng, config, np.random.default_rng([config.seed, index, 1]))
     rendered = render_scene(scene, camera, deck)
     effects = random_effects(rng)
     rgb = apply_effects(rendered.image, effects, rng)
@@ -200,10 +209,12 @@ def _manifest(config: SynthConfig) -> dict[str, object]:
         value = data[key]
         data[key] = None if value is None else str(Path(str(value)).resolve())
     data["styles"] = list(config.styles) or None  # a folder made before the option had none
+    data["varied_share"] = config.varied_share or None  # likewise
     return data
 
 
-_IMAGE_KEYS: Final = ("generator", "seed", "faces_dir", "backs_dir", "val_fraction", "folder_share", "styles")
+_IMAGE_KEYS: Final = ("generator", "seed", "faces_dir", "backs_dir", "val_fraction", "folder_share", "styles",
+                      "varied_share")
 
 
 def prepare(out: Path, config: SynthConfig) -> None:

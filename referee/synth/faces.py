@@ -13,6 +13,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from referee.cards import ALL_CARDS, JOKER_CODE, RED_SUITS, SUIT_GLYPHS, parse_card
 from referee.errors import RefereeError
+from referee.synth.suits import SuitShape, suit_image
 
 CARD_W_CM: Final = 6.3
 CARD_H_CM: Final = 8.8
@@ -62,6 +63,14 @@ class FaceStyle:
     suit_font: str = SUIT_FONT
     barred_jack: bool = False
     """The index J carries a bar across its top, as many casino and pinochle decks print it."""
+    suit_shape: SuitShape | None = None
+    """Suits drawn from these parametric shapes rather than from `suit_font`'s glyphs."""
+    suit_size: float = 0.85
+    """Height of the index suit's font size as a share of the rank's."""
+    rank_stretch: float = 1.0
+    """Width of the index rank as a share of the font's (below 1 condensed, above 1 extended)."""
+    rank_stroke: float = 0.0
+    """Outline added around the index rank's strokes, as a share of its font size (bolder than the font)."""
 
 
 BUILTIN_STYLES: Final[tuple[FaceStyle, ...]] = (
@@ -148,13 +157,27 @@ def with_card_shape(rgb: Image.Image, radius_frac: float, alpha: np.ndarray | No
     return np.dstack([arr, shape])
 
 
-def _glyph(text: str, font_name: str, size: int, ink: RGB) -> Image.Image:
-    """A tight RGBA image of some text in one ink."""
+def _glyph(text: str, font_name: str, size: int, ink: RGB, stroke: int = 0) -> Image.Image:
+    """A tight RGBA image of some text in one ink, its strokes thickened by `stroke` pixels."""
     f = font(font_name, size)
-    left, top, right, bottom = f.getbbox(text)
+    left, top, right, bottom = f.getbbox(text, stroke_width=stroke) if stroke else f.getbbox(text)
     img = Image.new("RGBA", (max(1, right - left), max(1, bottom - top)), ink + (0,))
-    ImageDraw.Draw(img).text((-left, -top), text, font=f, fill=ink + (255,))
+    if stroke:
+        ImageDraw.Draw(img).text((-left, -top), text, font=f, fill=ink + (255,), stroke_width=stroke,
+                                 stroke_fill=ink + (255,))
+    else:
+        ImageDraw.Draw(img).text((-left, -top), text, font=f, fill=ink + (255,))
     return img
+
+
+SUIT_OF_GLYPH: Final = {glyph: suit for suit, glyph in SUIT_GLYPHS.items()}
+
+
+def _suit(glyph: str, style: FaceStyle, size: int, ink: RGB) -> Image.Image:
+    """A suit in a style: its parametric shape where it has one, else its suit font's glyph."""
+    if style.suit_shape is not None and glyph in SUIT_OF_GLYPH:
+        return suit_image(SUIT_OF_GLYPH[glyph], style.suit_shape, size, ink)
+    return _glyph(glyph, style.suit_font, size, ink)
 
 
 def _paste_centered(card: Image.Image, tile: Image.Image, cx: float, cy: float) -> None:
@@ -192,15 +215,20 @@ def _barred(letter: Image.Image, ink: RGB) -> Image.Image:
 
 def _index_tile(rank_text: str, suit_glyph: str, style: FaceStyle, ink: RGB) -> Image.Image:
     size = max(8, round(style.index_height * FACE_H * 1.3))
-    rank_img = _glyph(rank_text, style.rank_font, size, ink)
+    rank_img = _glyph(rank_text, style.rank_font, size, ink, round(style.rank_stroke * size))
+    if style.rank_stretch != 1.0:
+        rank_img = rank_img.resize((max(1, round(rank_img.width * style.rank_stretch)), rank_img.height),
+                                   Image.Resampling.LANCZOS)
     if rank_text == "J" and style.barred_jack:
         rank_img = _barred(rank_img, ink)
     if rank_text == "10" and rank_img.width > 0.2 * FACE_W:  # keep a wide 10 inside the corner
         rank_img = rank_img.resize((round(0.2 * FACE_W), rank_img.height), Image.Resampling.LANCZOS)
     parts = [rank_img]
     if style.index_suit and suit_glyph:
-        glyph_font = style.suit_font if suit_glyph in SUIT_GLYPHS.values() else SUIT_FONT  # the joker's star
-        parts.append(_glyph(suit_glyph, glyph_font, round(size * 0.85), ink))
+        if suit_glyph in SUIT_OF_GLYPH:
+            parts.append(_suit(suit_glyph, style, round(size * style.suit_size), ink))
+        else:  # the joker's star
+            parts.append(_glyph(suit_glyph, SUIT_FONT, round(size * style.suit_size), ink))
     gap = max(1, size // 10)
     width = max(p.width for p in parts)
     tile = Image.new("RGBA", (width, sum(p.height for p in parts) + gap * (len(parts) - 1)), ink + (0,))
@@ -242,7 +270,7 @@ def _court_art(card: Image.Image, rank_text: str, glyph: str, style: FaceStyle, 
         hd.line([(0.8 * w, 0.15 * h), (0.8 * w, h)], fill=ink + (255,), width=max(2, w // 28))
     letter = _glyph(rank_text, style.rank_font, round(0.3 * h), ink)
     half.alpha_composite(letter, (round(0.04 * w), round(0.05 * h)))
-    suit = _glyph(glyph, style.suit_font, round(0.22 * h), ink)
+    suit = _suit(glyph, style, round(0.22 * h), ink)
     half.alpha_composite(suit, (round(0.96 * w - suit.width), round(0.05 * h)))
     tint = tuple(int(0.85 * s + 0.15 * g) for s, g in zip(style.stock, gold))
     draw.rectangle([x0, y0, x1, y1], fill=tint)
@@ -286,7 +314,7 @@ def render_builtin_face(code: str, style: FaceStyle) -> np.ndarray:
         _joker_art(card, style, ink)
     elif card_obj.rank == 1:
         big = 3.2 if card_obj.suit == "S" else 2.4
-        _paste_centered(card, _glyph(glyph, style.suit_font, round(style.pip_scale * big * FACE_W * 1.2), ink),
+        _paste_centered(card, _suit(glyph, style, round(style.pip_scale * big * FACE_W * 1.2), ink),
                         FACE_W / 2, FACE_H / 2)
         if card_obj.suit == "S":  # the ace of spades is dressed up
             draw = ImageDraw.Draw(card)
@@ -295,7 +323,7 @@ def render_builtin_face(code: str, style: FaceStyle) -> np.ndarray:
     elif card_obj.rank >= 11:
         _court_art(card, rank_text, glyph, style, ink)
     else:
-        pip = _glyph(glyph, style.suit_font, round(style.pip_scale * FACE_W * 1.2), ink)
+        pip = _suit(glyph, style, round(style.pip_scale * FACE_W * 1.2), ink)
         pip_down = pip.transpose(Image.Transpose.ROTATE_180)
         left, right = 0.3 * FACE_W, 0.7 * FACE_W
         top, bottom = 0.17 * FACE_H, 0.83 * FACE_H

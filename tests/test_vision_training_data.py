@@ -1,4 +1,4 @@
-"""The detector's training labels (derived here from synthetic JSON and real VOC boxes) need no torch to check."""
+"""The detector's training data and runs: labels from synthetic JSON and real VOC boxes (no torch needed), and short training runs where the [train] extra is installed."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ from referee.vision.detections import DetectedCard, Detections
 from referee.vision.detector import INDEX_MODEL, NO_INDEX, RANK_CLASSES, SUIT_CLASSES
 from referee.vision.evaluate import seen_enough
 from referee.vision.realset import LabelledCard, LabelledPhoto, load_photos
+
+TRAIN_EXTRA = "training needs the [train] extra (torch, ultralytics, onnx), which CI does not install"
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +133,7 @@ def test_a_packed_data_set_keeps_each_image_once_shrunk_to_the_training_size_wit
 
 
 def test_val_measures_a_detector_on_the_synthetic_val_split_alone(synth: Path, tmp_path: Path) -> None:
-    from ultralytics import YOLO
+    YOLO = pytest.importorskip("ultralytics", reason=TRAIN_EXTRA).YOLO
 
     from referee.train.environment import prepare
 
@@ -238,6 +240,7 @@ def test_zone_index_samples_are_the_same_for_a_seed(synth: Path, tmp_path: Path)
 
 
 def test_export_writes_the_models_the_run_trained_and_refuses_an_empty_run(synth: Path, tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason=TRAIN_EXTRA)
     from referee.cli import main
     from referee.train.indexnet import train_index_classifier
 
@@ -249,7 +252,8 @@ def test_export_writes_the_models_the_run_trained_and_refuses_an_empty_run(synth
 
 
 def test_an_8_bit_export_reads_crops_as_the_float_classifier_does(synth: Path, tmp_path: Path) -> None:
-    import onnx
+    pytest.importorskip("torch", reason=TRAIN_EXTRA)
+    onnx = pytest.importorskip("onnx", reason=TRAIN_EXTRA)
     import onnxruntime as ort
 
     from referee.cli import main
@@ -274,7 +278,7 @@ def test_an_8_bit_export_reads_crops_as_the_float_classifier_does(synth: Path, t
 
 
 def test_a_further_synthetic_set_is_cut_into_caches_of_its_own_and_validated_too(synth: Path, tmp_path: Path) -> None:
-    import torch
+    torch = pytest.importorskip("torch", reason=TRAIN_EXTRA)
 
     from referee.train.indexnet import train_index_classifier
 
@@ -292,7 +296,7 @@ def test_a_further_synthetic_set_is_cut_into_caches_of_its_own_and_validated_too
 
 
 def test_an_index_run_starts_a_new_schedule_from_the_classifier_it_is_given(synth: Path, tmp_path: Path) -> None:
-    import torch
+    torch = pytest.importorskip("torch", reason=TRAIN_EXTRA)
 
     from referee.train.indexnet import _network, train_index_classifier
 
@@ -391,7 +395,7 @@ def test_an_exported_detector_rebuilt_as_a_checkpoint_computes_what_the_onnx_fil
     pytest.importorskip("onnx")
     pytest.importorskip("ultralytics")
     import onnxruntime as ort
-    import torch
+    torch = pytest.importorskip("torch", reason=TRAIN_EXTRA)
 
     from referee.train.environment import prepare
 
@@ -451,7 +455,7 @@ def _onnx_reads(path: Path, crops: np.ndarray) -> list[np.ndarray]:
 
 
 def _torch_reads(model, crops: np.ndarray) -> list[np.ndarray]:  # noqa: ANN001 (a torch module)
-    import torch
+    torch = pytest.importorskip("torch", reason=TRAIN_EXTRA)
 
     from referee.train.indexnet import _to_tensor
 
@@ -490,7 +494,7 @@ def test_a_float_index_classifier_rebuilt_computes_what_its_onnx_file_computes(s
 
 def test_an_index_run_starts_from_an_exported_classifier_and_refuses_other_files(synth: Path, tmp_path: Path) -> None:
     pytest.importorskip("onnx")
-    import torch
+    torch = pytest.importorskip("torch", reason=TRAIN_EXTRA)
 
     from referee.train.indexnet import _network, train_index_classifier
     from referee.train.onnxweights import index_model_from_onnx

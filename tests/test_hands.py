@@ -229,3 +229,19 @@ def test_a_hand_resting_on_a_pile_keeps_its_touch_when_the_other_players_arm_mee
     assert all(c["A"] == contacts[3]["A"] for c in contacts[4:])
     assert sorted(contacts[-1]) == ["A", "B"]
 
+
+
+def test_a_dark_hand_on_a_dark_table_is_found_where_it_hides_the_grain() -> None:
+    calibration, _ = _table()
+    grain = np.random.default_rng(7).normal(0, 4, (300, 400, 1))
+    table = np.clip(np.full((300, 400, 3), 80.0) + grain, 0, 255).astype(np.uint8)  # dark wood, grain the same in each channel
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    finder.update(view.warp(table), 0.0, 0)
+    assert finder.update(view.warp(table), 1 / 30, 1) == ()
+    x, y = (int(v) for v in calibration.to_image(np.array(calibration.layout.zone("L").centre)))
+    frame = table.copy()
+    frame[y - 8:300, x - 22:x + 22] = 80  # a smooth hand and arm of the table's own mean colour
+    hands = finder.update(view.warp(frame), 2 / 30, 2)
+    assert [h.side for h in hands] == ["A"]
+    assert calibration.layout.locate(np.array(hands[0].position)) == "L"

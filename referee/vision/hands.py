@@ -66,7 +66,11 @@ class HandConfig:
     it touches the first pile zone met going back along the arm from `grip_cm` behind the tip
     (a hand carrying a card) to `palm_cm` (a flat hand, fingers beyond the pile); on a zone showing
     a face-down card (turned over in place, stirring under the hand) it touches from the frame it
-    stirred least in, at most `turn_s` before it came to rest."""
+    stirred least in, at most `turn_s` before it came to rest. Where the still table has a texture
+    of its own (wood grain: its local variance over `texture_cm` at least `texture_noise` times the
+    frame's noise variance), a pixel whose neighbourhood correlates with it by less than
+    `texture_match` is covered, however little its colour differs (a hand of the table's colour
+    hides the grain; a shadow or a change of light keeps it)."""
 
     px_per_cm: float = 4.0
     margin_cm: float = 10.0
@@ -83,6 +87,9 @@ class HandConfig:
     stop_cm: float = 3.0
     lead_cm: float = 2.5
     turn_s: float = 0.4
+    texture_cm: float = 1.75
+    texture_match: float = 0.3
+    texture_noise: float = 4.0
 
     def __post_init__(self) -> None:
         if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0 and self.stop_cm > 0
@@ -95,6 +102,8 @@ class HandConfig:
             raise BadHandConfig("still_frames must be at least 1 and less than forget_frames (at most 255)")
         if not 0.0 < self.over_fraction <= 1.0:
             raise BadHandConfig("over_fraction must lie in (0, 1]")
+        if not (self.texture_cm > 0 and -1.0 <= self.texture_match < 1.0 and self.texture_noise > 0):
+            raise BadHandConfig("texture_cm and texture_noise must be positive, texture_match in [-1, 1)")
 
 
 class TableView:
@@ -217,6 +226,9 @@ class HandFinder:
         self._tracks: dict[str, _Track] = {p: _Track() for p in self.players}
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self.hands: tuple[Hand, ...] = ()
+        self._grey: np.ndarray | None = None
+        side = max(3, round(config.texture_cm * config.px_per_cm) | 1)
+        self._window = (side, side)
 
     def _edges(self, labels: np.ndarray) -> dict[str, set[int]]:
         """The labels touching each player's edge of the view."""
@@ -253,7 +265,7 @@ class HandFinder:
         assert self._previous is not None
         moving_mask = cv2.compare(largest_difference(image, self._previous), cfg.still_threshold, cv2.CMP_GT)
         moving = moving_mask > 0
-        labels, stats, owners, strong = self._arms(summed_difference(image, self.reference))
+        labels, stats, owners, strong = self._arms(summed_difference(image, self.reference), self._covered(image))
         hands: list[Hand] = []
         hand_mask = np.zeros(labels.shape, np.uint8)
         height, width = labels.shape
@@ -287,22 +299,48 @@ class HandFinder:
         self.hands = tuple(hands)
         return self._report(t, frame, face_down)
 
-    def _arms(self, difference: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, list[str]], np.ndarray]:
+    def _covered(self, image: np.ndarray) -> np.ndarray:
+        """Where the still table's own texture is hidden (0/1): the grey view's correlation with the
+        reference's over `texture_cm` is under `texture_match` where the reference varies there by
+        `texture_noise` times the noise variance of the frame (estimated from its difference with the
+        previous frame: most of the view is still)."""
+        cfg = self.config
+        assert self.reference is not None
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        previous, self._grey = self._grey, grey
+        if previous is None:
+            return np.zeros(grey.shape, np.uint8)
+        step = np.abs(grey[::2, ::2] - previous[::2, ::2])
+        noise = (1.4826 * float(np.median(step))) ** 2 / 2  # the variance of one frame's noise
+        table = cv2.cvtColor(self.reference, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        window = self._window
+        mean_g, mean_t = cv2.blur(grey, window), cv2.blur(table, window)
+        var_g = cv2.blur(grey * grey, window) - mean_g * mean_g
+        var_t = cv2.blur(table * table, window) - mean_t * mean_t
+        both = cv2.blur(grey * table, window) - mean_g * mean_t
+        textured = var_t > max(cfg.texture_noise * noise, 1e-3)
+        hidden = both <= cfg.texture_match * np.sqrt(np.maximum(var_g, 0) * np.maximum(var_t, 0))
+        return (textured & hidden).astype(np.uint8)
+
+    def _arms(self, difference: np.ndarray, covered: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, dict[int, list[str]], np.ndarray]:
         """The foreground's blobs (labels and stats) and the players whose arm each holds. An arm is a
-        blob differing by more than `threshold` that reaches a player's edge; it is grown through
+        blob differing by more than `threshold`, or hiding the table's texture (`covered`), that reaches a player's edge; it is grown through
         what differs by more than `weak_threshold` (a hand of the table's colour differs little),
         leaving out pieces that have been still for longer than their arm (a card it laid down or
         turned over, which its hand leaves). Also the clear foreground (what hides a zone)."""
         cfg = self.config
         kernel = self._kernel
-        strong = cv2.morphologyEx(cv2.compare(difference, cfg.threshold, cv2.CMP_GT) // 255, cv2.MORPH_OPEN, kernel)
+        clear = cv2.compare(difference, cfg.threshold, cv2.CMP_GT) // 255
+        strong = cv2.morphologyEx(clear, cv2.MORPH_OPEN, kernel)
+        seen = cv2.morphologyEx(clear | covered, cv2.MORPH_OPEN, kernel)
         faint = cv2.compare(cv2.blur(difference, (3, 3)), cfg.weak_threshold, cv2.CMP_GT) // 255
-        fore = cv2.morphologyEx(faint, cv2.MORPH_OPEN, kernel) | strong
-        count, pieces, piece_stats, _ = cv2.connectedComponentsWithStats(strong, connectivity=8)
+        fore = cv2.morphologyEx(faint, cv2.MORPH_OPEN, kernel) | seen
+        count, pieces, piece_stats, _ = cv2.connectedComponentsWithStats(seen, connectivity=8)
         areas = piece_stats[:, cv2.CC_STAT_AREA]
         arms = {p: [a for a in found if areas[a] >= self._min_area] for p, found in self._edges(pieces).items()}
         blobs, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
-        inside = strong > 0
+        inside = seen > 0
         piece_of = pieces[inside]
         label_of = np.zeros(count, np.int32)  # each piece lies in one blob
         label_of[piece_of] = labels[inside]

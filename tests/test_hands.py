@@ -245,3 +245,16 @@ def test_a_dark_hand_on_a_dark_table_is_found_where_it_hides_the_grain() -> None
     hands = finder.update(view.warp(frame), 2 / 30, 2)
     assert [h.side for h in hands] == ["A"]
     assert calibration.layout.locate(np.array(hands[0].position)) == "L"
+
+
+def test_after_a_recalibration_the_grain_is_compared_only_where_the_reference_is_learned_again() -> None:
+    calibration, _ = _table()
+    grain = np.random.default_rng(7).normal(0, 2, (300, 400, 1))  # too faint to tell by colour once shifted
+    table = np.clip(np.full((300, 400, 3), 80.0) + grain, 0, 255).astype(np.uint8)
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    finder.update(view.warp(table), 0.0, 0)
+    assert finder.update(view.warp(table), FRAME, 1) == ()
+    moved = np.roll(table, (2, 3), axis=(0, 1))  # the camera nudged: a view no longer lined up with the reference's grain
+    finder.recalibrated(TableView(calibration))
+    assert finder.update(view.warp(moved), 2 * FRAME, 2) == ()

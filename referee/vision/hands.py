@@ -227,8 +227,17 @@ class HandFinder:
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self.hands: tuple[Hand, ...] = ()
         self._grey: np.ndarray | None = None
+        self._aligned = np.ones((height, width), np.uint8)
         side = max(3, round(config.texture_cm * config.px_per_cm) | 1)
-        self._window = (side, side)
+        self._box = np.full(side, 1 / side, np.float32)
+
+    def recalibrated(self, view: TableView) -> None:
+        """Go on in the view of a new calibration of the same table (the camera moved or its frames
+        changed size): the reference stands for the colour test, but its texture lines up with the
+        new view only where it is learned again, so the texture cue waits for that pixel by pixel."""
+        self.view = view
+        self._grey = None
+        self._aligned[:] = 0
 
     def _edges(self, labels: np.ndarray) -> dict[str, set[int]]:
         """The labels touching each player's edge of the view."""
@@ -303,23 +312,24 @@ class HandFinder:
         """Where the still table's own texture is hidden (0/1): the grey view's correlation with the
         reference's over `texture_cm` is under `texture_match` where the reference varies there by
         `texture_noise` times the noise variance of the frame (estimated from its difference with the
-        previous frame: most of the view is still)."""
+        previous frame: most of the view is still) and was learned in this calibration's view."""
         cfg = self.config
         assert self.reference is not None
-        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        previous, self._grey = self._grey, grey
+        grey8 = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        previous, self._grey = self._grey, grey8
         if previous is None:
-            return np.zeros(grey.shape, np.uint8)
-        step = np.abs(grey[::2, ::2] - previous[::2, ::2])
+            return np.zeros(grey8.shape, np.uint8)
+        step = cv2.absdiff(grey8[::2, ::2], previous[::2, ::2])
         noise = (1.4826 * float(np.median(step))) ** 2 / 2  # the variance of one frame's noise
+        grey = grey8.astype(np.float32)
         table = cv2.cvtColor(self.reference, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        window = self._window
-        mean_g, mean_t = cv2.blur(grey, window), cv2.blur(table, window)
-        var_g = cv2.blur(grey * grey, window) - mean_g * mean_g
-        var_t = cv2.blur(table * table, window) - mean_t * mean_t
-        both = cv2.blur(grey * table, window) - mean_g * mean_t
-        textured = var_t > max(cfg.texture_noise * noise, 1e-3)
-        hidden = both <= cfg.texture_match * np.sqrt(np.maximum(var_g, 0) * np.maximum(var_t, 0))
+        box = self._box  # the mean over the window, as two passes of a 1-D kernel (cheaper than cv2.blur)
+        mean_g, mean_t = cv2.sepFilter2D(grey, -1, box, box), cv2.sepFilter2D(table, -1, box, box)
+        var_g = cv2.sepFilter2D(grey * grey, -1, box, box) - mean_g * mean_g
+        var_t = cv2.sepFilter2D(table * table, -1, box, box) - mean_t * mean_t
+        both = cv2.sepFilter2D(grey * table, -1, box, box) - mean_g * mean_t
+        textured = (var_t > max(cfg.texture_noise * noise, 1e-3)) & (self._aligned > 0)
+        hidden = both <= cfg.texture_match * np.sqrt(np.maximum(var_g * var_t, 0))
         return (textured & hidden).astype(np.uint8)
 
     def _arms(self, difference: np.ndarray, covered: np.ndarray
@@ -375,6 +385,7 @@ class HandFinder:
         forgotten = cv2.compare(self._still, cfg.forget_frames, cv2.CMP_GE)
         learn = cv2.bitwise_and(settled, cv2.bitwise_or(cv2.compare(arm, 0, cv2.CMP_EQ), forgotten))
         cv2.copyTo(image, learn, self.reference)
+        cv2.bitwise_or(self._aligned, learn, self._aligned)
         self._previous = image
 
     def _describe(self, side: str, part: np.ndarray, hiding: np.ndarray, offset: tuple[int, int],

@@ -233,6 +233,7 @@ class HandFinder:
         self._aligned = np.ones((height, width), np.uint8)
         side = max(3, round(config.texture_cm * config.px_per_cm) | 1)
         self._box = np.full(side, 1 / side, np.float32)
+        self._reach = np.ones((side, side), np.uint8)  # the pixels whose texture window overlaps a given one
 
     def recalibrated(self, view: TableView) -> None:
         """Go on in the view of a new calibration of the same table (the camera moved or its frames
@@ -360,6 +361,7 @@ class HandFinder:
         for found in self._edges(pieces).values():
             rooted[[a for a in found if areas[a] >= self._min_area]] = True
         still = np.bincount(piece_of, weights=self._still[inside], minlength=count) / np.maximum(areas, 1)
+        covered = covered & ~cv2.dilate(strong, self._reach)  # not the rim the texture window leaves around what differs clearly
         seen = cv2.morphologyEx(clear | covered, cv2.MORPH_OPEN, kernel)
         faint = cv2.compare(cv2.blur(difference, (3, 3)), cfg.weak_threshold, cv2.CMP_GT) // 255
         fore = cv2.morphologyEx(faint, cv2.MORPH_OPEN, kernel) | seen

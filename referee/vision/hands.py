@@ -341,8 +341,9 @@ class HandFinder:
     def _arms(self, difference: np.ndarray, covered: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray, dict[int, list[str]], np.ndarray]:
         """The foreground's blobs (labels and stats) and the players whose arm each holds. An arm is a
-        piece differing by more than `threshold`, or hiding the table's texture (`covered`), that
-        reaches a player's edge; it is grown through what differs by more than `weak_threshold` (a
+        piece differing by more than `threshold`, or hiding the table's texture (`covered`, farther
+        than its window's reach from what differs by more than `threshold`: the window straddling a
+        clear edge hides the grain beside it too), that reaches a player's edge; it is grown through what differs by more than `weak_threshold` (a
         hand of the table's colour differs little), leaving out the loose pieces differing by more
         than `threshold` (not reaching an edge themselves) that have been still for longer than
         their arm: a card it laid down or turned over, or the table where it took one, which its

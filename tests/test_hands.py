@@ -229,3 +229,51 @@ def test_a_hand_resting_on_a_pile_keeps_its_touch_when_the_other_players_arm_mee
     assert all(c["A"] == contacts[3]["A"] for c in contacts[4:])
     assert sorted(contacts[-1]) == ["A", "B"]
 
+
+
+def test_a_dark_hand_on_a_dark_table_is_found_where_it_hides_the_grain() -> None:
+    calibration, _ = _table()
+    grain = np.random.default_rng(7).normal(0, 4, (300, 400, 1))
+    table = np.clip(np.full((300, 400, 3), 80.0) + grain, 0, 255).astype(np.uint8)  # dark wood, grain the same in each channel
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    finder.update(view.warp(table), 0.0, 0)
+    assert finder.update(view.warp(table), 1 / 30, 1) == ()
+    x, y = (int(v) for v in calibration.to_image(np.array(calibration.layout.zone("L").centre)))
+    frame = table.copy()
+    frame[y - 8:300, x - 22:x + 22] = 80  # a smooth hand and arm of the table's own mean colour
+    hands = finder.update(view.warp(frame), 2 / 30, 2)
+    assert [h.side for h in hands] == ["A"]
+    assert calibration.layout.locate(np.array(hands[0].position)) == "L"
+
+
+def test_after_a_recalibration_the_grain_is_compared_only_where_the_reference_is_learned_again() -> None:
+    calibration, _ = _table()
+    grain = np.random.default_rng(7).normal(0, 2, (300, 400, 1))  # too faint to tell by colour once shifted
+    table = np.clip(np.full((300, 400, 3), 80.0) + grain, 0, 255).astype(np.uint8)
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    finder.update(view.warp(table), 0.0, 0)
+    assert finder.update(view.warp(table), FRAME, 1) == ()
+    moved = np.roll(table, (2, 3), axis=(0, 1))  # the camera nudged: a view no longer lined up with the reference's grain
+    finder.recalibrated(TableView(calibration))
+    assert finder.update(view.warp(moved), 2 * FRAME, 2) == ()
+
+
+def test_the_table_a_card_was_taken_from_is_not_joined_by_the_grain_to_an_arm_reaching_beside_it() -> None:
+    calibration, _ = _table()
+    grain = np.random.default_rng(7).normal(0, 4, (300, 400, 1))
+    table = np.clip(np.full((300, 400, 3), 80.0) + grain, 0, 255).astype(np.uint8)
+    x, y = (int(v) for v in calibration.to_image(np.array(calibration.layout.zone("L").centre)))
+    dealt = table.copy()
+    dealt[y - 22:y + 22, x - 15:x + 15] = 235  # a white card on L, printed with dark lines
+    dealt[y - 22:y + 22:6, x - 15:x + 15] = 40
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    for i in range(6):
+        finder.update(view.warp(dealt), i * FRAME, i)
+    frame = table.copy()  # the card taken away: its place shows the table again
+    frame[y + 28:300, x - 12:x + 12] = (120, 150, 210)  # a light arm reaching to 1.2 cm short of the place
+    hands = finder.update(view.warp(frame), 6 * FRAME, 6)
+    assert [h.side for h in hands] == ["A"]
+    assert "L" not in hands[0].over  # the grain beside the card's edge is no table's grain: the cue is not used there

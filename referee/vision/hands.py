@@ -66,7 +66,12 @@ class HandConfig:
     it touches the first pile zone met going back along the arm from `grip_cm` behind the tip
     (a hand carrying a card) to `palm_cm` (a flat hand, fingers beyond the pile); on a zone showing
     a face-down card (turned over in place, stirring under the hand) it touches from the frame it
-    stirred least in, at most `turn_s` before it came to rest."""
+    stirred least in, at most `turn_s` before it came to rest. Where the still table has a texture
+    of its own (wood grain: its local variance over `texture_cm` at least `texture_noise` times the
+    frame's noise variance, and at most `texture_max` grey levels squared: a card's print or edge
+    varies far more), a pixel whose neighbourhood correlates with it by less than `texture_match`
+    is covered, however little its colour differs (a hand of the table's colour hides the grain; a
+    shadow or a change of light keeps it)."""
 
     px_per_cm: float = 4.0
     margin_cm: float = 10.0
@@ -83,6 +88,10 @@ class HandConfig:
     stop_cm: float = 3.0
     lead_cm: float = 2.5
     turn_s: float = 0.4
+    texture_cm: float = 1.75
+    texture_match: float = 0.3
+    texture_noise: float = 4.0
+    texture_max: float = 100.0
 
     def __post_init__(self) -> None:
         if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0 and self.stop_cm > 0
@@ -95,6 +104,9 @@ class HandConfig:
             raise BadHandConfig("still_frames must be at least 1 and less than forget_frames (at most 255)")
         if not 0.0 < self.over_fraction <= 1.0:
             raise BadHandConfig("over_fraction must lie in (0, 1]")
+        if not (self.texture_cm > 0 and -1.0 <= self.texture_match < 1.0 and self.texture_noise > 0
+                and self.texture_max > 0):
+            raise BadHandConfig("texture_cm, texture_noise and texture_max must be positive, texture_match in [-1, 1)")
 
 
 class TableView:
@@ -217,6 +229,19 @@ class HandFinder:
         self._tracks: dict[str, _Track] = {p: _Track() for p in self.players}
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self.hands: tuple[Hand, ...] = ()
+        self._grey: np.ndarray | None = None
+        self._aligned = np.ones((height, width), np.uint8)
+        side = max(3, round(config.texture_cm * config.px_per_cm) | 1)
+        self._box = np.full(side, 1 / side, np.float32)
+        self._reach = np.ones((side, side), np.uint8)  # the pixels whose texture window overlaps a given one
+
+    def recalibrated(self, view: TableView) -> None:
+        """Go on in the view of a new calibration of the same table (the camera moved or its frames
+        changed size): the reference stands for the colour test, but its texture lines up with the
+        new view only where it is learned again, so the texture cue waits for that pixel by pixel."""
+        self.view = view
+        self._grey = None
+        self._aligned[:] = 0
 
     def _edges(self, labels: np.ndarray) -> dict[str, set[int]]:
         """The labels touching each player's edge of the view."""
@@ -253,7 +278,7 @@ class HandFinder:
         assert self._previous is not None
         moving_mask = cv2.compare(largest_difference(image, self._previous), cfg.still_threshold, cv2.CMP_GT)
         moving = moving_mask > 0
-        labels, stats, owners, strong = self._arms(summed_difference(image, self.reference))
+        labels, stats, owners, strong = self._arms(summed_difference(image, self.reference), self._covered(image))
         hands: list[Hand] = []
         hand_mask = np.zeros(labels.shape, np.uint8)
         height, width = labels.shape
@@ -287,43 +312,104 @@ class HandFinder:
         self.hands = tuple(hands)
         return self._report(t, frame, face_down)
 
-    def _arms(self, difference: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, list[str]], np.ndarray]:
+    def _covered(self, image: np.ndarray) -> np.ndarray:
+        """Where the still table's own texture is hidden (0/1): the grey view's correlation with the
+        reference's over `texture_cm` is under `texture_match` where the reference varies there by
+        `texture_noise` times the noise variance of the frame (estimated from its difference with the
+        previous frame: most of the view is still) but by no more than `texture_max` (a table's grain,
+        not a card's print or edge, whose window reaches past what changed beside it), and was learned
+        in this calibration's view."""
+        cfg = self.config
+        assert self.reference is not None
+        grey8 = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        previous, self._grey = self._grey, grey8
+        if previous is None:
+            return np.zeros(grey8.shape, np.uint8)
+        step = cv2.absdiff(grey8[::2, ::2], previous[::2, ::2])
+        noise = (1.4826 * float(np.median(step))) ** 2 / 2  # the variance of one frame's noise
+        grey = grey8.astype(np.float32)
+        table = cv2.cvtColor(self.reference, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        box = self._box  # the mean over the window, as two passes of a 1-D kernel (cheaper than cv2.blur)
+        mean_g, mean_t = cv2.sepFilter2D(grey, -1, box, box), cv2.sepFilter2D(table, -1, box, box)
+        var_g = cv2.sepFilter2D(grey * grey, -1, box, box) - mean_g * mean_g
+        var_t = cv2.sepFilter2D(table * table, -1, box, box) - mean_t * mean_t
+        both = cv2.sepFilter2D(grey * table, -1, box, box) - mean_g * mean_t
+        textured = (var_t > max(cfg.texture_noise * noise, 1e-3)) & (var_t <= cfg.texture_max) & (self._aligned > 0)
+        hidden = both <= cfg.texture_match * np.sqrt(np.maximum(var_g * var_t, 0))
+        return (textured & hidden).astype(np.uint8)
+
+    def _arms(self, difference: np.ndarray, covered: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, dict[int, list[str]], np.ndarray]:
         """The foreground's blobs (labels and stats) and the players whose arm each holds. An arm is a
-        blob differing by more than `threshold` that reaches a player's edge; it is grown through
-        what differs by more than `weak_threshold` (a hand of the table's colour differs little),
-        leaving out pieces that have been still for longer than their arm (a card it laid down or
-        turned over, which its hand leaves). Also the clear foreground (what hides a zone)."""
+        piece differing by more than `threshold`, or hiding the table's texture (`covered`, farther
+        than its window's reach from what differs by more than `threshold`: the window straddling a
+        clear edge hides the grain beside it too), that reaches a player's edge; it is grown through what differs by more than `weak_threshold` (a
+        hand of the table's colour differs little), leaving out the loose pieces differing by more
+        than `threshold` (not reaching an edge themselves) that have been still for longer than
+        their arm: a card it laid down or turned over, or the table where it took one, which its
+        hand leaves (joined to the arm by the texture cue or not). Also the clear foreground (what
+        hides a zone)."""
         cfg = self.config
         kernel = self._kernel
-        strong = cv2.morphologyEx(cv2.compare(difference, cfg.threshold, cv2.CMP_GT) // 255, cv2.MORPH_OPEN, kernel)
-        faint = cv2.compare(cv2.blur(difference, (3, 3)), cfg.weak_threshold, cv2.CMP_GT) // 255
-        fore = cv2.morphologyEx(faint, cv2.MORPH_OPEN, kernel) | strong
-        count, pieces, piece_stats, _ = cv2.connectedComponentsWithStats(strong, connectivity=8)
-        areas = piece_stats[:, cv2.CC_STAT_AREA]
-        arms = {p: [a for a in found if areas[a] >= self._min_area] for p, found in self._edges(pieces).items()}
-        blobs, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
+        clear = cv2.compare(difference, cfg.threshold, cv2.CMP_GT) // 255
+        strong = cv2.morphologyEx(clear, cv2.MORPH_OPEN, kernel)
+        # the clear foreground in pieces: those reaching an edge are arms (or their roots), the others lie loose
+        count, pieces = cv2.connectedComponents(strong, connectivity=8)
         inside = strong > 0
         piece_of = pieces[inside]
-        label_of = np.zeros(count, np.int32)  # each piece lies in one blob
-        label_of[piece_of] = labels[inside]
+        areas = np.bincount(piece_of, minlength=count)
+        rooted = np.zeros(count, bool)
+        for found in self._edges(pieces).values():
+            rooted[[a for a in found if areas[a] >= self._min_area]] = True
         still = np.bincount(piece_of, weights=self._still[inside], minlength=count) / np.maximum(areas, 1)
-        every_arm = [a for found in arms.values() for a in found]
+        covered = covered & ~cv2.dilate(strong, self._reach)  # not the rim the texture window leaves around what differs clearly
+        seen = cv2.morphologyEx(clear | covered, cv2.MORPH_OPEN, kernel)
+        faint = cv2.compare(cv2.blur(difference, (3, 3)), cfg.weak_threshold, cv2.CMP_GT) // 255
+        fore = cv2.morphologyEx(faint, cv2.MORPH_OPEN, kernel) | seen
+        blobs, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
+        blob_of = np.zeros(count, np.int32)  # each piece lies in one blob
+        blob_of[piece_of] = labels[inside]
+        loose = np.zeros(strong.shape, bool)
+        loose[inside] = ~rooted[piece_of]
+        # the arms: pieces of the clear or texture-hiding foreground reaching a player's edge
+        arm_count, arm_pieces = cv2.connectedComponents(seen, connectivity=8)
+        on_arm = seen > 0
+        arm_piece_of = arm_pieces[on_arm]
+        arm_areas = np.bincount(arm_piece_of, minlength=arm_count)
+        arms = {p: [a for a in found if arm_areas[a] >= self._min_area] for p, found in self._edges(arm_pieces).items()}
+        # how long each arm has been still: over its own clear pixels (not the loose pieces it holds, nor the
+        # still table its texture window reaches beyond its edge), over all of its own where it has few such
+        own = ~loose[on_arm]
+        own_clear = own & inside[on_arm]
+        still_px = self._still[on_arm].astype(np.float64)
+        clear_px = np.bincount(arm_piece_of, weights=own_clear, minlength=arm_count)
+        all_px = np.bincount(arm_piece_of, weights=own, minlength=arm_count)
+        arm_still_of = np.where(
+            clear_px >= self._min_area / 4,
+            np.bincount(arm_piece_of, weights=still_px * own_clear, minlength=arm_count) / np.maximum(clear_px, 1),
+            np.bincount(arm_piece_of, weights=still_px * own, minlength=arm_count) / np.maximum(all_px, 1))
+        arm_blob = np.zeros(arm_count, np.int32)  # each arm piece lies in one blob
+        arm_blob[arm_piece_of] = labels[on_arm]
+        every_arm = sorted({a for found in arms.values() for a in found})
         arm_still = np.full(blobs, np.inf)  # per blob: how long its arm has been still (the least of its arms)
         for arm in every_arm:
-            arm_still[label_of[arm]] = min(arm_still[label_of[arm]], still[arm])
-        left = (still >= cfg.still_frames) & (still > arm_still[label_of] + cfg.still_frames) \
-            & (areas >= self._min_area / 4)
+            arm_still[arm_blob[arm]] = min(arm_still[arm_blob[arm]], arm_still_of[arm])
+        left = (still >= cfg.still_frames) & (still > arm_still[blob_of] + cfg.still_frames) \
+            & (areas >= self._min_area / 4) & ~rooted
         left[0] = False
-        left[every_arm] = False
         if left.any():
             fore[left[pieces]] = 0
             _, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
-            label_of[piece_of] = labels[inside]
+            kept = labels[on_arm]
+            for arm in every_arm:  # the blob holding most of what is left of the arm
+                held = np.bincount(kept[arm_piece_of == arm])
+                held[0] = 0
+                arm_blob[arm] = int(np.argmax(held)) if held.any() else 0
         owners: dict[int, list[str]] = {}
         for player, found in arms.items():
             for arm in found:
-                label = int(label_of[arm])
-                if player not in owners.setdefault(label, []):
+                label = int(arm_blob[arm])
+                if label and player not in owners.setdefault(label, []):
                     owners[label].append(player)
         return labels, stats, owners, strong
 
@@ -337,6 +423,7 @@ class HandFinder:
         forgotten = cv2.compare(self._still, cfg.forget_frames, cv2.CMP_GE)
         learn = cv2.bitwise_and(settled, cv2.bitwise_or(cv2.compare(arm, 0, cv2.CMP_EQ), forgotten))
         cv2.copyTo(image, learn, self.reference)
+        cv2.bitwise_or(self._aligned, learn, self._aligned)
         self._previous = image
 
     def _describe(self, side: str, part: np.ndarray, hiding: np.ndarray, offset: tuple[int, int],

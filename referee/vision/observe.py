@@ -158,7 +158,7 @@ class Observer:
             return
         self.calibration = calibration
         self.view = TableView(calibration, self.config.hands.px_per_cm, self.config.hands.margin_cm)
-        self.hands.view = self.view
+        self.hands.recalibrated(self.view)
 
     def _restart(self, calibration: Calibration) -> None:
         self.calibration = calibration

@@ -88,6 +88,7 @@ class ObserveConfig:
     blocked_fraction: float = 0.4
     relight_correlation: float = 0.8
     relight_residual: float = 0.25
+    visible_fraction: float = 0.5
     hands: HandConfig = field(default_factory=HandConfig)
 
     def __post_init__(self) -> None:
@@ -159,6 +160,7 @@ class Observer:
         self.calibration = calibration
         self.view = TableView(calibration, self.config.hands.px_per_cm, self.config.hands.margin_cm)
         self.hands.view = self.view
+        self._arms = None
 
     def _restart(self, calibration: Calibration) -> None:
         self.calibration = calibration
@@ -169,6 +171,8 @@ class Observer:
         self._owner = {zone.name: zone.player for zone in calibration.layout.piles if zone.player is not None}
         self._pixels = {name: int(mask.sum()) for name, mask in self.view.zones.items()}
         self._bare: dict[str, tuple[np.ndarray, float]] | None = None
+        self._arms: np.ndarray | None = None
+        self._grow = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
 
     def _bare_table(self, image: np.ndarray) -> dict[str, tuple[np.ndarray, float]]:
         """Each zone's bare-table colour and how far the table itself strays from it: the median
@@ -234,6 +238,7 @@ class Observer:
                 if self._owner.get(zone) == hand.side and state.reading is not None and state.reading.is_card:
                     state.taken = True
         covered = {zone for hand in hands for zone in hand.over}
+        arms = self._arm_pixels()
         after_hands = time.perf_counter()
         readings: dict[str, ZoneReading] = {}
         due: list[str] = []
@@ -246,6 +251,11 @@ class Observer:
                 continue
             mask = self.view.zones[name]
             pixels = self._pixels[name]
+            if arms is not None:  # still, and changed, by what the arms leave to be seen
+                visible = mask & ~self.view.crop(arms, name)
+                shown = int(np.count_nonzero(visible))
+                if shown >= cfg.visible_fraction * pixels:
+                    mask, pixels = visible, shown
             if state.previous is not None and self._share(patch, state.previous, mask, cfg.still_threshold) \
                     < cfg.still_fraction * pixels:
                 state.still += 1
@@ -278,6 +288,18 @@ class Observer:
         done = time.perf_counter()
         self.cost = FrameCost(len(due), after_hands - began, after_zones - after_hands, done - after_zones)
         return Observation(t, index, readings, hands)
+
+    def _arm_pixels(self) -> np.ndarray | None:
+        """The view's pixels under an arm in this frame or the last, grown by a pixel (None: no arm in
+        either)."""
+        now = None
+        for hand in self.hands.hands:
+            now = hand.mask if now is None else now | hand.mask
+        last, self._arms = self._arms, now
+        if now is None and last is None:
+            return None
+        both = now if last is None else last if now is None else now | last
+        return cv2.dilate(both.astype(np.uint8), self._grow) > 0
 
     def _blocked(self, image: np.ndarray) -> bool:
         """Whether most of the view differs from the still table (the hand finder's reference,

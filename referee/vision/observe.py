@@ -251,10 +251,12 @@ class Observer:
                 continue
             mask = self.view.zones[name]
             pixels = self._pixels[name]
-            if arms is not None:  # still, and changed, by what the arms leave to be seen
+            changed = state.read_patch is None or \
+                self._share(patch, state.read_patch, mask, cfg.change_threshold) >= cfg.change_fraction * pixels
+            if changed and arms is not None:  # perhaps only an arm's edge: what the arms leave to be seen tells
                 visible = mask & ~self.view.crop(arms, name)
                 shown = int(np.count_nonzero(visible))
-                if shown >= cfg.visible_fraction * pixels:
+                if cfg.visible_fraction * pixels <= shown < pixels:
                     mask, pixels = visible, shown
             if state.previous is not None and self._share(patch, state.previous, mask, cfg.still_threshold) \
                     < cfg.still_fraction * pixels:
@@ -262,8 +264,9 @@ class Observer:
             else:
                 state.still = 0
             state.previous = patch
-            changed = state.read_patch is None or \
-                self._share(patch, state.read_patch, mask, cfg.change_threshold) >= cfg.change_fraction * pixels
+            if pixels < self._pixels[name] and state.read_patch is not None \
+                    and self._share(patch, state.read_patch, mask, cfg.change_threshold) < cfg.change_fraction * pixels:
+                continue  # as last read but for the arm over its side: not read, nor said to show what it showed
             if changed and state.still >= cfg.settle_frames:
                 due.append(name)
             elif not changed and state.reading is not None:

@@ -473,14 +473,14 @@ class HandFinder:
                 grip_zone = zone
                 break
         if grip_zone is None and beneath is not None:
-            grip_zone = self._beneath(tip, -back, beneath, offset)
+            grip_zone = self._beneath(tip, -back, beneath | part, offset)
         return Hand(side, mask, tuple(over), (float(tip[0]), float(tip[1])), (float(entry[0]), float(entry[1])),
                     grip_zone, stirring)
 
     def _beneath(self, end: np.ndarray, ahead: np.ndarray, beneath: np.ndarray, offset: tuple[int, int]) -> str | None:
         """The pile zone a hand hidden under another arm grips: the first met going on along its arm
         from the middle of its visible end (table cm; `ahead` a unit vector) up to `palm_cm`, while
-        the way lies under the other arm (`beneath`, its pixels in the blob cut at `offset`)."""
+        the way lies on its arm or under the other (`beneath`: their pixels in the blob cut at `offset`)."""
         view = self.view
         for step in np.arange(self.config.grip_cm, self.config.palm_cm + 1e-9, 1.0):
             point = end + ahead * step

@@ -66,7 +66,8 @@ def _colour_codes(pixels: np.ndarray) -> np.ndarray:
 
 def _rooted(parts: dict[str, np.ndarray], edges: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Each arm's part cut to the pieces joined to its own edge; with two arms, a piece cut off one
-    goes to the other (an arm is one piece from its edge to its hand)."""
+    that borders the other goes to it (an arm is one piece from its edge to its hand; a piece that
+    borders neither, a card left loose on the table, is no arm's)."""
     out = {p: part.copy() for p, part in parts.items()}
     for p, part in parts.items():
         count, pieces = cv2.connectedComponents(part.astype(np.uint8), connectivity=8)
@@ -78,7 +79,9 @@ def _rooted(parts: dict[str, np.ndarray], edges: dict[str, np.ndarray]) -> dict[
             out[p] &= ~loose
             others = [q for q in parts if q != p]
             if len(others) == 1:
-                out[others[0]] |= loose
+                border = cv2.dilate(parts[others[0]].astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+                bordering = np.unique(pieces[loose & border])
+                out[others[0]] |= np.isin(pieces, bordering[bordering > 0]) & loose
     return out
 
 
@@ -250,7 +253,6 @@ class HandFinder:
         self._min_area = config.min_area_cm2 * config.px_per_cm**2
         self._tracks: dict[str, _Track] = {p: _Track() for p in self.players}
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-        self._open = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
         self.hands: tuple[Hand, ...] = ()
         self._colours: dict[str, np.ndarray] = {}
 
@@ -317,7 +319,7 @@ class HandFinder:
                         kept = hand.mask[y:y + h, x:x + w] & lying
                         parts = {q: part | kept if q == hand.side else part & ~kept for q, part in parts.items()}
                 looks = self._colour_seeds(image[y:y + h, x:x + w], clear, players)
-                parts = _rooted(self._recoloured(parts, looks), edges)
+                parts = _rooted(self._recoloured(parts, looks, edges), edges)
             for player, part in parts.items():
                 area = int(part.sum())
                 if area >= self._min_area:
@@ -342,9 +344,9 @@ class HandFinder:
 
     def _colour_seeds(self, image: np.ndarray, clear: np.ndarray, players: list[str]) -> dict[str, np.ndarray]:
         """Where two arms meet, the clear foreground pixels whose colour one arm shows `COLOUR_ODDS`
-        times as often as every other (learned while each arm was alone), in patches a finger wide
-        (not the rim of an arm, whose colours blend with the table); none while an arm's colours
-        are unknown."""
+        times as often as every other (learned while each arm was alone), opened 3x3 (not single
+        pixels of an arm's rim, whose colours blend with the table; a 5x5 opening lost the fingers
+        of the arm on top, 3 to 4 px wide); none while an arm's colours are unknown."""
         looks = {p: np.zeros(clear.shape, bool) for p in players}
         if not all(p in self._colours for p in players):
             return looks
@@ -353,13 +355,15 @@ class HandFinder:
         for p in players:
             others = np.max([shares[q] for q in players if q != p], axis=0)
             looks[p][clear] = (shares[p] > COLOUR_ODDS * others) & (shares[p] > 1.0 / COLOUR_BINS**3)
-            looks[p] = cv2.morphologyEx(looks[p].astype(np.uint8), cv2.MORPH_OPEN, self._open) > 0
+            looks[p] = cv2.morphologyEx(looks[p].astype(np.uint8), cv2.MORPH_OPEN, self._kernel) > 0
         return looks
 
-    def _recoloured(self, parts: dict[str, np.ndarray], looks: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def _recoloured(self, parts: dict[str, np.ndarray], looks: dict[str, np.ndarray],
+                    edges: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Where two arms meet, a piece of one arm's part in the other arm's colours (at least
-        `COLOUR_PIECE_CM2`) that borders the other arm's part goes to it: the arm lying on top shows
-        its own colours, however the growth from the edges shared it out."""
+        `COLOUR_PIECE_CM2`) that borders the other arm's part, and does not reach its own arm's edge,
+        goes to it: the arm lying on top shows its own colours, however the growth from the edges
+        shared it out."""
         least = COLOUR_PIECE_CM2 * self.config.px_per_cm**2
         parts = {p: part.copy() for p, part in parts.items()}
         for _ in range(4):
@@ -372,7 +376,8 @@ class HandFinder:
                     count, pieces, stats, _ = cv2.connectedComponentsWithStats((parts[q] & looks[p]).astype(np.uint8),
                                                                                 connectivity=8)
                     touching = np.unique(pieces[border & (pieces > 0)])
-                    for piece in touching:
+                    rooted = np.unique(pieces[edges[q]])
+                    for piece in np.setdiff1d(touching, rooted):
                         if stats[piece, cv2.CC_STAT_AREA] >= least:
                             taken = pieces == piece
                             parts[q] &= ~taken

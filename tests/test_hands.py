@@ -9,7 +9,7 @@ import pytest
 from referee.observations import HandSeen
 from referee.pipeline.sources import VideoFile
 from referee.vision.calibrate import calibrate_manual, calibrate_markers
-from referee.vision.hands import BadHandConfig, HandConfig, HandFinder, TableView
+from referee.vision.hands import BadHandConfig, HandConfig, HandFinder, TableView, _rooted
 from test_pipeline_clip import Clip, clip  # noqa: F401  (the shared clip fixture)
 
 FRAME = 1 / 30
@@ -267,3 +267,19 @@ def test_a_hand_hidden_under_the_other_arm_grips_the_pile_ahead_of_its_visible_e
              *[(y - 36, y - 32, gap)] * 6]
     seen = _meeting(finder, view, table, x, steps, b_half=15)
     assert "L" in seen[-1]["B"].contact
+
+
+def test_a_piece_cut_off_one_arm_goes_to_the_other_arm_only_where_it_borders_it() -> None:
+    height, width = 40, 30
+    a, b = np.zeros((height, width), bool), np.zeros((height, width), bool)
+    a[20:, 10:16] = True  # A's arm from the bottom edge
+    b[:18, 10:16] = True  # B's arm from the top edge
+    a[12:16, 16:19] = True  # a piece the split gave A, lying against B's arm (B's fingers)
+    a[30:34, 22:27] = True  # a card beside A's arm, cut off it and far from B's arm
+    edges = {"A": np.zeros_like(a), "B": np.zeros_like(b)}
+    edges["A"][-2:, :] = True
+    edges["B"][:2, :] = True
+    parts = _rooted({"A": a, "B": b}, {p: e & (a | b) for p, e in edges.items()})
+    assert parts["B"][12:16, 16:19].all() and not parts["A"][12:16, 16:19].any()
+    assert not parts["A"][30:34, 22:27].any() and not parts["B"][30:34, 22:27].any()
+    assert parts["A"][20:, 10:16].all() and parts["B"][:18, 10:16].all()

@@ -319,7 +319,10 @@ class HandFinder:
                         kept = hand.mask[y:y + h, x:x + w] & lying
                         parts = {q: part | kept if q == hand.side else part & ~kept for q, part in parts.items()}
                 looks = self._colour_seeds(image[y:y + h, x:x + w], clear, players)
-                parts = _rooted(self._recoloured(parts, looks, edges), edges)
+                recoloured = self._recoloured(parts, looks, edges)
+                if any((recoloured[p] != parts[p]).any() for p in parts):  # the arm on top took its own colours
+                    recoloured = _rooted(recoloured, edges)
+                parts = recoloured
             for player, part in parts.items():
                 area = int(part.sum())
                 if area >= self._min_area:

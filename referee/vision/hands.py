@@ -48,6 +48,43 @@ DIP = 1.1
 """A hand stirring this many times less in a frame than in a frame beside it stopped there (less is noise)."""
 
 
+COLOUR_BINS = 16
+"""Levels per channel of the colour histograms that tell two meeting arms apart."""
+COLOUR_ODDS = 4.0
+"""Where two arms meet, a pixel whose colour one arm shows this many times as often as the other is that arm's."""
+COLOUR_PIECE_CM2 = 2.0
+"""The least piece of one arm's part in the other arm's colours that goes to the other arm."""
+COLOUR_RATE = 0.2
+"""How much of an arm's colour histogram each frame it is seen alone makes up."""
+
+
+def _colour_codes(pixels: np.ndarray) -> np.ndarray:
+    """Each BGR pixel's bin in a histogram of `COLOUR_BINS` levels per channel."""
+    q = (pixels // (256 // COLOUR_BINS)).astype(np.int32)
+    return (q[..., 0] * COLOUR_BINS + q[..., 1]) * COLOUR_BINS + q[..., 2]
+
+
+def _rooted(parts: dict[str, np.ndarray], edges: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each arm's part cut to the pieces joined to its own edge; with two arms, a piece cut off one
+    that borders the other goes to it (an arm is one piece from its edge to its hand; a piece that
+    borders neither, a card left loose on the table, is no arm's)."""
+    out = {p: part.copy() for p, part in parts.items()}
+    for p, part in parts.items():
+        count, pieces = cv2.connectedComponents(part.astype(np.uint8), connectivity=8)
+        if count <= 2:
+            continue
+        rooted = np.unique(pieces[edges[p] & part])
+        loose = part & ~np.isin(pieces, rooted[rooted > 0])
+        if loose.any():
+            out[p] &= ~loose
+            others = [q for q in parts if q != p]
+            if len(others) == 1:
+                border = cv2.dilate(parts[others[0]].astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+                bordering = np.unique(pieces[loose & border])
+                out[others[0]] |= np.isin(pieces, bordering[bordering > 0]) & loose
+    return out
+
+
 class BadHandConfig(RefereeError, ValueError):
     """Hand-finder settings that make no sense."""
 
@@ -234,6 +271,7 @@ class HandFinder:
         side = max(3, round(config.texture_cm * config.px_per_cm) | 1)
         self._box = np.full(side, 1 / side, np.float32)
         self._reach = np.ones((side, side), np.uint8)  # the pixels whose texture window overlaps a given one
+        self._colours: dict[str, np.ndarray] = {}
 
     def recalibrated(self, view: TableView) -> None:
         """Go on in the view of a new calibration of the same table (the camera moved or its frames
@@ -288,26 +326,36 @@ class HandFinder:
             x, y, w, h = stats[label, :4]
             blob = labels[y:y + h, x:x + w] == label
             hand_mask[y:y + h, x:x + w] |= blob.astype(np.uint8)
+            clear = blob & (strong[y:y + h, x:x + w] > 0)
             if len(players) == 1:
                 parts = {players[0]: blob}
+                self._learn_colours(players[0], image[y:y + h, x:x + w][clear])
             else:
-                seeds = {}
+                edges = {}
                 for p in players:
-                    seed = np.zeros((height, width), np.uint8)
-                    seed[strips[EDGE_OF[p]]] = 1
-                    seeds[p] = seed[y:y + h, x:x + w]
+                    seed = np.zeros((height, width), bool)
+                    seed[strips[EDGE_OF[p]]] = True
+                    edges[p] = seed[y:y + h, x:x + w] & blob
+                seeds = {p: edge.astype(np.uint8) for p, edge in edges.items()}
                 parts = {p: part.astype(bool) for p, part in self._split(blob.astype(np.uint8), seeds).items()}
                 lying = blob & ~moving[y:y + h, x:x + w]
                 for hand in self.hands:  # what was an arm's in the last frame and lies as it lay stays its own
                     if hand.side in parts:
                         kept = hand.mask[y:y + h, x:x + w] & lying
                         parts = {q: part | kept if q == hand.side else part & ~kept for q, part in parts.items()}
+                looks = self._colour_seeds(image[y:y + h, x:x + w], clear, players)
+                recoloured = self._recoloured(parts, looks, edges)
+                if any((recoloured[p] != parts[p]).any() for p in parts):  # the arm on top took its own colours
+                    recoloured = _rooted(recoloured, edges)
+                parts = recoloured
             for player, part in parts.items():
                 area = int(part.sum())
                 if area >= self._min_area:
                     stirring = np.count_nonzero(part & moving[y:y + h, x:x + w]) / area
                     hiding = part & (strong[y:y + h, x:x + w] > 0)
-                    hands.append(self._describe(player, part, hiding, (x, y), stirring))
+                    others = [q for q in parts.values() if q is not part]
+                    beneath = np.any(others, axis=0) if others else None
+                    hands.append(self._describe(player, part, hiding, (x, y), stirring, beneath))
         self._learn(image, hand_mask, moving_mask)
         self.hands = tuple(hands)
         return self._report(t, frame, face_down)
@@ -337,6 +385,61 @@ class HandFinder:
         textured = (var_t > max(cfg.texture_noise * noise, 1e-3)) & (var_t <= cfg.texture_max) & (self._aligned > 0)
         hidden = both <= cfg.texture_match * np.sqrt(np.maximum(var_g * var_t, 0))
         return (textured & hidden).astype(np.uint8)
+
+    def _learn_colours(self, side: str, pixels: np.ndarray) -> None:
+        """What colours an arm alone in its blob shows (its clear foreground pixels, BGR): a running
+        histogram over `COLOUR_BINS` levels per channel."""
+        if len(pixels) < self._min_area:
+            return
+        counts = np.bincount(_colour_codes(pixels), minlength=COLOUR_BINS**3).astype(np.float32)
+        counts /= counts.sum()
+        known = self._colours.get(side)
+        self._colours[side] = counts if known is None else (1 - COLOUR_RATE) * known + COLOUR_RATE * counts
+
+    def _colour_seeds(self, image: np.ndarray, clear: np.ndarray, players: list[str]) -> dict[str, np.ndarray]:
+        """Where two arms meet, the clear foreground pixels whose colour one arm shows `COLOUR_ODDS`
+        times as often as every other (learned while each arm was alone), opened 3x3 (not single
+        pixels of an arm's rim, whose colours blend with the table; a 5x5 opening lost the fingers
+        of the arm on top, 3 to 4 px wide); none while an arm's colours are unknown."""
+        looks = {p: np.zeros(clear.shape, bool) for p in players}
+        if not all(p in self._colours for p in players):
+            return looks
+        codes = _colour_codes(image[clear])
+        shares = {p: self._colours[p][codes] for p in players}
+        for p in players:
+            others = np.max([shares[q] for q in players if q != p], axis=0)
+            looks[p][clear] = (shares[p] > COLOUR_ODDS * others) & (shares[p] > 1.0 / COLOUR_BINS**3)
+            looks[p] = cv2.morphologyEx(looks[p].astype(np.uint8), cv2.MORPH_OPEN, self._kernel) > 0
+        return looks
+
+    def _recoloured(self, parts: dict[str, np.ndarray], looks: dict[str, np.ndarray],
+                    edges: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Where two arms meet, a piece of one arm's part in the other arm's colours (at least
+        `COLOUR_PIECE_CM2`) that borders the other arm's part, and does not reach its own arm's edge,
+        goes to it: the arm lying on top shows its own colours, however the growth from the edges
+        shared it out."""
+        least = COLOUR_PIECE_CM2 * self.config.px_per_cm**2
+        parts = {p: part.copy() for p, part in parts.items()}
+        for _ in range(4):
+            moved = False
+            for p in parts:
+                border = cv2.dilate(parts[p].astype(np.uint8), self._kernel) > 0
+                for q in parts:
+                    if q == p:
+                        continue
+                    count, pieces, stats, _ = cv2.connectedComponentsWithStats((parts[q] & looks[p]).astype(np.uint8),
+                                                                                connectivity=8)
+                    touching = np.unique(pieces[border & (pieces > 0)])
+                    rooted = np.unique(pieces[edges[q]])
+                    for piece in np.setdiff1d(touching, rooted):
+                        if stats[piece, cv2.CC_STAT_AREA] >= least:
+                            taken = pieces == piece
+                            parts[q] &= ~taken
+                            parts[p] |= taken
+                            moved = True
+            if not moved:
+                return parts
+        return parts
 
     def _arms(self, difference: np.ndarray, covered: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray, dict[int, list[str]], np.ndarray]:
@@ -427,7 +530,7 @@ class HandFinder:
         self._previous = image
 
     def _describe(self, side: str, part: np.ndarray, hiding: np.ndarray, offset: tuple[int, int],
-                  stirring: float) -> Hand:
+                  stirring: float, beneath: np.ndarray | None = None) -> Hand:
         """A hand from its blob (cut from the view at `offset`): the zones its `hiding` pixels (those
         differing clearly) cover, tip, entry, grip zone."""
         view = self.view
@@ -464,8 +567,25 @@ class HandFinder:
             if zone is not None and zone in view.zones:
                 grip_zone = zone
                 break
+        if grip_zone is None and beneath is not None:
+            grip_zone = self._beneath(tip, -back, beneath | part, offset)
         return Hand(side, mask, tuple(over), (float(tip[0]), float(tip[1])), (float(entry[0]), float(entry[1])),
                     grip_zone, stirring)
+
+    def _beneath(self, end: np.ndarray, ahead: np.ndarray, beneath: np.ndarray, offset: tuple[int, int]) -> str | None:
+        """The pile zone a hand hidden under another arm grips: the first met going on along its arm
+        from the middle of its visible end (table cm; `ahead` a unit vector) up to `palm_cm`, while
+        the way lies on its arm or under the other (`beneath`: their pixels in the blob cut at `offset`)."""
+        view = self.view
+        for step in np.arange(self.config.grip_cm, self.config.palm_cm + 1e-9, 1.0):
+            point = end + ahead * step
+            u, v = np.round(view.to_pixels(point)).astype(int) - np.array(offset)
+            if not (0 <= v < beneath.shape[0] and 0 <= u < beneath.shape[1] and beneath[v, u]):
+                return None
+            zone = view.calibration.layout.locate(point)
+            if zone is not None and zone in view.zones:
+                return zone
+        return None
 
     def _leading(self, us: np.ndarray, vs: np.ndarray) -> np.ndarray:
         """Where a hand grips (view px), from its leading pixels: their middle, or where they fall

@@ -211,8 +211,9 @@ def largest_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 class Hand:
     """One arm with its hand in one frame: the `side` it comes from, its pixel `mask` (view size),
     the zones it is `over`, its `tip` and `entry` (table cm: the leading edge and where the arm
-    crosses into the view), the zone its grip lies on (None: between zones), and `stirring`, the
-    share of its pixels that changed since the previous frame."""
+    crosses into the view), the zone its grip lies on (None: between zones), `stirring`, the
+    share of its pixels that changed since the previous frame, and `grips_beneath`: its grip
+    lies hidden under the other player's arm."""
 
     side: str
     mask: np.ndarray = field(repr=False)
@@ -221,6 +222,7 @@ class Hand:
     entry: tuple[float, float]
     grip_zone: str | None
     stirring: float = 0.0
+    grips_beneath: bool = False
 
     def __post_init__(self) -> None:
         if self.side not in EDGE_OF:
@@ -567,10 +569,12 @@ class HandFinder:
             if zone is not None and zone in view.zones:
                 grip_zone = zone
                 break
+        grips_beneath = False
         if grip_zone is None and beneath is not None:
             grip_zone = self._beneath(tip, -back, beneath | part, offset)
+            grips_beneath = grip_zone is not None
         return Hand(side, mask, tuple(over), (float(tip[0]), float(tip[1])), (float(entry[0]), float(entry[1])),
-                    grip_zone, stirring)
+                    grip_zone, stirring, grips_beneath)
 
     def _beneath(self, end: np.ndarray, ahead: np.ndarray, beneath: np.ndarray, offset: tuple[int, int]) -> str | None:
         """The pile zone a hand hidden under another arm grips: the first met going on along its arm
@@ -624,10 +628,13 @@ class HandFinder:
                 track.contact.clear()
                 track.tip = None
             track.seen_frame = frame
-            rest = hand.stirring <= cfg.stir_share and track.tip is not None \
+            # a hand whose grip lies under the other arm is still only where that arm is: its own
+            # visible part may lie still while the hidden hand moves on beneath
+            stirring = max([hand.stirring] + [h.stirring for h in self.hands if hand.grips_beneath and h.side != hand.side])
+            rest = stirring <= cfg.stir_share and track.tip is not None \
                 and math.dist(track.tip, hand.tip) < cfg.stop_cm
             track.tip = hand.tip
-            track.history.append(_Step(t, hand.stirring, rest, hand.tip, hand.grip_zone))
+            track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone))
             del track.history[:-16]
             grip = hand.grip_zone
             if rest and grip is not None and grip not in track.contact:

@@ -317,6 +317,19 @@ def test_a_hand_hidden_under_the_other_arm_grips_the_pile_ahead_of_its_visible_e
     assert "L" in seen[-1]["B"].contact
 
 
+def test_a_hand_hidden_under_the_other_arm_is_not_at_rest_while_that_arm_moves() -> None:
+    calibration, table, view, finder, (x, y) = _watching_l()
+    gap = 5  # B's arm ends under A's arm over L; A's arm goes on moving over it, then stops
+    arrive = [(300, 40, 30), (300, 40, 30), (260, 0, 0), (260, 0, 0), (y - 36, 0, 0), (y - 36, 0, 0),
+              (y - 36, y - 32, gap), (y - 36, y - 32, gap)]
+    moving = [(y - 40 + 4 * (i % 2), y - 32, gap) for i in range(4)]
+    still = [(y - 36, y - 32, gap)] * 4
+    seen = _meeting(finder, view, table, x, arrive + moving + still, b_half=15)
+    during = seen[len(arrive):len(arrive) + len(moving)]
+    assert all("B" in hands and "L" not in hands["B"].contact for hands in during)
+    assert "L" in seen[-1]["B"].contact
+
+
 def test_a_piece_cut_off_one_arm_goes_to_the_other_arm_only_where_it_borders_it() -> None:
     height, width = 40, 30
     a, b = np.zeros((height, width), bool), np.zeros((height, width), bool)

@@ -48,43 +48,6 @@ DIP = 1.1
 """A hand stirring this many times less in a frame than in a frame beside it stopped there (less is noise)."""
 
 
-COLOUR_BINS = 16
-"""Levels per channel of the colour histograms that tell two meeting arms apart."""
-COLOUR_ODDS = 4.0
-"""Where two arms meet, a pixel whose colour one arm shows this many times as often as the other is that arm's."""
-COLOUR_PIECE_CM2 = 2.0
-"""The least piece of one arm's part in the other arm's colours that goes to the other arm."""
-COLOUR_RATE = 0.2
-"""How much of an arm's colour histogram each frame it is seen alone makes up."""
-
-
-def _colour_codes(pixels: np.ndarray) -> np.ndarray:
-    """Each BGR pixel's bin in a histogram of `COLOUR_BINS` levels per channel."""
-    q = (pixels // (256 // COLOUR_BINS)).astype(np.int32)
-    return (q[..., 0] * COLOUR_BINS + q[..., 1]) * COLOUR_BINS + q[..., 2]
-
-
-def _rooted(parts: dict[str, np.ndarray], edges: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Each arm's part cut to the pieces joined to its own edge; with two arms, a piece cut off one
-    that borders the other goes to it (an arm is one piece from its edge to its hand; a piece that
-    borders neither, a card left loose on the table, is no arm's)."""
-    out = {p: part.copy() for p, part in parts.items()}
-    for p, part in parts.items():
-        count, pieces = cv2.connectedComponents(part.astype(np.uint8), connectivity=8)
-        if count <= 2:
-            continue
-        rooted = np.unique(pieces[edges[p] & part])
-        loose = part & ~np.isin(pieces, rooted[rooted > 0])
-        if loose.any():
-            out[p] &= ~loose
-            others = [q for q in parts if q != p]
-            if len(others) == 1:
-                border = cv2.dilate(parts[others[0]].astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-                bordering = np.unique(pieces[loose & border])
-                out[others[0]] |= np.isin(pieces, bordering[bordering > 0]) & loose
-    return out
-
-
 class BadHandConfig(RefereeError, ValueError):
     """Hand-finder settings that make no sense."""
 
@@ -103,12 +66,7 @@ class HandConfig:
     it touches the first pile zone met going back along the arm from `grip_cm` behind the tip
     (a hand carrying a card) to `palm_cm` (a flat hand, fingers beyond the pile); on a zone showing
     a face-down card (turned over in place, stirring under the hand) it touches from the frame it
-    stirred least in, at most `turn_s` before it came to rest. Where the still table has a texture
-    of its own (wood grain: its local variance over `texture_cm` at least `texture_noise` times the
-    frame's noise variance, and at most `texture_max` grey levels squared: a card's print or edge
-    varies far more), a pixel whose neighbourhood correlates with it by less than `texture_match`
-    is covered, however little its colour differs (a hand of the table's colour hides the grain; a
-    shadow or a change of light keeps it)."""
+    stirred least in, at most `turn_s` before it came to rest."""
 
     px_per_cm: float = 4.0
     margin_cm: float = 10.0
@@ -125,10 +83,6 @@ class HandConfig:
     stop_cm: float = 3.0
     lead_cm: float = 2.5
     turn_s: float = 0.4
-    texture_cm: float = 1.75
-    texture_match: float = 0.3
-    texture_noise: float = 4.0
-    texture_max: float = 100.0
 
     def __post_init__(self) -> None:
         if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0 and self.stop_cm > 0
@@ -141,9 +95,6 @@ class HandConfig:
             raise BadHandConfig("still_frames must be at least 1 and less than forget_frames (at most 255)")
         if not 0.0 < self.over_fraction <= 1.0:
             raise BadHandConfig("over_fraction must lie in (0, 1]")
-        if not (self.texture_cm > 0 and -1.0 <= self.texture_match < 1.0 and self.texture_noise > 0
-                and self.texture_max > 0):
-            raise BadHandConfig("texture_cm, texture_noise and texture_max must be positive, texture_match in [-1, 1)")
 
 
 class TableView:
@@ -211,9 +162,8 @@ def largest_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 class Hand:
     """One arm with its hand in one frame: the `side` it comes from, its pixel `mask` (view size),
     the zones it is `over`, its `tip` and `entry` (table cm: the leading edge and where the arm
-    crosses into the view), the zone its grip lies on (None: between zones), `stirring`, the
-    share of its pixels that changed since the previous frame, and `grips_beneath`: its grip
-    lies hidden under the other player's arm."""
+    crosses into the view), the zone its grip lies on (None: between zones), and `stirring`, the
+    share of its pixels that changed since the previous frame."""
 
     side: str
     mask: np.ndarray = field(repr=False)
@@ -222,7 +172,6 @@ class Hand:
     entry: tuple[float, float]
     grip_zone: str | None
     stirring: float = 0.0
-    grips_beneath: bool = False
 
     def __post_init__(self) -> None:
         if self.side not in EDGE_OF:
@@ -268,20 +217,6 @@ class HandFinder:
         self._tracks: dict[str, _Track] = {p: _Track() for p in self.players}
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self.hands: tuple[Hand, ...] = ()
-        self._grey: np.ndarray | None = None
-        self._aligned = np.ones((height, width), np.uint8)
-        side = max(3, round(config.texture_cm * config.px_per_cm) | 1)
-        self._box = np.full(side, 1 / side, np.float32)
-        self._reach = np.ones((side, side), np.uint8)  # the pixels whose texture window overlaps a given one
-        self._colours: dict[str, np.ndarray] = {}
-
-    def recalibrated(self, view: TableView) -> None:
-        """Go on in the view of a new calibration of the same table (the camera moved or its frames
-        changed size): the reference stands for the colour test, but its texture lines up with the
-        new view only where it is learned again, so the texture cue waits for that pixel by pixel."""
-        self.view = view
-        self._grey = None
-        self._aligned[:] = 0
 
     def _edges(self, labels: np.ndarray) -> dict[str, set[int]]:
         """The labels touching each player's edge of the view."""
@@ -318,7 +253,7 @@ class HandFinder:
         assert self._previous is not None
         moving_mask = cv2.compare(largest_difference(image, self._previous), cfg.still_threshold, cv2.CMP_GT)
         moving = moving_mask > 0
-        labels, stats, owners, strong = self._arms(summed_difference(image, self.reference), self._covered(image))
+        labels, stats, owners, strong = self._arms(summed_difference(image, self.reference))
         hands: list[Hand] = []
         hand_mask = np.zeros(labels.shape, np.uint8)
         height, width = labels.shape
@@ -328,193 +263,67 @@ class HandFinder:
             x, y, w, h = stats[label, :4]
             blob = labels[y:y + h, x:x + w] == label
             hand_mask[y:y + h, x:x + w] |= blob.astype(np.uint8)
-            clear = blob & (strong[y:y + h, x:x + w] > 0)
             if len(players) == 1:
                 parts = {players[0]: blob}
-                self._learn_colours(players[0], image[y:y + h, x:x + w][clear])
             else:
-                edges = {}
+                seeds = {}
                 for p in players:
-                    seed = np.zeros((height, width), bool)
-                    seed[strips[EDGE_OF[p]]] = True
-                    edges[p] = seed[y:y + h, x:x + w] & blob
-                seeds = {p: edge.astype(np.uint8) for p, edge in edges.items()}
+                    seed = np.zeros((height, width), np.uint8)
+                    seed[strips[EDGE_OF[p]]] = 1
+                    seeds[p] = seed[y:y + h, x:x + w]
                 parts = {p: part.astype(bool) for p, part in self._split(blob.astype(np.uint8), seeds).items()}
                 lying = blob & ~moving[y:y + h, x:x + w]
                 for hand in self.hands:  # what was an arm's in the last frame and lies as it lay stays its own
                     if hand.side in parts:
                         kept = hand.mask[y:y + h, x:x + w] & lying
                         parts = {q: part | kept if q == hand.side else part & ~kept for q, part in parts.items()}
-                looks = self._colour_seeds(image[y:y + h, x:x + w], clear, players)
-                recoloured = self._recoloured(parts, looks, edges)
-                if any((recoloured[p] != parts[p]).any() for p in parts):  # the arm on top took its own colours
-                    recoloured = _rooted(recoloured, edges)
-                parts = recoloured
             for player, part in parts.items():
                 area = int(part.sum())
                 if area >= self._min_area:
                     stirring = np.count_nonzero(part & moving[y:y + h, x:x + w]) / area
                     hiding = part & (strong[y:y + h, x:x + w] > 0)
-                    others = [q for q in parts.values() if q is not part]
-                    beneath = np.any(others, axis=0) if others else None
-                    hands.append(self._describe(player, part, hiding, (x, y), stirring, beneath))
+                    hands.append(self._describe(player, part, hiding, (x, y), stirring))
         self._learn(image, hand_mask, moving_mask)
         self.hands = tuple(hands)
         return self._report(t, frame, face_down)
 
-    def _covered(self, image: np.ndarray) -> np.ndarray:
-        """Where the still table's own texture is hidden (0/1): the grey view's correlation with the
-        reference's over `texture_cm` is under `texture_match` where the reference varies there by
-        `texture_noise` times the noise variance of the frame (estimated from its difference with the
-        previous frame: most of the view is still) but by no more than `texture_max` (a table's grain,
-        not a card's print or edge, whose window reaches past what changed beside it), and was learned
-        in this calibration's view."""
-        cfg = self.config
-        assert self.reference is not None
-        grey8 = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        previous, self._grey = self._grey, grey8
-        if previous is None:
-            return np.zeros(grey8.shape, np.uint8)
-        step = cv2.absdiff(grey8[::2, ::2], previous[::2, ::2])
-        noise = (1.4826 * float(np.median(step))) ** 2 / 2  # the variance of one frame's noise
-        grey = grey8.astype(np.float32)
-        table = cv2.cvtColor(self.reference, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        box = self._box  # the mean over the window, as two passes of a 1-D kernel (cheaper than cv2.blur)
-        mean_g, mean_t = cv2.sepFilter2D(grey, -1, box, box), cv2.sepFilter2D(table, -1, box, box)
-        var_g = cv2.sepFilter2D(grey * grey, -1, box, box) - mean_g * mean_g
-        var_t = cv2.sepFilter2D(table * table, -1, box, box) - mean_t * mean_t
-        both = cv2.sepFilter2D(grey * table, -1, box, box) - mean_g * mean_t
-        textured = (var_t > max(cfg.texture_noise * noise, 1e-3)) & (var_t <= cfg.texture_max) & (self._aligned > 0)
-        hidden = both <= cfg.texture_match * np.sqrt(np.maximum(var_g * var_t, 0))
-        return (textured & hidden).astype(np.uint8)
-
-    def _learn_colours(self, side: str, pixels: np.ndarray) -> None:
-        """What colours an arm alone in its blob shows (its clear foreground pixels, BGR): a running
-        histogram over `COLOUR_BINS` levels per channel."""
-        if len(pixels) < self._min_area:
-            return
-        counts = np.bincount(_colour_codes(pixels), minlength=COLOUR_BINS**3).astype(np.float32)
-        counts /= counts.sum()
-        known = self._colours.get(side)
-        self._colours[side] = counts if known is None else (1 - COLOUR_RATE) * known + COLOUR_RATE * counts
-
-    def _colour_seeds(self, image: np.ndarray, clear: np.ndarray, players: list[str]) -> dict[str, np.ndarray]:
-        """Where two arms meet, the clear foreground pixels whose colour one arm shows `COLOUR_ODDS`
-        times as often as every other (learned while each arm was alone), opened 3x3 (not single
-        pixels of an arm's rim, whose colours blend with the table; a 5x5 opening lost the fingers
-        of the arm on top, 3 to 4 px wide); none while an arm's colours are unknown."""
-        looks = {p: np.zeros(clear.shape, bool) for p in players}
-        if not all(p in self._colours for p in players):
-            return looks
-        codes = _colour_codes(image[clear])
-        shares = {p: self._colours[p][codes] for p in players}
-        for p in players:
-            others = np.max([shares[q] for q in players if q != p], axis=0)
-            looks[p][clear] = (shares[p] > COLOUR_ODDS * others) & (shares[p] > 1.0 / COLOUR_BINS**3)
-            looks[p] = cv2.morphologyEx(looks[p].astype(np.uint8), cv2.MORPH_OPEN, self._kernel) > 0
-        return looks
-
-    def _recoloured(self, parts: dict[str, np.ndarray], looks: dict[str, np.ndarray],
-                    edges: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Where two arms meet, a piece of one arm's part in the other arm's colours (at least
-        `COLOUR_PIECE_CM2`) that borders the other arm's part, and does not reach its own arm's edge,
-        goes to it: the arm lying on top shows its own colours, however the growth from the edges
-        shared it out."""
-        least = COLOUR_PIECE_CM2 * self.config.px_per_cm**2
-        parts = {p: part.copy() for p, part in parts.items()}
-        for _ in range(4):
-            moved = False
-            for p in parts:
-                border = cv2.dilate(parts[p].astype(np.uint8), self._kernel) > 0
-                for q in parts:
-                    if q == p:
-                        continue
-                    count, pieces, stats, _ = cv2.connectedComponentsWithStats((parts[q] & looks[p]).astype(np.uint8),
-                                                                                connectivity=8)
-                    touching = np.unique(pieces[border & (pieces > 0)])
-                    rooted = np.unique(pieces[edges[q]])
-                    for piece in np.setdiff1d(touching, rooted):
-                        if stats[piece, cv2.CC_STAT_AREA] >= least:
-                            taken = pieces == piece
-                            parts[q] &= ~taken
-                            parts[p] |= taken
-                            moved = True
-            if not moved:
-                return parts
-        return parts
-
-    def _arms(self, difference: np.ndarray, covered: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray, dict[int, list[str]], np.ndarray]:
+    def _arms(self, difference: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, list[str]], np.ndarray]:
         """The foreground's blobs (labels and stats) and the players whose arm each holds. An arm is a
-        piece differing by more than `threshold`, or hiding the table's texture (`covered`, farther
-        than its window's reach from what differs by more than `threshold`: the window straddling a
-        clear edge hides the grain beside it too), that reaches a player's edge; it is grown through what differs by more than `weak_threshold` (a
-        hand of the table's colour differs little), leaving out the loose pieces differing by more
-        than `threshold` (not reaching an edge themselves) that have been still for longer than
-        their arm: a card it laid down or turned over, or the table where it took one, which its
-        hand leaves (joined to the arm by the texture cue or not). Also the clear foreground (what
-        hides a zone)."""
+        blob differing by more than `threshold` that reaches a player's edge; it is grown through
+        what differs by more than `weak_threshold` (a hand of the table's colour differs little),
+        leaving out pieces that have been still for longer than their arm (a card it laid down or
+        turned over, which its hand leaves). Also the clear foreground (what hides a zone)."""
         cfg = self.config
         kernel = self._kernel
-        clear = cv2.compare(difference, cfg.threshold, cv2.CMP_GT) // 255
-        strong = cv2.morphologyEx(clear, cv2.MORPH_OPEN, kernel)
-        # the clear foreground in pieces: those reaching an edge are arms (or their roots), the others lie loose
-        count, pieces = cv2.connectedComponents(strong, connectivity=8)
+        strong = cv2.morphologyEx(cv2.compare(difference, cfg.threshold, cv2.CMP_GT) // 255, cv2.MORPH_OPEN, kernel)
+        faint = cv2.compare(cv2.blur(difference, (3, 3)), cfg.weak_threshold, cv2.CMP_GT) // 255
+        fore = cv2.morphologyEx(faint, cv2.MORPH_OPEN, kernel) | strong
+        count, pieces, piece_stats, _ = cv2.connectedComponentsWithStats(strong, connectivity=8)
+        areas = piece_stats[:, cv2.CC_STAT_AREA]
+        arms = {p: [a for a in found if areas[a] >= self._min_area] for p, found in self._edges(pieces).items()}
+        blobs, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
         inside = strong > 0
         piece_of = pieces[inside]
-        areas = np.bincount(piece_of, minlength=count)
-        rooted = np.zeros(count, bool)
-        for found in self._edges(pieces).values():
-            rooted[[a for a in found if areas[a] >= self._min_area]] = True
+        label_of = np.zeros(count, np.int32)  # each piece lies in one blob
+        label_of[piece_of] = labels[inside]
         still = np.bincount(piece_of, weights=self._still[inside], minlength=count) / np.maximum(areas, 1)
-        covered = covered & ~cv2.dilate(strong, self._reach)  # not the rim the texture window leaves around what differs clearly
-        seen = cv2.morphologyEx(clear | covered, cv2.MORPH_OPEN, kernel)
-        faint = cv2.compare(cv2.blur(difference, (3, 3)), cfg.weak_threshold, cv2.CMP_GT) // 255
-        fore = cv2.morphologyEx(faint, cv2.MORPH_OPEN, kernel) | seen
-        blobs, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
-        blob_of = np.zeros(count, np.int32)  # each piece lies in one blob
-        blob_of[piece_of] = labels[inside]
-        loose = np.zeros(strong.shape, bool)
-        loose[inside] = ~rooted[piece_of]
-        # the arms: pieces of the clear or texture-hiding foreground reaching a player's edge
-        arm_count, arm_pieces = cv2.connectedComponents(seen, connectivity=8)
-        on_arm = seen > 0
-        arm_piece_of = arm_pieces[on_arm]
-        arm_areas = np.bincount(arm_piece_of, minlength=arm_count)
-        arms = {p: [a for a in found if arm_areas[a] >= self._min_area] for p, found in self._edges(arm_pieces).items()}
-        # how long each arm has been still: over its own clear pixels (not the loose pieces it holds, nor the
-        # still table its texture window reaches beyond its edge), over all of its own where it has few such
-        own = ~loose[on_arm]
-        own_clear = own & inside[on_arm]
-        still_px = self._still[on_arm].astype(np.float64)
-        clear_px = np.bincount(arm_piece_of, weights=own_clear, minlength=arm_count)
-        all_px = np.bincount(arm_piece_of, weights=own, minlength=arm_count)
-        arm_still_of = np.where(
-            clear_px >= self._min_area / 4,
-            np.bincount(arm_piece_of, weights=still_px * own_clear, minlength=arm_count) / np.maximum(clear_px, 1),
-            np.bincount(arm_piece_of, weights=still_px * own, minlength=arm_count) / np.maximum(all_px, 1))
-        arm_blob = np.zeros(arm_count, np.int32)  # each arm piece lies in one blob
-        arm_blob[arm_piece_of] = labels[on_arm]
-        every_arm = sorted({a for found in arms.values() for a in found})
+        every_arm = [a for found in arms.values() for a in found]
         arm_still = np.full(blobs, np.inf)  # per blob: how long its arm has been still (the least of its arms)
         for arm in every_arm:
-            arm_still[arm_blob[arm]] = min(arm_still[arm_blob[arm]], arm_still_of[arm])
-        left = (still >= cfg.still_frames) & (still > arm_still[blob_of] + cfg.still_frames) \
-            & (areas >= self._min_area / 4) & ~rooted
+            arm_still[label_of[arm]] = min(arm_still[label_of[arm]], still[arm])
+        left = (still >= cfg.still_frames) & (still > arm_still[label_of] + cfg.still_frames) \
+            & (areas >= self._min_area / 4)
         left[0] = False
+        left[every_arm] = False
         if left.any():
             fore[left[pieces]] = 0
             _, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=8)
-            kept = labels[on_arm]
-            for arm in every_arm:  # the blob holding most of what is left of the arm
-                held = np.bincount(kept[arm_piece_of == arm])
-                held[0] = 0
-                arm_blob[arm] = int(np.argmax(held)) if held.any() else 0
+            label_of[piece_of] = labels[inside]
         owners: dict[int, list[str]] = {}
         for player, found in arms.items():
             for arm in found:
-                label = int(arm_blob[arm])
-                if label and player not in owners.setdefault(label, []):
+                label = int(label_of[arm])
+                if player not in owners.setdefault(label, []):
                     owners[label].append(player)
         return labels, stats, owners, strong
 
@@ -528,11 +337,10 @@ class HandFinder:
         forgotten = cv2.compare(self._still, cfg.forget_frames, cv2.CMP_GE)
         learn = cv2.bitwise_and(settled, cv2.bitwise_or(cv2.compare(arm, 0, cv2.CMP_EQ), forgotten))
         cv2.copyTo(image, learn, self.reference)
-        cv2.bitwise_or(self._aligned, learn, self._aligned)
         self._previous = image
 
     def _describe(self, side: str, part: np.ndarray, hiding: np.ndarray, offset: tuple[int, int],
-                  stirring: float, beneath: np.ndarray | None = None) -> Hand:
+                  stirring: float) -> Hand:
         """A hand from its blob (cut from the view at `offset`): the zones its `hiding` pixels (those
         differing clearly) cover, tip, entry, grip zone."""
         view = self.view
@@ -569,27 +377,8 @@ class HandFinder:
             if zone is not None and zone in view.zones:
                 grip_zone = zone
                 break
-        grips_beneath = False
-        if grip_zone is None and beneath is not None:
-            grip_zone = self._beneath(tip, -back, beneath | part, offset)
-            grips_beneath = grip_zone is not None
         return Hand(side, mask, tuple(over), (float(tip[0]), float(tip[1])), (float(entry[0]), float(entry[1])),
-                    grip_zone, stirring, grips_beneath)
-
-    def _beneath(self, end: np.ndarray, ahead: np.ndarray, beneath: np.ndarray, offset: tuple[int, int]) -> str | None:
-        """The pile zone a hand hidden under another arm grips: the first met going on along its arm
-        from the middle of its visible end (table cm; `ahead` a unit vector) up to `palm_cm`, while
-        the way lies on its arm or under the other (`beneath`: their pixels in the blob cut at `offset`)."""
-        view = self.view
-        for step in np.arange(self.config.grip_cm, self.config.palm_cm + 1e-9, 1.0):
-            point = end + ahead * step
-            u, v = np.round(view.to_pixels(point)).astype(int) - np.array(offset)
-            if not (0 <= v < beneath.shape[0] and 0 <= u < beneath.shape[1] and beneath[v, u]):
-                return None
-            zone = view.calibration.layout.locate(point)
-            if zone is not None and zone in view.zones:
-                return zone
-        return None
+                    grip_zone, stirring)
 
     def _leading(self, us: np.ndarray, vs: np.ndarray) -> np.ndarray:
         """Where a hand grips (view px), from its leading pixels: their middle, or where they fall
@@ -628,13 +417,10 @@ class HandFinder:
                 track.contact.clear()
                 track.tip = None
             track.seen_frame = frame
-            # a hand whose grip lies under the other arm is still only where that arm is: its own
-            # visible part may lie still while the hidden hand moves on beneath
-            stirring = max([hand.stirring] + [h.stirring for h in self.hands if hand.grips_beneath and h.side != hand.side])
-            rest = stirring <= cfg.stir_share and track.tip is not None \
+            rest = hand.stirring <= cfg.stir_share and track.tip is not None \
                 and math.dist(track.tip, hand.tip) < cfg.stop_cm
             track.tip = hand.tip
-            track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone))
+            track.history.append(_Step(t, hand.stirring, rest, hand.tip, hand.grip_zone))
             del track.history[:-16]
             grip = hand.grip_zone
             if rest and grip is not None and grip not in track.contact:

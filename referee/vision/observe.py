@@ -158,7 +158,7 @@ class Observer:
             return
         self.calibration = calibration
         self.view = TableView(calibration, self.config.hands.px_per_cm, self.config.hands.margin_cm)
-        self.hands.recalibrated(self.view)
+        self.hands.view = self.view
 
     def _restart(self, calibration: Calibration) -> None:
         self.calibration = calibration

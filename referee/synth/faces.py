@@ -160,13 +160,9 @@ def with_card_shape(rgb: Image.Image, radius_frac: float, alpha: np.ndarray | No
 def _glyph(text: str, font_name: str, size: int, ink: RGB, stroke: int = 0) -> Image.Image:
     """A tight RGBA image of some text in one ink, its strokes thickened by `stroke` pixels."""
     f = font(font_name, size)
-    left, top, right, bottom = f.getbbox(text, stroke_width=stroke) if stroke else f.getbbox(text)
+    left, top, right, bottom = f.getbbox(text, stroke_width=stroke)
     img = Image.new("RGBA", (max(1, right - left), max(1, bottom - top)), ink + (0,))
-    if stroke:
-        ImageDraw.Draw(img).text((-left, -top), text, font=f, fill=ink + (255,), stroke_width=stroke,
-                                 stroke_fill=ink + (255,))
-    else:
-        ImageDraw.Draw(img).text((-left, -top), text, font=f, fill=ink + (255,))
+    ImageDraw.Draw(img).text((-left, -top), text, font=f, fill=ink + (255,), stroke_width=stroke, stroke_fill=ink + (255,))
     return img
 
 

@@ -9,7 +9,7 @@ import pytest
 from referee.observations import HandSeen
 from referee.pipeline.sources import VideoFile
 from referee.vision.calibrate import calibrate_manual, calibrate_markers
-from referee.vision.hands import BadHandConfig, HandConfig, HandFinder, TableView
+from referee.vision.hands import BadHandConfig, HandConfig, HandFinder, TableView, _rooted
 from test_pipeline_clip import Clip, clip  # noqa: F401  (the shared clip fixture)
 
 FRAME = 1 / 30
@@ -229,3 +229,69 @@ def test_a_hand_resting_on_a_pile_keeps_its_touch_when_the_other_players_arm_mee
     assert all(c["A"] == contacts[3]["A"] for c in contacts[4:])
     assert sorted(contacts[-1]) == ["A", "B"]
 
+
+def _meeting(finder, view, table, x, steps, b_half=22):  # type: ignore[no-untyped-def]
+    """Frames of two arms (A dark from the near edge, B light from the far edge, `b_half` px either
+    side of its middle, A drawn on top) given per frame as (A's top row, B's bottom row, B's column
+    shift): the hands seen in each."""
+    rng = np.random.default_rng(7)
+    sleeve_a = rng.integers(30, 110, (300, 44, 3), dtype=np.uint8)
+    sleeve_b = rng.integers(160, 240, (300, 44, 3), dtype=np.uint8)
+    seen = []
+    for i, (a_top, b_end, shift) in enumerate(steps, start=1):
+        frame = table.copy()
+        if b_end:
+            frame[0:b_end, x - b_half + shift:x + b_half + shift] = sleeve_b[:b_end, :2 * b_half]
+        if a_top < 300:
+            frame[a_top:300, x - 22:x + 22] = sleeve_a[: 300 - a_top]
+        seen.append({h.side: h for h in finder.update(view.warp(frame), i / 30, i)})
+    return seen
+
+
+def test_an_arm_lying_on_the_other_over_a_pile_keeps_the_pixels_of_its_own_colours() -> None:
+    calibration, table, view, finder, (x, y) = _watching_l()
+    reach_b = y + 30  # B's hand rests past L's middle; A's hand then comes over it, past the middle the other way
+    steps = [(300, 40, 0), (300, 40, 0), (260, 0, 0), (260, 0, 0), (300, reach_b, 0), (300, reach_b, 0),
+             (y + 60, reach_b, 0), (y + 20, reach_b, 0), (y - 30, reach_b, 0), (y - 30, reach_b, 0), (y - 30, reach_b, 0)]
+    seen = _meeting(finder, view, table, x, steps)
+    a_tip = view.calibration.to_image(np.array(seen[-1]["A"].position))
+    assert a_tip[1] < y - 20  # A's fingers, on top, reach past L's middle towards B
+    assert "L" in seen[-1]["A"].contact
+
+
+def test_a_hand_hidden_under_the_other_arm_grips_the_pile_ahead_of_its_visible_end() -> None:
+    calibration, table, view, finder, (x, y) = _watching_l()
+    gap = 5  # B's arm comes down between its stock places B4 and B3 and ends under A's arm, short of L
+    steps = [(300, 40, 30), (300, 40, 30), (260, 0, 0), (260, 0, 0), (y - 36, 0, 0), (y - 36, 0, 0),
+             *[(y - 36, y - 32, gap)] * 6]
+    seen = _meeting(finder, view, table, x, steps, b_half=15)
+    assert "L" in seen[-1]["B"].contact
+
+
+def test_a_hand_hidden_under_the_other_arm_is_not_at_rest_while_that_arm_moves() -> None:
+    calibration, table, view, finder, (x, y) = _watching_l()
+    gap = 5  # B's arm ends under A's arm over L; A's arm goes on moving over it, then stops
+    arrive = [(300, 40, 30), (300, 40, 30), (260, 0, 0), (260, 0, 0), (y - 36, 0, 0), (y - 36, 0, 0),
+              (y - 36, y - 32, gap), (y - 36, y - 32, gap)]
+    moving = [(y - 40 + 4 * (i % 2), y - 32, gap) for i in range(4)]
+    still = [(y - 36, y - 32, gap)] * 4
+    seen = _meeting(finder, view, table, x, arrive + moving + still, b_half=15)
+    during = seen[len(arrive):len(arrive) + len(moving)]
+    assert all("B" in hands and "L" not in hands["B"].contact for hands in during)
+    assert "L" in seen[-1]["B"].contact
+
+
+def test_a_piece_cut_off_one_arm_goes_to_the_other_arm_only_where_it_borders_it() -> None:
+    height, width = 40, 30
+    a, b = np.zeros((height, width), bool), np.zeros((height, width), bool)
+    a[20:, 10:16] = True  # A's arm from the bottom edge
+    b[:18, 10:16] = True  # B's arm from the top edge
+    a[12:16, 16:19] = True  # a piece the split gave A, lying against B's arm (B's fingers)
+    a[30:34, 22:27] = True  # a card beside A's arm, cut off it and far from B's arm
+    edges = {"A": np.zeros_like(a), "B": np.zeros_like(b)}
+    edges["A"][-2:, :] = True
+    edges["B"][:2, :] = True
+    parts = _rooted({"A": a, "B": b}, {p: e & (a | b) for p, e in edges.items()})
+    assert parts["B"][12:16, 16:19].all() and not parts["A"][12:16, 16:19].any()
+    assert not parts["A"][30:34, 22:27].any() and not parts["B"][30:34, 22:27].any()
+    assert parts["A"][20:, 10:16].all() and parts["B"][:18, 10:16].all()

@@ -48,6 +48,43 @@ DIP = 1.1
 """A hand stirring this many times less in a frame than in a frame beside it stopped there (less is noise)."""
 
 
+COLOUR_BINS = 16
+"""Levels per channel of the colour histograms that tell two meeting arms apart."""
+COLOUR_ODDS = 4.0
+"""Where two arms meet, a pixel whose colour one arm shows this many times as often as the other is that arm's."""
+COLOUR_PIECE_CM2 = 2.0
+"""The least piece of one arm's part in the other arm's colours that goes to the other arm."""
+COLOUR_RATE = 0.2
+"""How much of an arm's colour histogram each frame it is seen alone makes up."""
+
+
+def _colour_codes(pixels: np.ndarray) -> np.ndarray:
+    """Each BGR pixel's bin in a histogram of `COLOUR_BINS` levels per channel."""
+    q = (pixels // (256 // COLOUR_BINS)).astype(np.int32)
+    return (q[..., 0] * COLOUR_BINS + q[..., 1]) * COLOUR_BINS + q[..., 2]
+
+
+def _rooted(parts: dict[str, np.ndarray], edges: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each arm's part cut to the pieces joined to its own edge; with two arms, a piece cut off one
+    that borders the other goes to it (an arm is one piece from its edge to its hand; a piece that
+    borders neither, a card left loose on the table, is no arm's)."""
+    out = {p: part.copy() for p, part in parts.items()}
+    for p, part in parts.items():
+        count, pieces = cv2.connectedComponents(part.astype(np.uint8), connectivity=8)
+        if count <= 2:
+            continue
+        rooted = np.unique(pieces[edges[p] & part])
+        loose = part & ~np.isin(pieces, rooted[rooted > 0])
+        if loose.any():
+            out[p] &= ~loose
+            others = [q for q in parts if q != p]
+            if len(others) == 1:
+                border = cv2.dilate(parts[others[0]].astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+                bordering = np.unique(pieces[loose & border])
+                out[others[0]] |= np.isin(pieces, bordering[bordering > 0]) & loose
+    return out
+
+
 class BadHandConfig(RefereeError, ValueError):
     """Hand-finder settings that make no sense."""
 
@@ -162,8 +199,9 @@ def largest_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 class Hand:
     """One arm with its hand in one frame: the `side` it comes from, its pixel `mask` (view size),
     the zones it is `over`, its `tip` and `entry` (table cm: the leading edge and where the arm
-    crosses into the view), the zone its grip lies on (None: between zones), and `stirring`, the
-    share of its pixels that changed since the previous frame."""
+    crosses into the view), the zone its grip lies on (None: between zones), `stirring`, the
+    share of its pixels that changed since the previous frame, and `grips_beneath`: its grip
+    lies hidden under the other player's arm."""
 
     side: str
     mask: np.ndarray = field(repr=False)
@@ -172,6 +210,7 @@ class Hand:
     entry: tuple[float, float]
     grip_zone: str | None
     stirring: float = 0.0
+    grips_beneath: bool = False
 
     def __post_init__(self) -> None:
         if self.side not in EDGE_OF:
@@ -217,6 +256,7 @@ class HandFinder:
         self._tracks: dict[str, _Track] = {p: _Track() for p in self.players}
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self.hands: tuple[Hand, ...] = ()
+        self._colours: dict[str, np.ndarray] = {}
 
     def _edges(self, labels: np.ndarray) -> dict[str, set[int]]:
         """The labels touching each player's edge of the view."""
@@ -263,29 +303,94 @@ class HandFinder:
             x, y, w, h = stats[label, :4]
             blob = labels[y:y + h, x:x + w] == label
             hand_mask[y:y + h, x:x + w] |= blob.astype(np.uint8)
+            clear = blob & (strong[y:y + h, x:x + w] > 0)
             if len(players) == 1:
                 parts = {players[0]: blob}
+                self._learn_colours(players[0], image[y:y + h, x:x + w][clear])
             else:
-                seeds = {}
+                edges = {}
                 for p in players:
-                    seed = np.zeros((height, width), np.uint8)
-                    seed[strips[EDGE_OF[p]]] = 1
-                    seeds[p] = seed[y:y + h, x:x + w]
+                    seed = np.zeros((height, width), bool)
+                    seed[strips[EDGE_OF[p]]] = True
+                    edges[p] = seed[y:y + h, x:x + w] & blob
+                seeds = {p: edge.astype(np.uint8) for p, edge in edges.items()}
                 parts = {p: part.astype(bool) for p, part in self._split(blob.astype(np.uint8), seeds).items()}
                 lying = blob & ~moving[y:y + h, x:x + w]
                 for hand in self.hands:  # what was an arm's in the last frame and lies as it lay stays its own
                     if hand.side in parts:
                         kept = hand.mask[y:y + h, x:x + w] & lying
                         parts = {q: part | kept if q == hand.side else part & ~kept for q, part in parts.items()}
+                looks = self._colour_seeds(image[y:y + h, x:x + w], clear, players)
+                recoloured = self._recoloured(parts, looks, edges)
+                if any((recoloured[p] != parts[p]).any() for p in parts):  # the arm on top took its own colours
+                    recoloured = _rooted(recoloured, edges)
+                parts = recoloured
             for player, part in parts.items():
                 area = int(part.sum())
                 if area >= self._min_area:
                     stirring = np.count_nonzero(part & moving[y:y + h, x:x + w]) / area
                     hiding = part & (strong[y:y + h, x:x + w] > 0)
-                    hands.append(self._describe(player, part, hiding, (x, y), stirring))
+                    others = [q for q in parts.values() if q is not part]
+                    beneath = np.any(others, axis=0) if others else None
+                    hands.append(self._describe(player, part, hiding, (x, y), stirring, beneath))
         self._learn(image, hand_mask, moving_mask)
         self.hands = tuple(hands)
         return self._report(t, frame, face_down)
+
+    def _learn_colours(self, side: str, pixels: np.ndarray) -> None:
+        """What colours an arm alone in its blob shows (its clear foreground pixels, BGR): a running
+        histogram over `COLOUR_BINS` levels per channel."""
+        if len(pixels) < self._min_area:
+            return
+        counts = np.bincount(_colour_codes(pixels), minlength=COLOUR_BINS**3).astype(np.float32)
+        counts /= counts.sum()
+        known = self._colours.get(side)
+        self._colours[side] = counts if known is None else (1 - COLOUR_RATE) * known + COLOUR_RATE * counts
+
+    def _colour_seeds(self, image: np.ndarray, clear: np.ndarray, players: list[str]) -> dict[str, np.ndarray]:
+        """Where two arms meet, the clear foreground pixels whose colour one arm shows `COLOUR_ODDS`
+        times as often as every other (learned while each arm was alone), opened 3x3 (not single
+        pixels of an arm's rim, whose colours blend with the table; a 5x5 opening lost the fingers
+        of the arm on top, 3 to 4 px wide); none while an arm's colours are unknown."""
+        looks = {p: np.zeros(clear.shape, bool) for p in players}
+        if not all(p in self._colours for p in players):
+            return looks
+        codes = _colour_codes(image[clear])
+        shares = {p: self._colours[p][codes] for p in players}
+        for p in players:
+            others = np.max([shares[q] for q in players if q != p], axis=0)
+            looks[p][clear] = (shares[p] > COLOUR_ODDS * others) & (shares[p] > 1.0 / COLOUR_BINS**3)
+            looks[p] = cv2.morphologyEx(looks[p].astype(np.uint8), cv2.MORPH_OPEN, self._kernel) > 0
+        return looks
+
+    def _recoloured(self, parts: dict[str, np.ndarray], looks: dict[str, np.ndarray],
+                    edges: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Where two arms meet, a piece of one arm's part in the other arm's colours (at least
+        `COLOUR_PIECE_CM2`) that borders the other arm's part, and does not reach its own arm's edge,
+        goes to it: the arm lying on top shows its own colours, however the growth from the edges
+        shared it out."""
+        least = COLOUR_PIECE_CM2 * self.config.px_per_cm**2
+        parts = {p: part.copy() for p, part in parts.items()}
+        for _ in range(4):
+            moved = False
+            for p in parts:
+                border = cv2.dilate(parts[p].astype(np.uint8), self._kernel) > 0
+                for q in parts:
+                    if q == p:
+                        continue
+                    count, pieces, stats, _ = cv2.connectedComponentsWithStats((parts[q] & looks[p]).astype(np.uint8),
+                                                                                connectivity=8)
+                    touching = np.unique(pieces[border & (pieces > 0)])
+                    rooted = np.unique(pieces[edges[q]])
+                    for piece in np.setdiff1d(touching, rooted):
+                        if stats[piece, cv2.CC_STAT_AREA] >= least:
+                            taken = pieces == piece
+                            parts[q] &= ~taken
+                            parts[p] |= taken
+                            moved = True
+            if not moved:
+                return parts
+        return parts
 
     def _arms(self, difference: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, list[str]], np.ndarray]:
         """The foreground's blobs (labels and stats) and the players whose arm each holds. An arm is a
@@ -340,7 +445,7 @@ class HandFinder:
         self._previous = image
 
     def _describe(self, side: str, part: np.ndarray, hiding: np.ndarray, offset: tuple[int, int],
-                  stirring: float) -> Hand:
+                  stirring: float, beneath: np.ndarray | None = None) -> Hand:
         """A hand from its blob (cut from the view at `offset`): the zones its `hiding` pixels (those
         differing clearly) cover, tip, entry, grip zone."""
         view = self.view
@@ -377,8 +482,27 @@ class HandFinder:
             if zone is not None and zone in view.zones:
                 grip_zone = zone
                 break
+        grips_beneath = False
+        if grip_zone is None and beneath is not None:
+            grip_zone = self._beneath(tip, -back, beneath | part, offset)
+            grips_beneath = grip_zone is not None
         return Hand(side, mask, tuple(over), (float(tip[0]), float(tip[1])), (float(entry[0]), float(entry[1])),
-                    grip_zone, stirring)
+                    grip_zone, stirring, grips_beneath)
+
+    def _beneath(self, end: np.ndarray, ahead: np.ndarray, beneath: np.ndarray, offset: tuple[int, int]) -> str | None:
+        """The pile zone a hand hidden under another arm grips: the first met going on along its arm
+        from the middle of its visible end (table cm; `ahead` a unit vector) up to `palm_cm`, while
+        the way lies on its arm or under the other (`beneath`: their pixels in the blob cut at `offset`)."""
+        view = self.view
+        for step in np.arange(self.config.grip_cm, self.config.palm_cm + 1e-9, 1.0):
+            point = end + ahead * step
+            u, v = np.round(view.to_pixels(point)).astype(int) - np.array(offset)
+            if not (0 <= v < beneath.shape[0] and 0 <= u < beneath.shape[1] and beneath[v, u]):
+                return None
+            zone = view.calibration.layout.locate(point)
+            if zone is not None and zone in view.zones:
+                return zone
+        return None
 
     def _leading(self, us: np.ndarray, vs: np.ndarray) -> np.ndarray:
         """Where a hand grips (view px), from its leading pixels: their middle, or where they fall
@@ -417,10 +541,13 @@ class HandFinder:
                 track.contact.clear()
                 track.tip = None
             track.seen_frame = frame
-            rest = hand.stirring <= cfg.stir_share and track.tip is not None \
+            # a hand whose grip lies under the other arm is still only where that arm is: its own
+            # visible part may lie still while the hidden hand moves on beneath
+            stirring = max([hand.stirring] + [h.stirring for h in self.hands if hand.grips_beneath and h.side != hand.side])
+            rest = stirring <= cfg.stir_share and track.tip is not None \
                 and math.dist(track.tip, hand.tip) < cfg.stop_cm
             track.tip = hand.tip
-            track.history.append(_Step(t, hand.stirring, rest, hand.tip, hand.grip_zone))
+            track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone))
             del track.history[:-16]
             grip = hand.grip_zone
             if rest and grip is not None and grip not in track.contact:

@@ -33,11 +33,25 @@ class LiftedCards:
         if lift is None or lift.attempted or seen is None:
             return
         laid = self._when(pile, lift.player, seen)
+        if self._covered_by_own(parse_card(code), lift.player, after):
+            return
         if laid != seen and (after in self._tied(pile, lift.player, laid) or any(
                 touch.side == lift.player and seen[0] <= touch.t <= gone  # its hand there, a contact seen or not
                 for touch in self._touches.get(pile, ()))):
             self._took_back[pile] = (lift.player, laid[0], gone)
             self._returns.append((parse_card(code), lift, pile, laid))
+
+    def _covered_by_own(self, card: Card, player: str, after: str) -> bool:
+        """The pile shows `after` where `player`'s `card` lay: if `after` is a stock card of the same
+        player's (a face-up top of theirs, or lifted from one) that fits on `card`, their hand laid
+        its next card on top of it and did not take it back (a player takes back only a card
+        refused, and a card refused is not covered by its own player's next one)."""
+        if after not in CARD_CODES:
+            return False
+        top = parse_card(after)
+        source = self._stock_top_of(top)
+        return source is not None and source[0] == player and is_adjacent(top, card) \
+            and not (self.rules.alternate_colours and top.red == card.red)
 
     def _taken_off_unseen(self, pile: str, after: str, gone: float) -> None:
         """The card read on `pile` is a face-up stock top never seen lifted (its place under a hand),

@@ -539,3 +539,17 @@ def test_a_refusal_held_back_while_a_stock_place_was_unexplained_is_judged_once_
     referee._now = (2.1, 63)
     referee._judge_held()
     assert [(e["player"], e["card"], e.t) for e in referee._out if e.type == "illegal_play"] == [("B", "QD", 1.0)]
+
+
+def test_a_card_read_in_its_place_after_its_player_s_last_touch_on_the_pile_was_not_laid_by_that_touch() -> None:
+    film = _opened(layout=dict(LAYOUT, B3="5S"))  # R shows 3♣
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣, its touch seen
+    film.still(6)  # 5♠ still read in B3
+    _over(film, 3, HandSeen("B", ("B3",), {}))  # B takes it, no contact seen
+    film.zones["B3"] = "back"
+    film.still(3)
+    t = film.t  # and lays it on R, its hand never seen there
+    film.zones["R"] = "5S"
+    film.still(20)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("B", "5S", t)

@@ -250,6 +250,8 @@ class TableMoves:
             if pile in self._pending_spit and self._spat_alone():
                 return True
             when = self._when(pile, player, first_seen)
+            if self._in_place_after(zone, seen, when[0], first_seen[0]):
+                when = first_seen  # that touch came before the card left its place: it laid another
             unsure = False  # laid when its hand was over the pile, no contact seen: any time until it showed
             if self._contact_at(pile, player, when[0]) or any(
                     when[0] < t < first_seen[0] for _, t in self._pile_reads.get(pile, ())[:-1]):
@@ -373,6 +375,12 @@ class TableMoves:
             pass
         self._flagged[pile, seen] = (side, when[0])
         return False
+
+    def _in_place_after(self, zone: str, code: str, t: float, seen: float) -> bool:
+        """Stock card `code`, no longer shown in its place `zone`, was last read in a stock place after
+        `t` and before it was seen on a spit pile at `seen`: a touch of its player's on that pile at `t`
+        did not lay it (a hand lays a card it holds, not one still lying in its place)."""
+        return self.readings.get(zone) != code and t < self._read_in_place.get(code, -math.inf) < seen
 
     def _waits_for_rival(self, pile: str, player: str, t: float) -> bool:
         """`player`'s card seen on `pile`, laid at `t`, may lie on another player's card laid just

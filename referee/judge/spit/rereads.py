@@ -143,14 +143,15 @@ class Rereads:
 
     def _note_laid(self, pile: str, code: str, seen: When) -> None:
         """Remember a player's face-up stock top read on `pile` at `seen` (if only for a frame) with their
-        contact there before it (`_laid_seen`: the first such read of each card, the pile's last few)."""
+        contact there before it, made after the card left its place (`_laid_seen`: the first such read
+        of each card, the pile's last few)."""
         if code not in CARD_CODES or (pile, code) in self._laid_seen:
             return
         source = self._stock_top_of(parse_card(code))
         if source is None:
             return
         when = self._when(pile, source[0], seen)
-        if self._contact_at(pile, source[0], when[0]):
+        if self._contact_at(pile, source[0], when[0]) and not self._in_place_after(source[1], code, when[0], seen[0]):
             self._laid_seen[pile, code] = (source[0], source[1], when, seen[0])
             for key in [key for key in self._laid_seen if key[0] == pile][:-4]:
                 del self._laid_seen[key]

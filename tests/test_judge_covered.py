@@ -96,6 +96,7 @@ def test_a_card_turned_and_laid_under_the_hand_is_played_before_a_card_covers_it
 
 def test_a_touch_that_laid_a_stock_top_seen_on_the_pile_lays_no_other_card_its_hand_lifted() -> None:
     film = _opened()  # R shows 3♣
+    film.still(60)  # B's hand last touched R at the spit, long before
     _over(film, 2, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦ (seen lifted)
     film.zones["B2"] = "back"
     _over(film, 3, HandSeen("B", ("B2", "B5"), {}))  # its arm over B5 too: it takes A♣ there unseen
@@ -553,3 +554,25 @@ def test_a_card_read_in_its_place_after_its_player_s_last_touch_on_the_pile_was_
     film.still(20)
     events = film.judge()
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("B", "5S", t)
+
+
+def test_a_rival_card_seen_lifted_and_shown_under_a_card_taken_back_was_laid_first_by_a_hand_unseen() -> None:
+    film = _opened()  # R shows 3♣
+    film.still(60)  # B's hand last touched R at the spit, long before
+    _over(film, 2, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦ (seen lifted)
+    film.zones["B2"] = "back"
+    film.still(2)
+    _over(film, 2, HandSeen("A", ("A4",), {"A4": film.t}))  # A lifts 2♠
+    film.zones["A4"] = "back"
+    ta = film.t  # A lays it on R; B's 4♦ went there just before, its hand hidden under A's arm
+    _over(film, 3, HandSeen("A", ("R",), {"R": ta}))
+    film.zones["R"] = "2S"
+    film.still(6)
+    film.touch("A", "R", 3, then="4D")  # A takes its 2♠ back: the 4♦ shows
+    film.still(6)
+    film.zones["A4"] = "2S"
+    film.still(20)
+    events = film.judge()
+    plays = [(e["player"], e["card"], e.t) for e in _of(events, "play")]
+    assert plays[-1][:2] == ("B", "4D") and plays[-1][2] < ta
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from referee.cards import FACE_DOWN, parse_card
+from referee.cards import FACE_DOWN, Card, parse_card
 from referee.judge.spit.config import (
     RECOUNT,
     RESYNC_S,
@@ -14,6 +14,7 @@ from referee.judge.spit.config import (
 )
 from referee.observations import CARD_CODES, EMPTY
 from referee.rules.spit import ImpossiblePosition, Play, SpitState, TurnUp
+from referee.tracker import Touch
 
 
 class Rereads:
@@ -239,6 +240,8 @@ class Rereads:
             or any(touch.contact and self._close(touch.t, when) for touch in laid) \
             or not any(touch.side != move.player and touch.t > when + self._tie_s for touch in touches)
         # (tied: the one read on top came second; no other hand there since: the card under it cannot have gone on top)
+        if not laid and rival is not None:
+            laid = self._laid_hidden(pile, card, rival[0], when)
         if not laid or not back or any(touch.contact and touch.side != move.player and touch.t > when + self._tie_s
                                        for touch in touches):
             return  # (its player's hand seen laying it and never seen back: it may lie under that card)
@@ -271,6 +274,18 @@ class Rereads:
         self._attempt(move.player, move.card, move.source, pile, (when, self._frame_at(when)), visible=False,
                       legal_counts=False)
         self._taken_off[pile] = (move.player, when, self._now[0])  # its player's touches since took it back
+
+    def _laid_hidden(self, pile: str, card: Card, player: str, when: float) -> list[Touch]:
+        """`player`'s stock top `card`, seen lifted from its place by `when` (in their hand, not yet
+        judged anywhere), shown on `pile` under the card that touched it at `when`, while every stock
+        place shows what the engine has (the position under it is known): their hand laid it there
+        unseen (under the other player's arm over the pile) before that card, dated halfway from the
+        lift (or the race window before `when`, if later) to `when`."""
+        lift = self._lifted.get(card.code)
+        if lift is None or lift.player != player or lift.attempted or lift.t > when or self._odd_stock():
+            return []
+        t = (max(lift.t, when - self.config.race_window_s) + when) / 2
+        return [Touch(pile, player, t, self._frame_at(when) - round((when - t) / self.frame_interval), contact=True)]
 
     def _bared(self, player: str, laid: When) -> tuple[str, When] | None:
         """The one place of `player`'s where the engine has a single face-down card and the table

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from referee.cards import Card, is_adjacent, parse_card
 from referee.judge.spit.config import (
     RETURN_MIN_S,
@@ -149,19 +147,7 @@ class LiftedCards:
                     and not self._refused_card_off(pile, since, touch.t):
                 return True
         took = self._took_back.get(pile)
-        return (took is not None and took[0] == touch.side and took[1] < touch.t <= took[2]) \
-            or self._took_played_back(pile, touch)
-
-    def _took_played_back(self, pile: str, touch: Touch) -> bool:
-        """`touch` is its hand taking off `pile` a card of its own judged played there, read on top of
-        it last before the touch and read back in a stock place after it (a card played stays on
-        its pile: one back in a stock place was taken back, by the hand that touched the pile then)."""
-        reads = [seen for seen, when in self._pile_reads.get(pile, ()) if when < touch.t]
-        if not reads:
-            return False
-        return any(isinstance(move, Play) and move.to == pile and move.player == touch.side and when < touch.t
-                   and move.card.code == reads[-1] and self._read_in_place.get(reads[-1], -math.inf) > touch.t
-                   for when, move in self._made)
+        return took is not None and took[0] == touch.side and took[1] < touch.t <= took[2]
 
     def _refused_card_off(self, pile: str, since: float, t: float) -> bool:
         """`pile` was read showing the card a refusal at `since` was judged on again after it and before

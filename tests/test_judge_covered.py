@@ -253,8 +253,8 @@ def test_a_card_whose_hand_touched_an_empty_place_on_its_way_to_a_pile_is_moved_
     film.touch("A", "A4", 2, then="back")  # A lifts 2♠
     film.still(2)
     tm = film.touch("A", "A1", 3)  # lays it in the space, too briefly to be read there, and takes it again
-    film.still(2)
-    tp = film.touch("A", "R", 3, then="2S")  # plays it on 3♣
+    film.still(8)
+    tp = film.touch("A", "R", 3, then="2S")  # plays it on 3♣ (0.43 s after; 0.57 s at the least on the rendered games)
     film.still(10)
     events = film.judge()
     assert [(e["card"], e["from"], e["to"], e.t) for e in _of(events, "move_to_space")] == [("2S", "A4", "A1", tm)]
@@ -576,3 +576,18 @@ def test_a_rival_card_seen_lifted_and_shown_under_a_card_taken_back_was_laid_fir
     plays = [(e["player"], e["card"], e.t) for e in _of(events, "play")]
     assert plays[-1][:2] == ("B", "4D") and plays[-1][2] < ta
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
+
+
+def test_a_card_is_not_moved_into_a_space_its_hand_touched_less_than_a_fetch_before_it_touched_a_pile() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="9D"))  # L shows 8♦, R 3♣
+    film.play("B", "B1", "empty", "L")  # 9♦ onto 8♦: B1 is a space
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.still(3)
+    _over(film, 1, HandSeen("B", ("B1",), {"B1": film.t}))  # its hand brushes the space on the way
+    t = film.t
+    _over(film, 3, HandSeen("B", ("R",), {"R": t}))  # and lays 4♦ on R a frame later
+    film.zones["R"] = "4D"
+    film.still(20)
+    events = film.judge()
+    assert not _of(events, "move_to_space")
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("B", "4D", "B2", t)

@@ -7,6 +7,7 @@ import math
 from referee.cards import FACE_DOWN, Card, parse_card
 from referee.errors import IllegalMove
 from referee.judge.spit.config import (
+    FETCH_S,
     TAKE_BACK_S,
     TIE_WAIT_S,
     TOUCH_REACH_S,
@@ -580,17 +581,19 @@ class TableMoves:
 
     def _space_touched(self, player: str, card: Card, zone: str, t: float) -> tuple[str, When] | None:
         """An empty stock place of `player`'s (still read empty) their hand touched after `card` left
-        `zone` (seen lifted, else since the last move there) and before it touched a spit pile at `t`:
-        the card was moved into that space first, unseen under the hand, and played from there. The
-        place and the first such contact."""
+        `zone` (seen lifted, else since the last move there; after it was last read in a stock place) and at least `FETCH_S` before it touched
+        a spit pile at `t` (a hand lays a card down and takes it up again no faster than it fetches
+        one): the card was moved into that space first, unseen under the hand, and played from there.
+        The place and the first such contact."""
         lift = self._lifted.get(card.code)
-        since = max(lift.t if lift is not None else self._moved.get(zone, 0.0), t - TOUCH_REACH_S)
+        since = max(lift.t if lift is not None else self._moved.get(zone, 0.0), t - TOUCH_REACH_S,
+                    self._read_in_place.get(card.code, -math.inf))
         for space in self.rules.stock_names[self.rules.player_index[player]]:
             if space == zone or self.state.pile(space) or self.readings.get(space) != EMPTY:
                 continue
             after = max(since, self._moved.get(space, -math.inf))
             touched = [touch for touch in self._touches.get(space, ())
-                       if touch.contact and touch.side == player and after < touch.t < t]
+                       if touch.contact and touch.side == player and after < touch.t <= t - FETCH_S]
             if touched:
                 return space, (touched[0].t, touched[0].frame)
         return None

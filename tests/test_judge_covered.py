@@ -591,3 +591,24 @@ def test_a_card_is_not_moved_into_a_space_its_hand_touched_less_than_a_fetch_bef
     events = film.judge()
     assert not _of(events, "move_to_space")
     assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("B", "4D", "B2", t)
+
+
+def test_a_card_played_and_taken_back_after_a_play_on_the_other_pile_shows_the_rival_card_laid_under_it_first() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.still(60)  # B's hand last touched R at the spit, long before
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.touch("A", "A4", 2, then="back")  # A lifts 2♠
+    film.still(3)  # B lays 4♦ on R, its hand hidden under A's arm
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("R",), {"R": ta}))  # A lays 2♠ on it: played on 3♣ as far as the referee knows
+    film.zones["R"] = "2S"
+    film.still(6)
+    tl = film.play("A", "A2", "back", "L")  # A plays 9♥ on 8♦
+    film.touch("A", "R", 3, then="4D")  # and takes its 2♠ back off R: the 4♦ shows
+    film.still(6)
+    film.zones["A4"] = "2S"
+    film.still(20)
+    events = film.judge()
+    plays = [(e["player"], e["card"], e.t) for e in _of(events, "play")]
+    assert ("A", "9H", tl) in plays and plays[-1][:2] == ("B", "4D") and plays[-1][2] < ta
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]

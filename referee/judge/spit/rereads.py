@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from referee.cards import FACE_DOWN, Card, parse_card
+from referee.errors import IllegalMove
 from referee.judge.spit.config import (
     RECOUNT,
     RESYNC_S,
@@ -206,7 +207,8 @@ class Rereads:
         return played or set(self._players) - {under}
 
     def _played_second(self, pile: str, after: str) -> None:
-        """The card the engine played last on `pile` is gone from it and the pile shows `after`: a card
+        """The card the engine played last on `pile` (the last move found, or followed only by plays and
+        turn-ups elsewhere, made again without it: `_last_play_on`) is gone from it and the pile shows `after`: a card
         the engine has nowhere (or another player's face-up stock top) that the other player's hand
         laid there (seen touching the pile, or over it) less than the race window before it or within
         a frame after, give or take a frame (contacts are dated to about a frame), or at any time before
@@ -221,10 +223,17 @@ class Rereads:
         s = self.state
         if s.phase != "play" or after not in CARD_CODES or not self._made or not self._history:
             return
-        when, move = self._made[-1]
-        dated, before = self._history[-1]
-        if not isinstance(move, Play) or move.to != pile or move.card.code != self.readings.get(pile) or dated != when:
+        index = self._last_play_on(pile)
+        if index is None:
             return
+        when, move = self._made[index]
+        dated = self._history[index][0]
+        if not isinstance(move, Play) or move.card.code != self.readings.get(pile) or dated != when:
+            return
+        rebuilt = self._made_again_without(index)
+        if rebuilt is None:
+            return
+        before, later = rebuilt
         card = parse_card(after)
         rival = self._stock_top_of(card)
         if (rival is None and s.cards()[card]) or (rival is not None and rival[0] == move.player):
@@ -263,7 +272,8 @@ class Rereads:
         else:
             self.state = s
             return
-        del self._history[-1], self._made[-1]
+        del self._history[index], self._made[index]
+        self._history[index:] = later
         self._judged.discard((move.player, move.card.code, when))
         self._used.discard((pile, move.player, when))
         self._landed[pile] = [item for item in self._landed.get(pile, []) if item != (when, move.player)]
@@ -274,6 +284,34 @@ class Rereads:
         self._attempt(move.player, move.card, move.source, pile, (when, self._frame_at(when)), visible=False,
                       legal_counts=False)
         self._taken_off[pile] = (move.player, when, self._now[0])  # its player's touches since took it back
+
+    def _last_play_on(self, pile: str) -> int | None:
+        """The index in `_made` (and `_history`) of the last move found, if it is a play onto `pile`,
+        or of the last play onto `pile` where the moves found after it lay no card there (plays
+        elsewhere, turn-ups: another card judged on another pile since does not hide that one)."""
+        if len(self._made) != len(self._history):
+            return None
+        for index in range(len(self._made) - 1, -1, -1):
+            move = self._made[index][1]
+            if isinstance(move, Play) and move.to == pile:
+                return index
+            if not isinstance(move, (Play, TurnUp)):
+                return None
+        return None
+
+    def _made_again_without(self, index: int) -> tuple[SpitState, list[tuple[float, SpitState]]] | None:
+        """The engine's position with the move found at `index` left out and those found after it made
+        again, and their history entries (date, position before) rebuilt; None if one of them cannot be
+        made without it."""
+        state = self._history[index][1]
+        later = []
+        for (dated, _), (_, move) in zip(self._history[index + 1:], self._made[index + 1:]):
+            later.append((dated, state))
+            try:
+                state = state.apply(move)
+            except IllegalMove:
+                return None
+        return state, later
 
     def _laid_hidden(self, pile: str, card: Card, player: str, when: float) -> list[Touch]:
         """`player`'s stock top `card`, seen lifted from its place by `when` (in their hand, not yet

@@ -96,6 +96,7 @@ def test_a_card_turned_and_laid_under_the_hand_is_played_before_a_card_covers_it
 
 def test_a_touch_that_laid_a_stock_top_seen_on_the_pile_lays_no_other_card_its_hand_lifted() -> None:
     film = _opened()  # R shows 3♣
+    film.still(60)  # B's hand last touched R at the spit, long before
     _over(film, 2, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦ (seen lifted)
     film.zones["B2"] = "back"
     _over(film, 3, HandSeen("B", ("B2", "B5"), {}))  # its arm over B5 too: it takes A♣ there unseen
@@ -252,8 +253,8 @@ def test_a_card_whose_hand_touched_an_empty_place_on_its_way_to_a_pile_is_moved_
     film.touch("A", "A4", 2, then="back")  # A lifts 2♠
     film.still(2)
     tm = film.touch("A", "A1", 3)  # lays it in the space, too briefly to be read there, and takes it again
-    film.still(2)
-    tp = film.touch("A", "R", 3, then="2S")  # plays it on 3♣
+    film.still(8)
+    tp = film.touch("A", "R", 3, then="2S")  # plays it on 3♣ (0.43 s after; 0.57 s at the least on the rendered games)
     film.still(10)
     events = film.judge()
     assert [(e["card"], e["from"], e["to"], e.t) for e in _of(events, "move_to_space")] == [("2S", "A4", "A1", tm)]
@@ -539,3 +540,75 @@ def test_a_refusal_held_back_while_a_stock_place_was_unexplained_is_judged_once_
     referee._now = (2.1, 63)
     referee._judge_held()
     assert [(e["player"], e["card"], e.t) for e in referee._out if e.type == "illegal_play"] == [("B", "QD", 1.0)]
+
+
+def test_a_card_read_in_its_place_after_its_player_s_last_touch_on_the_pile_was_not_laid_by_that_touch() -> None:
+    film = _opened(layout=dict(LAYOUT, B3="5S"))  # R shows 3♣
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣, its touch seen
+    film.still(6)  # 5♠ still read in B3
+    _over(film, 3, HandSeen("B", ("B3",), {}))  # B takes it, no contact seen
+    film.zones["B3"] = "back"
+    film.still(3)
+    t = film.t  # and lays it on R, its hand never seen there
+    film.zones["R"] = "5S"
+    film.still(20)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("B", "5S", t)
+
+
+def test_a_rival_card_seen_lifted_and_shown_under_a_card_taken_back_was_laid_first_by_a_hand_unseen() -> None:
+    film = _opened()  # R shows 3♣
+    film.still(60)  # B's hand last touched R at the spit, long before
+    _over(film, 2, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦ (seen lifted)
+    film.zones["B2"] = "back"
+    film.still(2)
+    _over(film, 2, HandSeen("A", ("A4",), {"A4": film.t}))  # A lifts 2♠
+    film.zones["A4"] = "back"
+    ta = film.t  # A lays it on R; B's 4♦ went there just before, its hand hidden under A's arm
+    _over(film, 3, HandSeen("A", ("R",), {"R": ta}))
+    film.zones["R"] = "2S"
+    film.still(6)
+    film.touch("A", "R", 3, then="4D")  # A takes its 2♠ back: the 4♦ shows
+    film.still(6)
+    film.zones["A4"] = "2S"
+    film.still(20)
+    events = film.judge()
+    plays = [(e["player"], e["card"], e.t) for e in _of(events, "play")]
+    assert plays[-1][:2] == ("B", "4D") and plays[-1][2] < ta
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
+
+
+def test_a_card_is_not_moved_into_a_space_its_hand_touched_less_than_a_fetch_before_it_touched_a_pile() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="9D"))  # L shows 8♦, R 3♣
+    film.play("B", "B1", "empty", "L")  # 9♦ onto 8♦: B1 is a space
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.still(3)
+    _over(film, 1, HandSeen("B", ("B1",), {"B1": film.t}))  # its hand brushes the space on the way
+    t = film.t
+    _over(film, 3, HandSeen("B", ("R",), {"R": t}))  # and lays 4♦ on R a frame later
+    film.zones["R"] = "4D"
+    film.still(20)
+    events = film.judge()
+    assert not _of(events, "move_to_space")
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("B", "4D", "B2", t)
+
+
+def test_a_card_played_and_taken_back_after_a_play_on_the_other_pile_shows_the_rival_card_laid_under_it_first() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.still(60)  # B's hand last touched R at the spit, long before
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.touch("A", "A4", 2, then="back")  # A lifts 2♠
+    film.still(3)  # B lays 4♦ on R, its hand hidden under A's arm
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("R",), {"R": ta}))  # A lays 2♠ on it: played on 3♣ as far as the referee knows
+    film.zones["R"] = "2S"
+    film.still(6)
+    tl = film.play("A", "A2", "back", "L")  # A plays 9♥ on 8♦
+    film.touch("A", "R", 3, then="4D")  # and takes its 2♠ back off R: the 4♦ shows
+    film.still(6)
+    film.zones["A4"] = "2S"
+    film.still(20)
+    events = film.judge()
+    plays = [(e["player"], e["card"], e.t) for e in _of(events, "play")]
+    assert ("A", "9H", tl) in plays and plays[-1][:2] == ("B", "4D") and plays[-1][2] < ta
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]

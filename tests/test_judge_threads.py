@@ -222,3 +222,24 @@ def test_a_card_shown_under_a_card_taken_back_to_its_place_is_not_that_player_s_
     film.still(20)
     events = film.judge()
     assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("A", "2H", "A2", ta)
+
+
+def test_a_card_covered_by_its_own_player_s_next_card_that_fits_on_it_was_not_taken_back() -> None:
+    film = _opened(layout=dict(LAYOUT, A2="6H"))  # R shows 3♣
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 shows a face-down card
+    film.touch("A", "A2", 2, then="back")  # A lifts 6♥
+    armb = HandSeen("B", ("B2",), {})
+    for _ in range(4):
+        film.frame((armb,))  # B turns 5♠ on B2 under its arm and takes it, never read
+    t = film.t
+    for _ in range(3):  # B lays 5♠ on R and A its 6♥ on it, both contacts seen in one frame
+        film.frame((HandSeen("B", ("B2", "R"), {"R": t}), HandSeen("A", ("R",), {"R": t})))
+    film.zones["R"] = "6H"  # the 5♠ is never read
+    for _ in range(3):
+        film.frame((armb,))
+    film.still(3)
+    film.play("A", "A1", "back", "R")  # A lays its next card, 7♣, on its 6♥
+    film.still(60)
+    events = film.judge()
+    assert not _of(events, "illegal_play")
+    assert ("A", "6H", t) in [(e["player"], e["card"], e.t) for e in _of(events, "play")]

@@ -78,7 +78,10 @@ than this after a touch was not on that pile."""
 FETCH_S: Final = 0.3
 """The least time one hand takes from laying a card on one spit pile to laying another on the other
 pile (it fetches that card from a stock place between: 0.52 s at the least on the rendered games
-9001-9040): its contact with the other pile sooner than this lays no card (the hand over both)."""
+9001-9040): its contact with the other pile sooner than this lays no card (the hand over both). Nor
+does a hand lay a card into a space of its player's and then on a spit pile faster (0.57 s at the least
+from the move to the play on the rendered games A1-G, 661 such moves): a touch on a space less than this
+before the card touched a pile did not move it there (`TableMoves._space_touched`)."""
 CALLS_MEMORY_S: Final = 30.0
 """How long a touch judged and a call against a player made are remembered (so that none is judged or
 made twice): far longer than any stretch a move is judged again in (the touch memory, the re-reads

@@ -33,11 +33,30 @@ class LiftedCards:
         if lift is None or lift.attempted or seen is None:
             return
         laid = self._when(pile, lift.player, seen)
+        if self._covered_by_own(pile, parse_card(code), lift.player, after):
+            return
         if laid != seen and (after in self._tied(pile, lift.player, laid) or any(
                 touch.side == lift.player and seen[0] <= touch.t <= gone  # its hand there, a contact seen or not
                 for touch in self._touches.get(pile, ()))):
             self._took_back[pile] = (lift.player, laid[0], gone)
             self._returns.append((parse_card(code), lift, pile, laid))
+
+    def _covered_by_own(self, pile: str, card: Card, player: str, after: str) -> bool:
+        """`pile` shows `after` where `player`'s `card` lay: if `after` is a stock card of the same
+        player's (a face-up top of theirs, or lifted from one) that fits on `card` and not on the
+        engine's top there (what lay under `card` as far as the referee knows), their hand laid it
+        on `card` and did not take `card` back first (a card laid after taking one back goes on the
+        card under it)."""
+        if after not in CARD_CODES:
+            return False
+        top = parse_card(after)
+        source = self._stock_top_of(top)
+        return source is not None and source[0] == player and self._fits_on(top, card) \
+            and not (self._expected(pile) in CARD_CODES and self._fits_on(top, parse_card(self._expected(pile))))
+
+    def _fits_on(self, card: Card, under: Card) -> bool:
+        """`card` may be laid on `under` (next to it, and of the other colour where the rules ask for it)."""
+        return is_adjacent(card, under) and not (self.rules.alternate_colours and card.red == under.red)
 
     def _taken_off_unseen(self, pile: str, after: str, gone: float) -> None:
         """The card read on `pile` is a face-up stock top never seen lifted (its place under a hand),
@@ -255,7 +274,7 @@ class LiftedCards:
         if seen not in CARD_CODES:
             return False
         under = parse_card(seen)  # another card than the engine's: refused only if it would be refused on that too
-        return not is_adjacent(card, under) or (self.rules.alternate_colours and card.red == under.red)
+        return not self._fits_on(card, under)
 
     def _laid_in_view(self, pile: str, card: Card, player: str, t: float) -> bool:
         """`player`'s `card`, seen on `pile` at `t` though their hand was not seen laying it, lies on

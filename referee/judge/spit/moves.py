@@ -7,6 +7,7 @@ import math
 from referee.cards import FACE_DOWN, Card, parse_card
 from referee.errors import IllegalMove
 from referee.judge.spit.config import (
+    FETCH_S,
     TAKE_BACK_S,
     TIE_WAIT_S,
     TOUCH_REACH_S,
@@ -250,6 +251,8 @@ class TableMoves:
             if pile in self._pending_spit and self._spat_alone():
                 return True
             when = self._when(pile, player, first_seen)
+            if self._in_place_after(zone, seen, when[0], first_seen[0]):
+                when = first_seen  # that touch came before the card left its place: it laid another
             unsure = False  # laid when its hand was over the pile, no contact seen: any time until it showed
             if self._contact_at(pile, player, when[0]) or any(
                     when[0] < t < first_seen[0] for _, t in self._pile_reads.get(pile, ())[:-1]):
@@ -373,6 +376,12 @@ class TableMoves:
             pass
         self._flagged[pile, seen] = (side, when[0])
         return False
+
+    def _in_place_after(self, zone: str, code: str, t: float, seen: float) -> bool:
+        """Stock card `code`, no longer shown in its place `zone`, was last read in a stock place after
+        `t` and before it was seen on a spit pile at `seen`: a touch of its player's on that pile at `t`
+        did not lay it (a hand lays a card it holds, not one still lying in its place)."""
+        return self.readings.get(zone) != code and t < self._read_in_place.get(code, -math.inf) < seen
 
     def _waits_for_rival(self, pile: str, player: str, t: float) -> bool:
         """`player`'s card seen on `pile`, laid at `t`, may lie on another player's card laid just
@@ -572,17 +581,19 @@ class TableMoves:
 
     def _space_touched(self, player: str, card: Card, zone: str, t: float) -> tuple[str, When] | None:
         """An empty stock place of `player`'s (still read empty) their hand touched after `card` left
-        `zone` (seen lifted, else since the last move there) and before it touched a spit pile at `t`:
-        the card was moved into that space first, unseen under the hand, and played from there. The
-        place and the first such contact."""
+        `zone` (seen lifted, else since the last move there; after it was last read in a stock place) and at least `FETCH_S` before it touched
+        a spit pile at `t` (a hand lays a card down and takes it up again no faster than it fetches
+        one): the card was moved into that space first, unseen under the hand, and played from there.
+        The place and the first such contact."""
         lift = self._lifted.get(card.code)
-        since = max(lift.t if lift is not None else self._moved.get(zone, 0.0), t - TOUCH_REACH_S)
+        since = max(lift.t if lift is not None else self._moved.get(zone, 0.0), t - TOUCH_REACH_S,
+                    self._read_in_place.get(card.code, -math.inf))
         for space in self.rules.stock_names[self.rules.player_index[player]]:
             if space == zone or self.state.pile(space) or self.readings.get(space) != EMPTY:
                 continue
             after = max(since, self._moved.get(space, -math.inf))
             touched = [touch for touch in self._touches.get(space, ())
-                       if touch.contact and touch.side == player and after < touch.t < t]
+                       if touch.contact and touch.side == player and after < touch.t <= t - FETCH_S]
             if touched:
                 return space, (touched[0].t, touched[0].frame)
         return None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from referee.cards import FACE_DOWN, parse_card
+from referee.cards import FACE_DOWN, Card, parse_card
+from referee.errors import IllegalMove
 from referee.judge.spit.config import (
     RECOUNT,
     RESYNC_S,
@@ -14,6 +15,7 @@ from referee.judge.spit.config import (
 )
 from referee.observations import CARD_CODES, EMPTY
 from referee.rules.spit import ImpossiblePosition, Play, SpitState, TurnUp
+from referee.tracker import Touch
 
 
 class Rereads:
@@ -143,14 +145,15 @@ class Rereads:
 
     def _note_laid(self, pile: str, code: str, seen: When) -> None:
         """Remember a player's face-up stock top read on `pile` at `seen` (if only for a frame) with their
-        contact there before it (`_laid_seen`: the first such read of each card, the pile's last few)."""
+        contact there before it, made after the card left its place (`_laid_seen`: the first such read
+        of each card, the pile's last few)."""
         if code not in CARD_CODES or (pile, code) in self._laid_seen:
             return
         source = self._stock_top_of(parse_card(code))
         if source is None:
             return
         when = self._when(pile, source[0], seen)
-        if self._contact_at(pile, source[0], when[0]):
+        if self._contact_at(pile, source[0], when[0]) and not self._in_place_after(source[1], code, when[0], seen[0]):
             self._laid_seen[pile, code] = (source[0], source[1], when, seen[0])
             for key in [key for key in self._laid_seen if key[0] == pile][:-4]:
                 del self._laid_seen[key]
@@ -204,7 +207,8 @@ class Rereads:
         return played or set(self._players) - {under}
 
     def _played_second(self, pile: str, after: str) -> None:
-        """The card the engine played last on `pile` is gone from it and the pile shows `after`: a card
+        """The card the engine played last on `pile` (the last move found, or followed only by plays and
+        turn-ups elsewhere, made again without it: `_last_play_on`) is gone from it and the pile shows `after`: a card
         the engine has nowhere (or another player's face-up stock top) that the other player's hand
         laid there (seen touching the pile, or over it) less than the race window before it or within
         a frame after, give or take a frame (contacts are dated to about a frame), or at any time before
@@ -219,10 +223,17 @@ class Rereads:
         s = self.state
         if s.phase != "play" or after not in CARD_CODES or not self._made or not self._history:
             return
-        when, move = self._made[-1]
-        dated, before = self._history[-1]
-        if not isinstance(move, Play) or move.to != pile or move.card.code != self.readings.get(pile) or dated != when:
+        index = self._last_play_on(pile)
+        if index is None:
             return
+        when, move = self._made[index]
+        dated = self._history[index][0]
+        if not isinstance(move, Play) or move.card.code != self.readings.get(pile) or dated != when:
+            return
+        rebuilt = self._made_again_without(index)
+        if rebuilt is None:
+            return
+        before, later = rebuilt
         card = parse_card(after)
         rival = self._stock_top_of(card)
         if (rival is None and s.cards()[card]) or (rival is not None and rival[0] == move.player):
@@ -238,6 +249,8 @@ class Rereads:
             or any(touch.contact and self._close(touch.t, when) for touch in laid) \
             or not any(touch.side != move.player and touch.t > when + self._tie_s for touch in touches)
         # (tied: the one read on top came second; no other hand there since: the card under it cannot have gone on top)
+        if not laid and rival is not None:
+            laid = self._laid_hidden(pile, card, rival[0], when)
         if not laid or not back or any(touch.contact and touch.side != move.player and touch.t > when + self._tie_s
                                        for touch in touches):
             return  # (its player's hand seen laying it and never seen back: it may lie under that card)
@@ -259,7 +272,8 @@ class Rereads:
         else:
             self.state = s
             return
-        del self._history[-1], self._made[-1]
+        del self._history[index], self._made[index]
+        self._history[index:] = later
         self._judged.discard((move.player, move.card.code, when))
         self._used.discard((pile, move.player, when))
         self._landed[pile] = [item for item in self._landed.get(pile, []) if item != (when, move.player)]
@@ -270,6 +284,46 @@ class Rereads:
         self._attempt(move.player, move.card, move.source, pile, (when, self._frame_at(when)), visible=False,
                       legal_counts=False)
         self._taken_off[pile] = (move.player, when, self._now[0])  # its player's touches since took it back
+
+    def _last_play_on(self, pile: str) -> int | None:
+        """The index in `_made` (and `_history`) of the last move found, if it is a play onto `pile`,
+        or of the last play onto `pile` where the moves found after it lay no card there (plays
+        elsewhere, turn-ups: another card judged on another pile since does not hide that one)."""
+        if len(self._made) != len(self._history):
+            return None
+        for index in range(len(self._made) - 1, -1, -1):
+            move = self._made[index][1]
+            if isinstance(move, Play) and move.to == pile:
+                return index
+            if not isinstance(move, (Play, TurnUp)):
+                return None
+        return None
+
+    def _made_again_without(self, index: int) -> tuple[SpitState, list[tuple[float, SpitState]]] | None:
+        """The engine's position with the move found at `index` left out and those found after it made
+        again, and their history entries (date, position before) rebuilt; None if one of them cannot be
+        made without it."""
+        state = self._history[index][1]
+        later = []
+        for (dated, _), (_, move) in zip(self._history[index + 1:], self._made[index + 1:]):
+            later.append((dated, state))
+            try:
+                state = state.apply(move)
+            except IllegalMove:
+                return None
+        return state, later
+
+    def _laid_hidden(self, pile: str, card: Card, player: str, when: float) -> list[Touch]:
+        """`player`'s stock top `card`, seen lifted from its place by `when` (in their hand, not yet
+        judged anywhere), shown on `pile` under the card that touched it at `when`, while every stock
+        place shows what the engine has (the position under it is known): their hand laid it there
+        unseen (under the other player's arm over the pile) before that card, dated halfway from the
+        lift (or the race window before `when`, if later) to `when`."""
+        lift = self._lifted.get(card.code)
+        if lift is None or lift.player != player or lift.attempted or lift.t > when or self._odd_stock():
+            return []
+        t = (max(lift.t, when - self.config.race_window_s) + when) / 2
+        return [Touch(pile, player, t, self._frame_at(when) - round((when - t) / self.frame_interval), contact=True)]
 
     def _bared(self, player: str, laid: When) -> tuple[str, When] | None:
         """The one place of `player`'s where the engine has a single face-down card and the table

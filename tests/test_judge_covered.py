@@ -5,6 +5,7 @@ from __future__ import annotations
 from test_judge import LAYOUT, Film, _of, _opened
 
 from referee.cards import parse_card
+from referee.judge.cli import describe
 from referee.judge.spit.config import Lift
 from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen
@@ -576,6 +577,27 @@ def test_a_rival_card_seen_lifted_and_shown_under_a_card_taken_back_was_laid_fir
     plays = [(e["player"], e["card"], e.t) for e in _of(events, "play")]
     assert plays[-1][:2] == ("B", "4D") and plays[-1][2] < ta
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
+
+
+def test_a_race_won_by_a_card_whose_touch_was_never_seen_reports_no_margin() -> None:
+    film = _opened()  # R shows 3♣; B's 4♦ goes under A's 2♠ unseen, as in the test above
+    film.still(60)
+    _over(film, 2, HandSeen("B", ("B2",), {"B2": film.t}))
+    film.zones["B2"] = "back"
+    film.still(2)
+    _over(film, 2, HandSeen("A", ("A4",), {"A4": film.t}))
+    film.zones["A4"] = "back"
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("R",), {"R": ta}))
+    film.zones["R"] = "2S"
+    film.still(6)
+    film.touch("A", "R", 3, then="4D")
+    film.still(6)
+    film.zones["A4"] = "2S"
+    film.still(20)
+    races = _of(film.judge(), "race")
+    assert [(e["pile"], e["first"], e["second"], e["margin_ms"]) for e in races] == [("R", "B", "A", None)]
+    assert "first_t" not in races[0].fields and describe(races[0]) == "race on R: B first, A later"
 
 
 def test_a_card_is_not_moved_into_a_space_its_hand_touched_less_than_a_fetch_before_it_touched_a_pile() -> None:

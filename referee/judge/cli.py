@@ -53,7 +53,8 @@ def describe(event: Event) -> str:
     if kind == "premature_spit":
         return f"TOO EARLY: {f['player']} spat while a move existed: {f['move']}"
     if kind == "race":
-        return f"race on {f['pile']}: {f['first']} first, {f['second']} {f['margin_ms']:.0f} ms later"
+        later = "later" if f["margin_ms"] is None else f"{f['margin_ms']:.0f} ms later"
+        return f"race on {f['pile']}: {f['first']} first, {f['second']} {later}"
     if kind == "slap":
         verdict = f" ({f['verdict']})" if "verdict" in f else ""
         return f"slap: {f['winner']} takes {f['pile']}{verdict}"

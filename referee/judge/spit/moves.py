@@ -601,8 +601,12 @@ class TableMoves:
     def _race(self, pile: str, raced: tuple[float, str] | None, player: str, when: When) -> None:
         """`player`'s card judged at `when` on `pile` came less than the race window after `raced`
         (time, player), another player's card laid there, or touched within a frame of it (`_close`)
-        and was found first: a race (its margin the contacts' difference either way)."""
+        and was found first: a race (its margin the contacts' difference either way, none where the first
+        card's touch was never seen)."""
         if raced is not None:
             t0, first = raced
+            if (pile, t0) in self._unseen_laid:  # the first card's touch was never seen: no margin to tell
+                self._emit("race", when, pile=pile, first=first, second=player, margin_ms=None, second_t=when[0])
+                return
             self._emit("race", when, pile=pile, first=first, second=player,
                        margin_ms=round(abs(when[0] - t0) * 1000, 3), first_t=t0, second_t=when[0])

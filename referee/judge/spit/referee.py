@@ -78,6 +78,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._taken_off: dict[str, tuple[str, float, float]] = {}
         """Per spit pile, a card judged played there that its player took off to show the card under it
         (`_played_second`): (player, its touch, when the pile showed the card under it)."""
+        self._unseen_laid: list[tuple[str, float]] = []
+        """The last few touches never seen that laid a card found under another (`_laid_hidden`): (pile,
+        the time it is dated to, a guess): a race it won has no margin to report."""
         self._refused: list[tuple[str, str, str, float, float]] = []
         """Cards refused on a spit pile: (card, player, pile, time refused, first seen back in a
         stock place or inf), kept for the touch memory."""

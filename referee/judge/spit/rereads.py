@@ -318,11 +318,12 @@ class Rereads:
         judged anywhere), shown on `pile` under the card that touched it at `when`, while every stock
         place shows what the engine has (the position under it is known): their hand laid it there
         unseen (under the other player's arm over the pile) before that card, dated halfway from the
-        lift (or the race window before `when`, if later) to `when`."""
+        lift (or the race window before `when`, if later) to `when` (a guess: `_unseen_laid`)."""
         lift = self._lifted.get(card.code)
         if lift is None or lift.player != player or lift.attempted or lift.t > when or self._odd_stock():
             return []
         t = (max(lift.t, when - self.config.race_window_s) + when) / 2
+        self._unseen_laid = [*self._unseen_laid[-7:], (pile, t)]
         return [Touch(pile, player, t, self._frame_at(when) - round((when - t) / self.frame_interval), contact=True)]
 
     def _bared(self, player: str, laid: When) -> tuple[str, When] | None:

@@ -329,7 +329,7 @@ class HandFinder:
                 area = int(part.sum())
                 if area >= self._min_area:
                     stirring = np.count_nonzero(part & moving[y:y + h, x:x + w]) / area
-                    hiding = part & (strong[y:y + h, x:x + w] > 0)
+                    hiding = part & clear  # (each part lies within its blob)
                     others = [q for q in parts.values() if q is not part]
                     beneath = np.any(others, axis=0) if others else None
                     hands.append(self._describe(player, part, hiding, (x, y), stirring, beneath))

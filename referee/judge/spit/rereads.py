@@ -249,7 +249,8 @@ class Rereads:
             or any(touch.contact and self._close(touch.t, when) for touch in laid) \
             or not any(touch.side != move.player and touch.t > when + self._tie_s for touch in touches)
         # (tied: the one read on top came second; no other hand there since: the card under it cannot have gone on top)
-        if not laid and rival is not None:
+        hidden = not laid and rival is not None
+        if hidden:
             laid = self._laid_hidden(pile, card, rival[0], when)
         if not laid or not back or any(touch.contact and touch.side != move.player and touch.t > when + self._tie_s
                                        for touch in touches):
@@ -272,6 +273,8 @@ class Rereads:
         else:
             self.state = s
             return
+        if hidden:
+            self._unseen_laid = [*self._unseen_laid[-7:], (pile, first.t)]
         del self._history[index], self._made[index]
         self._history[index:] = later
         self._judged.discard((move.player, move.card.code, when))
@@ -318,12 +321,12 @@ class Rereads:
         judged anywhere), shown on `pile` under the card that touched it at `when`, while every stock
         place shows what the engine has (the position under it is known): their hand laid it there
         unseen (under the other player's arm over the pile) before that card, dated halfway from the
-        lift (or the race window before `when`, if later) to `when` (a guess: `_unseen_laid`)."""
+        lift (or the race window before `when`, if later) to `when`: a guess, so a race it wins has no margin
+        (`_played_second` keeps it in `_unseen_laid` once the card is played)."""
         lift = self._lifted.get(card.code)
         if lift is None or lift.player != player or lift.attempted or lift.t > when or self._odd_stock():
             return []
         t = (max(lift.t, when - self.config.race_window_s) + when) / 2
-        self._unseen_laid = [*self._unseen_laid[-7:], (pile, t)]
         return [Touch(pile, player, t, self._frame_at(when) - round((when - t) / self.frame_interval), contact=True)]
 
     def _bared(self, player: str, laid: When) -> tuple[str, When] | None:

@@ -557,8 +557,9 @@ def test_a_card_read_in_its_place_after_its_player_s_last_touch_on_the_pile_was_
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("B", "5S", t)
 
 
-def test_a_rival_card_seen_lifted_and_shown_under_a_card_taken_back_was_laid_first_by_a_hand_unseen() -> None:
-    film = _opened()  # R shows 3♣
+def _rival_card_under_a_card_taken_back(film: Film) -> float:
+    """B's 4♦ (seen lifted) goes onto R's 3♣ under A's arm, its hand never seen there; A's 2♠ lands
+    on it and is taken back, showing the 4♦. The time of A's touch."""
     film.still(60)  # B's hand last touched R at the spit, long before
     _over(film, 2, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦ (seen lifted)
     film.zones["B2"] = "back"
@@ -573,6 +574,12 @@ def test_a_rival_card_seen_lifted_and_shown_under_a_card_taken_back_was_laid_fir
     film.still(6)
     film.zones["A4"] = "2S"
     film.still(20)
+    return ta
+
+
+def test_a_rival_card_seen_lifted_and_shown_under_a_card_taken_back_was_laid_first_by_a_hand_unseen() -> None:
+    film = _opened()  # R shows 3♣
+    ta = _rival_card_under_a_card_taken_back(film)
     events = film.judge()
     plays = [(e["player"], e["card"], e.t) for e in _of(events, "play")]
     assert plays[-1][:2] == ("B", "4D") and plays[-1][2] < ta
@@ -580,21 +587,8 @@ def test_a_rival_card_seen_lifted_and_shown_under_a_card_taken_back_was_laid_fir
 
 
 def test_a_race_won_by_a_card_whose_touch_was_never_seen_reports_no_margin() -> None:
-    film = _opened()  # R shows 3♣; B's 4♦ goes under A's 2♠ unseen, as in the test above
-    film.still(60)
-    _over(film, 2, HandSeen("B", ("B2",), {"B2": film.t}))
-    film.zones["B2"] = "back"
-    film.still(2)
-    _over(film, 2, HandSeen("A", ("A4",), {"A4": film.t}))
-    film.zones["A4"] = "back"
-    ta = film.t
-    _over(film, 3, HandSeen("A", ("R",), {"R": ta}))
-    film.zones["R"] = "2S"
-    film.still(6)
-    film.touch("A", "R", 3, then="4D")
-    film.still(6)
-    film.zones["A4"] = "2S"
-    film.still(20)
+    film = _opened()  # R shows 3♣
+    _rival_card_under_a_card_taken_back(film)
     races = _of(film.judge(), "race")
     assert [(e["pile"], e["first"], e["second"], e["margin_ms"]) for e in races] == [("R", "B", "A", None)]
     assert "first_t" not in races[0].fields and describe(races[0]) == "race on R: B first, A later"

@@ -612,3 +612,28 @@ def test_a_card_played_and_taken_back_after_a_play_on_the_other_pile_shows_the_r
     plays = [(e["player"], e["card"], e.t) for e in _of(events, "play")]
     assert ("A", "9H", tl) in plays and plays[-1][:2] == ("B", "4D") and plays[-1][2] < ta
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
+
+
+def test_a_card_turned_after_its_player_s_hand_laid_a_card_a_rival_covered_at_once_is_turned_after_that_touch() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 3♥ on A4 (never read there)
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}))  # and lays it on R, its arm over A4 all along
+    film.touch("B", "B5", 2, then="back")  # B lifts A♣ (it would fit on 2♠)
+    tb = film.t
+    for _ in range(3):  # and lays it on the 3♥ before that is read
+        film.frame((arm, HandSeen("B", ("R",), {"R": tb})))
+    film.zones["R"] = "AC"
+    _over(film, 6, arm)
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 9♣ on A4
+    film.zones["A4"] = "9C"
+    film.still(6)  # the arm leaves: A4 shows 9♣
+    film.touch("B", "R", 3, then="3H")  # B takes A♣ back: the 3♥ shows
+    film.zones["B5"] = "AC"
+    film.still(20)
+    events = film.judge()
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A4", "3H"), ("A4", "9C")]
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("A", "3H", "A4", ta)
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "AC", tb)]

@@ -111,6 +111,9 @@ class TableMoves:
         turned = self._turn_dated(player, zone, touches, when)
         if len(touches) > 1 and self._turned_before(player, zone, touches):
             return True
+        if len(touches) > 1 and self._covered_after_touch(player, touches):
+            self._deferred = True
+            return False
         if not self._try(TurnUp(player, zone, card), turned):
             return False
         for pile in self._piles:
@@ -137,6 +140,24 @@ class TableMoves:
             first = parse_card(shown)
             if self._try(TurnUp(player, zone, first), (touches[0].t, touches[0].frame)):
                 self._attempt(player, first, zone, pile, (laid[0].t, laid[0].frame), visible=True)
+                return True
+        return False
+
+    def _covered_after_touch(self, player: str, touches: list[Touch]) -> bool:
+        """Between the player's touches on a face-down place, their hand touched a spit pile, laying no
+        card judged, and that pile shows a card the engine does not have on top there, laid by
+        another hand since, less than `TAKE_BACK_S` ago: the card turned at the first touch may lie
+        under it, and the card now seen was turned after. Waits for that card to be taken back
+        (`_turned_before` then finds the card under it), and no longer than a refused card stays,
+        instead of taking the card now seen for one that went there and came back."""
+        for pile in self._piles:
+            shown = self.readings.get(pile)
+            if shown not in CARD_CODES or shown == self._expected(pile):
+                continue
+            laid = [t.t for t in self._touches.get(pile, ()) if self._free(pile, t, player)
+                    and touches[0].t < t.t < touches[-1].t and not self._taking_back(pile, t)]
+            if laid and any(t.contact and t.side != player and t.t > laid[0] and self._now[0] - t.t < TAKE_BACK_S
+                            for t in self._touches.get(pile, ())):
                 return True
         return False
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from test_judge import LAYOUT, Film, _of, _opened
+from test_judge import FPS, LAYOUT, Film, _of, _opened
 
 from referee.cards import parse_card
+from referee.judge.judge import Judge
 from referee.judge.spit.config import Lift
 from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen
@@ -637,3 +638,25 @@ def test_a_card_turned_after_its_player_s_hand_laid_a_card_a_rival_covered_at_on
     assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A4", "3H"), ("A4", "9C")]
     assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("A", "3H", "A4", ta)
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "AC", tb)]
+
+
+def test_a_card_refused_under_a_rival_card_shown_later_is_not_held_in_its_player_s_hand_if_its_place_never_showed_without_it() -> None:
+    film = _opened()  # R shows 3♣
+    film.still(60)  # B's hand last touched R at the spit, long before
+    _over(film, 2, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦ (seen lifted)
+    film.zones["B2"] = "back"
+    film.still(2)
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 2, HandSeen("A", ("A4",), {"A4": film.t}))  # A lifts 2♠ under an arm that hides A4 throughout
+    ta = film.t  # A lays it on R; B's 4♦ went there just before, its hand hidden under A's arm
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}))
+    film.zones["R"] = "2S"
+    _over(film, 6, arm)
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": film.t}))  # A takes its 2♠ back: the 4♦ shows
+    film.zones["R"] = "4D"
+    _over(film, 6, arm)
+    film.still(20)  # the arm leaves: A4 shows 2♠, as it did before A lifted it
+    judge = Judge("classic", fps=FPS)
+    events = [event for obs in film.frames for event in judge.feed(obs)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
+    assert "2S" not in judge.referee._lifted  # type: ignore[union-attr]

@@ -557,6 +557,20 @@ def test_a_card_read_in_its_place_after_its_player_s_last_touch_on_the_pile_was_
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("B", "5S", t)
 
 
+def test_a_card_read_in_its_place_after_its_player_s_last_touch_on_the_pile_was_not_laid_by_it_though_its_place_is_under_the_hand() -> None:
+    film = _opened(layout=dict(LAYOUT, B3="5S"))  # R shows 3♣
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣, its touch seen
+    film.still(6)  # 5♠ still read in B3
+    _over(film, 8, HandSeen("B", ("B3",), {}))  # B takes it, no contact seen, its hand over B3 throughout
+    t = film.t  # and lays it on R, its hand never seen there
+    film.zones["R"] = "5S"
+    _over(film, 6, HandSeen("B", ("B3",), {}))
+    film.zones["B3"] = "back"
+    film.still(20)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("B", "5S", t)
+
+
 def test_a_rival_card_seen_lifted_and_shown_under_a_card_taken_back_was_laid_first_by_a_hand_unseen() -> None:
     film = _opened()  # R shows 3♣
     film.still(60)  # B's hand last touched R at the spit, long before

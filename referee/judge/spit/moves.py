@@ -399,10 +399,12 @@ class TableMoves:
         return False
 
     def _in_place_after(self, zone: str, code: str, t: float, seen: float) -> bool:
-        """Stock card `code`, no longer shown in its place `zone`, was last read in a stock place after
-        `t` and before it was seen on a spit pile at `seen`: a touch of its player's on that pile at `t`
-        did not lay it (a hand lays a card it holds, not one still lying in its place)."""
-        return self.readings.get(zone) != code and t < self._read_in_place.get(code, -math.inf) < seen
+        """Stock card `code`, no longer shown in its place `zone` (or its place under a hand: what it
+        showed last is no longer seen), was last read in a stock place after `t` and before it was seen
+        on a spit pile at `seen`: a touch of its player's on that pile at `t` did not lay it (a hand lays
+        a card it holds, not one still lying in its place)."""
+        return (self.readings.get(zone) != code or not self._clear(zone)) \
+            and t < self._read_in_place.get(code, -math.inf) < seen
 
     def _waits_for_rival(self, pile: str, player: str, t: float) -> bool:
         """`player`'s card seen on `pile`, laid at `t`, may lie on another player's card laid just

@@ -674,3 +674,25 @@ def test_a_card_refused_under_a_rival_card_shown_later_is_not_held_in_its_player
     events = [event for obs in film.frames for event in judge.feed(obs)]
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
     assert "2S" not in judge.referee._lifted  # type: ignore[union-attr]
+
+
+def test_a_card_turned_unseen_and_laid_between_touches_on_its_place_is_played_at_a_touch_that_laid_no_card_judged() -> None:
+    film = _opened(layout=dict(LAYOUT, A2="AH"))  # R shows 3♣
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 2♦ on A4 (never read there)
+    _over(film, 2, arm, HandSeen("A", ("A2",), {"A2": film.t}))  # its other hand lifts A♥
+    film.zones["A2"] = "back"
+    _over(film, 3, arm)
+    tj = film.t
+    _over(film, 3, arm, HandSeen("A", ("R",), {"R": tj}))  # and lays it on 2♠, read there
+    film.zones["R"] = "AH"
+    _over(film, 8, arm)
+    t = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": t}))  # A lays the 2♦ on A♥
+    film.zones["R"] = "2D"
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # and turns 9♣ on A4
+    film.zones["A4"] = "9C"
+    film.still(20)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-2:] == [("A", "AH", tj), ("A", "2D", t)]

@@ -127,13 +127,14 @@ class TableMoves:
         """Between the player's touches on a face-down place, their hand laid an unknown card on a
         spit pile: that card was turned there first and played (the card now seen turned after); not
         at touches that laid a card taken back since and took it back (`_took_back`: the unknown card
-        lay under it)."""
+        lay under it), nor at touches that laid a card judged already (`_free`: one hand lays one card
+        at a time)."""
         for pile in self._piles:
             shown = self.readings.get(pile)
             if shown not in CARD_CODES or shown == self._expected(pile) or self.state.cards()[parse_card(shown)]:
                 continue
             took = self._took_back.get(pile, (None, math.inf, -math.inf))  # its touches laid and took back a card
-            laid = [t for t in self._touches.get(pile, ()) if t.contact and t.side == player
+            laid = [t for t in self._touches.get(pile, ()) if self._free(pile, t, player)
                     and touches[0].t < t.t < touches[-1].t and not (t.side == took[0] and took[1] <= t.t <= took[2])]
             if not laid:
                 continue

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from test_judge import LAYOUT, Film, _of, _opened
+from test_judge import FPS, LAYOUT, Film, _of, _opened
 
 from referee.cards import parse_card
 from referee.judge.cli import describe
+from referee.judge.judge import Judge
 from referee.judge.spit.config import Lift
 from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen
@@ -557,6 +558,20 @@ def test_a_card_read_in_its_place_after_its_player_s_last_touch_on_the_pile_was_
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("B", "5S", t)
 
 
+def test_a_card_read_in_its_place_after_its_player_s_last_touch_on_the_pile_was_not_laid_by_it_though_its_place_is_under_the_hand() -> None:
+    film = _opened(layout=dict(LAYOUT, B3="5S"))  # R shows 3♣
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣, its touch seen
+    film.still(6)  # 5♠ still read in B3
+    _over(film, 8, HandSeen("B", ("B3",), {}))  # B takes it, no contact seen, its hand over B3 throughout
+    t = film.t  # and lays it on R, its hand never seen there
+    film.zones["R"] = "5S"
+    _over(film, 6, HandSeen("B", ("B3",), {}))
+    film.zones["B3"] = "back"
+    film.still(20)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("B", "5S", t)
+
+
 def _rival_card_under_a_card_taken_back(film: Film) -> float:
     """B's 4♦ (seen lifted) goes onto R's 3♣ under A's arm, its hand never seen there; A's 2♠ lands
     on it and is taken back, showing the 4♦. The time of A's touch."""
@@ -628,3 +643,72 @@ def test_a_card_played_and_taken_back_after_a_play_on_the_other_pile_shows_the_r
     plays = [(e["player"], e["card"], e.t) for e in _of(events, "play")]
     assert ("A", "9H", tl) in plays and plays[-1][:2] == ("B", "4D") and plays[-1][2] < ta
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
+
+
+def test_a_card_turned_after_its_player_s_hand_laid_a_card_a_rival_covered_at_once_is_turned_after_that_touch() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 3♥ on A4 (never read there)
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}))  # and lays it on R, its arm over A4 all along
+    film.touch("B", "B5", 2, then="back")  # B lifts A♣ (it would fit on 2♠)
+    tb = film.t
+    for _ in range(3):  # and lays it on the 3♥ before that is read
+        film.frame((arm, HandSeen("B", ("R",), {"R": tb})))
+    film.zones["R"] = "AC"
+    _over(film, 6, arm)
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 9♣ on A4
+    film.zones["A4"] = "9C"
+    film.still(6)  # the arm leaves: A4 shows 9♣
+    film.touch("B", "R", 3, then="3H")  # B takes A♣ back: the 3♥ shows
+    film.zones["B5"] = "AC"
+    film.still(20)
+    events = film.judge()
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A4", "3H"), ("A4", "9C")]
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("A", "3H", "A4", ta)
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "AC", tb)]
+
+
+def test_a_card_refused_under_a_rival_card_shown_later_is_not_held_in_its_player_s_hand_if_its_place_never_showed_without_it() -> None:
+    film = _opened()  # R shows 3♣
+    film.still(60)  # B's hand last touched R at the spit, long before
+    _over(film, 2, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦ (seen lifted)
+    film.zones["B2"] = "back"
+    film.still(2)
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 2, HandSeen("A", ("A4",), {"A4": film.t}))  # A lifts 2♠ under an arm that hides A4 throughout
+    ta = film.t  # A lays it on R; B's 4♦ went there just before, its hand hidden under A's arm
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}))
+    film.zones["R"] = "2S"
+    _over(film, 6, arm)
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": film.t}))  # A takes its 2♠ back: the 4♦ shows
+    film.zones["R"] = "4D"
+    _over(film, 6, arm)
+    film.still(20)  # the arm leaves: A4 shows 2♠, as it did before A lifted it
+    judge = Judge("classic", fps=FPS)
+    events = [event for obs in film.frames for event in judge.feed(obs)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
+    assert "2S" not in judge.referee._lifted  # type: ignore[union-attr]
+
+
+def test_a_card_turned_unseen_and_laid_between_touches_on_its_place_is_played_at_a_touch_that_laid_no_card_judged() -> None:
+    film = _opened(layout=dict(LAYOUT, A2="AH"))  # R shows 3♣
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 2♦ on A4 (never read there)
+    _over(film, 2, arm, HandSeen("A", ("A2",), {"A2": film.t}))  # its other hand lifts A♥
+    film.zones["A2"] = "back"
+    _over(film, 3, arm)
+    tj = film.t
+    _over(film, 3, arm, HandSeen("A", ("R",), {"R": tj}))  # and lays it on 2♠, read there
+    film.zones["R"] = "AH"
+    _over(film, 8, arm)
+    t = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": t}))  # A lays the 2♦ on A♥
+    film.zones["R"] = "2D"
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # and turns 9♣ on A4
+    film.zones["A4"] = "9C"
+    film.still(20)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-2:] == [("A", "AH", tj), ("A", "2D", t)]

@@ -111,6 +111,9 @@ class TableMoves:
         turned = self._turn_dated(player, zone, touches, when)
         if len(touches) > 1 and self._turned_before(player, zone, touches):
             return True
+        if len(touches) > 1 and self._covered_after_touch(player, touches):
+            self._deferred = True
+            return False
         if not self._try(TurnUp(player, zone, card), turned):
             return False
         for pile in self._piles:
@@ -124,19 +127,38 @@ class TableMoves:
         """Between the player's touches on a face-down place, their hand laid an unknown card on a
         spit pile: that card was turned there first and played (the card now seen turned after); not
         at touches that laid a card taken back since and took it back (`_took_back`: the unknown card
-        lay under it)."""
+        lay under it), nor at touches that laid a card judged already (`_free`: one hand lays one card
+        at a time)."""
         for pile in self._piles:
             shown = self.readings.get(pile)
             if shown not in CARD_CODES or shown == self._expected(pile) or self.state.cards()[parse_card(shown)]:
                 continue
             took = self._took_back.get(pile, (None, math.inf, -math.inf))  # its touches laid and took back a card
-            laid = [t for t in self._touches.get(pile, ()) if t.contact and t.side == player
+            laid = [t for t in self._touches.get(pile, ()) if self._free(pile, t, player)
                     and touches[0].t < t.t < touches[-1].t and not (t.side == took[0] and took[1] <= t.t <= took[2])]
             if not laid:
                 continue
             first = parse_card(shown)
             if self._try(TurnUp(player, zone, first), (touches[0].t, touches[0].frame)):
                 self._attempt(player, first, zone, pile, (laid[0].t, laid[0].frame), visible=True)
+                return True
+        return False
+
+    def _covered_after_touch(self, player: str, touches: list[Touch]) -> bool:
+        """Between the player's touches on a face-down place, their hand touched a spit pile, laying no
+        card judged, and that pile shows a card the engine does not have on top there, laid by
+        another hand since, less than `TAKE_BACK_S` ago: the card turned at the first touch may lie
+        under it, and the card now seen was turned after. Waits for that card to be taken back
+        (`_turned_before` then finds the card under it), and no longer than a refused card stays,
+        instead of taking the card now seen for one that went there and came back."""
+        for pile in self._piles:
+            shown = self.readings.get(pile)
+            if shown not in CARD_CODES or shown == self._expected(pile):
+                continue
+            laid = [t.t for t in self._touches.get(pile, ()) if self._free(pile, t, player)
+                    and touches[0].t < t.t < touches[-1].t and not self._taking_back(pile, t)]
+            if laid and any(t.contact and t.side != player and t.t > laid[0] and self._now[0] - t.t < TAKE_BACK_S
+                            for t in self._touches.get(pile, ())):
                 return True
         return False
 
@@ -378,10 +400,12 @@ class TableMoves:
         return False
 
     def _in_place_after(self, zone: str, code: str, t: float, seen: float) -> bool:
-        """Stock card `code`, no longer shown in its place `zone`, was last read in a stock place after
-        `t` and before it was seen on a spit pile at `seen`: a touch of its player's on that pile at `t`
-        did not lay it (a hand lays a card it holds, not one still lying in its place)."""
-        return self.readings.get(zone) != code and t < self._read_in_place.get(code, -math.inf) < seen
+        """Stock card `code`, no longer shown in its place `zone` (or its place under a hand: what it
+        showed last is no longer seen), was last read in a stock place after `t` and before it was seen
+        on a spit pile at `seen`: a touch of its player's on that pile at `t` did not lay it (a hand lays
+        a card it holds, not one still lying in its place)."""
+        return (self.readings.get(zone) != code or not self._clear(zone)) \
+            and t < self._read_in_place.get(code, -math.inf) < seen
 
     def _waits_for_rival(self, pile: str, player: str, t: float) -> bool:
         """`player`'s card seen on `pile`, laid at `t`, may lie on another player's card laid just

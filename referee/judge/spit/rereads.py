@@ -283,7 +283,8 @@ class Rereads:
         if turned is not None:
             self._try(TurnUp(side, source, card), turned[1])
         self._attempt(side, card, source, pile, (first.t, first.frame), visible=True)
-        self._lifted[move.card.code] = Lift(move.player, move.source, when, attempted=True)  # in its player's hand
+        if self.readings.get(move.source) != move.card.code:  # its place never seen without it: it went back unseen
+            self._lifted[move.card.code] = Lift(move.player, move.source, when, attempted=True)  # in its player's hand
         self._attempt(move.player, move.card, move.source, pile, (when, self._frame_at(when)), visible=False,
                       legal_counts=False)
         self._taken_off[pile] = (move.player, when, self._now[0])  # its player's touches since took it back

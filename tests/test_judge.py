@@ -1200,6 +1200,35 @@ def test_a_spit_card_laid_before_a_turn_up_its_player_s_touch_dates_later_is_pre
     assert [(e["player"], e["move"], e.t) for e in early] == [("B", "A turns up the top of A2", tb)]
 
 
+def test_a_spit_card_laid_while_the_turn_up_s_place_was_hidden_and_its_player_spat_is_no_premature_spit() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KS", "back |"], "B": ["9C"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "4D", "R": "6D"})  # A's turn-up on A2 is the only move
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "A2": "back", "B1": "9C", "L": "4D", "R": "6D"})
+    film.still(4)
+    for _ in range(4):  # A's hand comes over A2 and turns Q♣ (which fits nowhere), no contact seen
+        film.frame((HandSeen("A", ("A2",)),))
+    film.zones["A2"] = "QC"
+    tb = film.t
+    b_on_r = HandSeen("B", ("R",), {"R": tb})  # B's spit card on R
+    for _ in range(4):
+        film.frame((b_on_r, HandSeen("A", ("A2",))))
+    film.zones["R"] = "8H"
+    ta = film.t
+    for _ in range(4):  # A's arm, still over A2, lays A's spit card on L
+        film.frame((HandSeen("A", ("A2", "L"), {"L": ta}),))
+    film.zones["L"] = "5S"
+    tc = film.t
+    for _ in range(4):  # A's hand touches A2 only now: the turn is dated here
+        film.frame((HandSeen("A", ("A2",), {"A2": tc}),))
+    film.still(10)
+    film.play("B", "B1", "empty", "R")  # B's 9♣ on the spit card: play goes on
+    film.still(4)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A2", "QC")]
+    assert not _of(events, "premature_spit")  # A2 may have been turned before B's card landed: A spat too
+
+
 def test_a_spit_card_doubted_when_laid_leaves_its_pile_free_once_the_spit_is_made() -> None:
     rules = SpitRules()
     state = SpitState.position(rules, {"A": ["KS", "back back |", "8C", "8H", "9S"], "B": ["9C"]},

@@ -110,7 +110,10 @@ is judged again, once, when no place does (within `TAKE_BACK_S`). A spit card is
 only when the places of the move the engine finds were settled when it landed, or (a spit pile) last
 read as the engine has it with no unjudged touch since, the card the move needs read in its place
 (and a move into a space only on counts not guessed by a re-read), or when that move is made
-afterwards (a play; a turn-up dated by its player's first touch there), and never when its player
+afterwards (a play; a turn-up dated by its player's first touch there, unless its place was last
+read face down before the spit card landed and its player's hand laid a card no play or refusal
+explains on a spit pile since: the turn may have come first, unseen, and that card be their spit
+card), and never when its player
 turned up a stock card before it and touched that place again after it, the card read there still
 lying in it (the card laid may be the one turned first, the one read turned at that later touch),
 and never on a position read again from the table less than `RESYNC_S` before it landed or since

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 
 from referee.cards import FACE_DOWN, Card, parse_card
@@ -300,12 +301,26 @@ class SpitCalls:
     def _turned_after(self, move: TurnUp, t: float) -> bool:
         """The turn-up `move` was made, dated more than `SPIT_LEAD_S` after `t` by a touch of its
         player's hand seen on the place (its first since the move before it there: the card lay
-        face down at `t`)."""
+        face down at `t`), unless the place was last read face down before `t` and its player's
+        hand laid a card on a spit pile that no play or refusal explains between that read and the
+        turn (`_spat_before_turning`)."""
         for when, made in self._made:
             if when > t + SPIT_LEAD_S and self._same(move, made):
                 return any(touch.contact and touch.side == move.player and when <= touch.t <= when + TURN_S
-                           for touch in self._touches.get(move.pile, ()))
+                           for touch in self._touches.get(move.pile, ())) \
+                    and not self._spat_before_turning(move, t, when)
         return False
+
+    def _spat_before_turning(self, move: TurnUp, t: float, turned: float) -> bool:
+        """The player of the turn-up `move`, dated at `turned`, laid a card on a spit pile that no play
+        or refusal explains after their place was last read face down, and that read came before `t`:
+        the place, hidden under their hand since, may have been turned first, unseen (a contact the hand
+        finder missed), and that card laid as a spit card at the stalemate it left (or be the card
+        turned, misread): when the turn was made is not known, so a spit card laid at `t` is not shown
+        premature by it."""
+        read = self._face_down_read.get(move.pile, -math.inf)
+        return read < t and any(self._free(pile, touch, move.player) and read < touch.t <= turned
+                                for pile in self._piles for touch in self._touches.get(pile, ()))
 
     def _sure_of(self, move: SpitMove, t: float, spit: tuple[str, Card, str]) -> bool:
         """The move the engine finds at `t`, when `spit` (pile, card, player) was laid, existed: never

@@ -82,7 +82,8 @@ sees and what the engine expects by a move:
   face-down top turned last, before that read settles, if the engine finds no move with it turned;
   never once a spit card of the stalemate touched its pile a frame or more before (the players
   called it), read or not (a turn dated by its card's first sight, no hand seen at the place,
-  counts from when its place was last hidden; a card the engine has nowhere read on a pile, still
+  counts from when its place was last hidden, and one dated by a touch under a hand that hid its
+  place from its last face-down read until its card was read, from when that hand came; a card the engine has nowhere read on a pile, still
   read there, last read clear after the stalemate began, is such a card, its hand seen or not; a
   touch after which the pile was read showing the engine's top laid none, and the call waits while
   a touch is not read yet instead of being dropped; a stock place still under a hand, not read since

@@ -113,7 +113,8 @@ class SpitCalls:
         often covers it again on its way to the spit pile, and the other player, who saw it turned,
         may spit before a second read. If the engine, with the card turned up, finds no move on a
         table otherwise explained, the stalemate is called now, dated to the turn, unless a spit card
-        was laid since (`_hidden_until`: a turn dated by its card's first sight was made sooner); the
+        was laid since (`_hidden_until`: a turn dated by its card's first sight was made sooner;
+        `_hidden_from`: one dated by a touch under a hand that hid the place may have been); the
         engine's reaching that position later calls it no more."""
         s = self.state
         if self._call is not None or s.phase != "play" or s.is_stalemate():
@@ -134,7 +135,7 @@ class SpitCalls:
             return
         dates = [(zone, self._turn_when(self._owner[zone], zone)) for zone in turning]
         when = max((date for _, date in dates), key=lambda w: w[0])
-        began = min(self._hidden_until(zone, date[0]) for zone, date in dates)
+        began = min(min(self._hidden_until(zone, date[0]), self._hidden_from(zone, date[0])) for zone, date in dates)
         if not self._spat_since(began) and not self._spat_since(began, unread=True):
             self._called_on = turned
             self._emit("spit_call", when)
@@ -149,9 +150,22 @@ class SpitCalls:
 
     def _began(self, t: float) -> float:
         """The earliest the stalemate dated `t` began: a turn-up dated `t` by its card's first sight
-        was made before its place was last hidden (`_hidden_until`)."""
-        return min((self._hidden_until(move.pile, t) for when, move in self._made
+        was made before its place was last hidden (`_hidden_until`), one dated by a touch under a hand
+        that hid its place from its last face-down read on may have been made as that hand came
+        (`_hidden_from`)."""
+        return min((min(self._hidden_until(move.pile, t), self._hidden_from(move.pile, t)) for when, move in self._made
                     if when == t and isinstance(move, TurnUp)), default=t)
+
+    def _hidden_from(self, zone: str, t: float) -> float:
+        """When stock place `zone`, whose card turned up is dated `t`, went under the hand that hid it
+        from its last face-down read until that card was read (the hand finder may miss the contact
+        that turned it, and date the turn by a later one), else `t`."""
+        face_down = self._face_down_read.get(zone, -math.inf)
+        shown = self._seen.get(zone, (-math.inf, 0))[0]
+        for first, last in self._unsettled_runs.get(zone, ()):
+            if face_down < first <= t <= last and shown > t:
+                return first
+        return t
 
     def _uncovered(self, zone: str) -> bool:
         """Its player's hand was over stock place `zone` since it was last read with no hand over it:

@@ -1907,3 +1907,35 @@ def test_a_layout_dealt_after_the_game_s_end_is_read_and_the_game_goes_on() -> N
     layouts = _of(events, "layout")
     assert len(layouts) == 1 and layouts[0].t >= dealt and sum(layouts[0]["counts"].values()) == 52
     assert referee.state.phase == "start"
+
+
+def test_a_card_turned_under_the_arm_is_not_judged_taken_back_from_a_pile_whose_change_is_not_read_yet() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KS"], "B": ["back |", "back |", "3D"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "JD", "R": "2D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "B1": "back", "B2": "back", "B3": "3D",
+                                                          "L": "JD", "R": "2D"})
+    film.still(4)
+    film.play("B", "B3", "empty", "R")  # 3♦ on 2♦: R read since
+    film.still(4)
+    t1 = film.t
+    for _ in range(3):  # B turns 5♣ on B1 under its arm
+        film.frame((HandSeen("B", ("B1", "B2"), {"B1": t1}),))
+    film.zones["B1"] = "5C"
+    t2 = film.t
+    for _ in range(3):  # and 4♠ on B2, taking it
+        film.frame((HandSeen("B", ("B1", "B2"), {"B2": t2}),))
+    film.zones["B2"] = "empty"
+    tr = film.t
+    for _ in range(3):  # lays 4♠ on R, the arm over B1 and B2
+        film.frame((HandSeen("B", ("B1", "B2", "R"), {"R": tr}),))
+    film.zones["R"] = "4S"
+    t3 = film.t
+    for _ in range(3):  # back over B1, touching it: R changed, not read yet
+        film.frame((HandSeen("B", ("B1", "B2"), {"B1": t3}),), unread=("R",))
+    for _ in range(6):  # B1 read 5♣, B2 still under the hand, R not read yet
+        film.frame((HandSeen("B", ("B2",)),), unread=("R",))
+    film.still(8)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert not _of(events, "illegal_play")  # 5♣ never went to R: the touch there laid 4♠, read once R is
+    assert [(e["card"], e["from"], e.t) for e in _of(events, "play")] == [("3D", "B3", 0.333333), ("4S", "B2", tr)]

@@ -23,7 +23,9 @@ sees and what the engine expects by a move:
   the pile until the slap is played at its touch once it has not come back for `TIE_WAIT_S` (one
   found lifted only once the piles are gathered, the arm over its place all along, at its player's
   first contact with a spit pile where it fits since the place last showed it);
-  one that comes back after touching a pile unseen is judged there too (a race loser), unless
+  one that comes back after touching a pile unseen is judged there too (a race loser; not while
+  that pile shows a change not read yet and was not read clear since the touch: the touch may have
+  laid another card), unless
   another card was read on that pile since and the player's hand never went back there (it may
   have been another card, turned and played unseen, that went under it and stayed), or another
   card was judged laid at that touch (one hand lays one card), nor is one judged at the touch that

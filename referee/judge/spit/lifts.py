@@ -342,8 +342,11 @@ class LiftedCards:
         enough for the tracker to have settled what lies on it (a card laid just before may show),
         and, where it shows what the engine does not have, once that is explained (not while the
         referee waits for a place to be read: the card under it may be one turned there unseen); not
-        at a touch that laid another card judged since (one hand lays one card at a time)."""
+        at a touch that laid another card judged since (one hand lays one card at a time), nor while
+        the pile shows a change not read yet and has not been read clear since the touch (it may
+        have laid another card there)."""
         ready = [item for item in self._returns if self._clear(item[2]) and not (
+            item[2] in self._left_unread and self._read_clear.get(item[2], -1.0) < item[3][0]) and not (
             self._deferred and self.readings.get(item[2]) != self._expected(item[2]))]
         if not ready:
             return

@@ -1939,3 +1939,17 @@ def test_a_card_turned_under_the_arm_is_not_judged_taken_back_from_a_pile_whose_
     events = _run(film, SpitReferee(rules, state=state))
     assert not _of(events, "illegal_play")  # 5♣ never went to R: the touch there laid 4♠, read once R is
     assert [(e["card"], e["from"], e.t) for e in _of(events, "play")] == [("3D", "B3", 0.333333), ("4S", "B2", tr)]
+
+
+def test_premature_spit_is_not_called_on_a_move_onto_a_pile_last_read_showing_another_card_than_the_engine_s() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KD", "AS"], "B": ["7S"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "4H", "R": "8C"})  # B's 7♠ onto 8♣ is the only move
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KD", "A2": "AS", "B1": "7S", "L": "4H", "R": "8C"})
+    film.still(8)
+    film.zones["R"] = "AS"  # R read showing what the engine does not have there (a card it has in A2)
+    film.still(10)
+    film.touch("A", "L", 3, then="9D")  # A's spit card
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert not _of(events, "premature_spit")  # whether B could play on R is not what the camera shows

@@ -112,7 +112,9 @@ be seen or to come back; one taken back, held back while a stock place showed wh
 is judged again, once, when no place does (within `TAKE_BACK_S`). A spit card is called premature
 only when the places of the move the engine finds were settled when it landed, or (a spit pile) last
 read as the engine has it with no unjudged touch since, the card the move needs read in its place
-(and a move into a space only on counts not guessed by a re-read), or when that move is made
+(and a move into a space only on counts not guessed by a re-read; a spit pile the move goes onto
+last read before the card landed showing the engine's top there, then or before a move judged
+since, not a card the engine never had there), or when that move is made
 afterwards (a play; a turn-up dated by its player's first touch there, unless its place was last
 read face down before the spit card landed and its player's hand laid a card no play or refusal
 explains on a spit pile since: the turn may have come first, unseen, and that card be their spit

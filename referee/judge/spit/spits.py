@@ -361,7 +361,20 @@ class SpitCalls:
         pile, card, side = spit
         return all(self._settled_at(zone, t) or (
             zone in self.rules.pile_index and self._read_under(zone, card, side, t, exact=True)) for zone in zones) \
+            and all(self._showed_top(zone, t) for zone in zones if zone in self.rules.pile_index) \
             and not (self._unexplained() - set(self._piles))
+
+    def _showed_top(self, pile: str, t: float) -> bool:
+        """Spit pile `pile`, when last read before `t`, showed the engine's top there then or before a
+        move judged between that read and `t` (or no read before `t` is remembered): a move onto a
+        pile last seen showing a card the engine never had there is not sure to exist."""
+        reads = [(seen, when) for seen, when in self._pile_reads.get(pile, ()) if when < t]
+        if not reads:
+            return True
+        seen, since = reads[-1]
+        dates = {since} | {when for when, _ in self._history if since <= when <= t}
+        return any(self._expected_in(self._state_at(date, before=before), pile) == seen
+                   for date in dates for before in (False, True))
 
     @staticmethod
     def _same(named: SpitMove, made: SpitMove) -> bool:

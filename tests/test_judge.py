@@ -1953,3 +1953,34 @@ def test_premature_spit_is_not_called_on_a_move_onto_a_pile_last_read_showing_an
     film.still(10)
     events = _run(film, SpitReferee(rules, state=state))
     assert not _of(events, "premature_spit")  # whether B could play on R is not what the camera shows
+
+
+def test_a_tied_card_gone_from_the_pile_to_show_a_rival_s_stock_top_never_seen_lifted_was_taken_back() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["4D", "KS", "5C"], "B": ["4H", "QC"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "6D", "R": "9S"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "4D", "A2": "KS", "A3": "5C", "B1": "4H", "B2": "QC",
+                                                          "L": "6D", "R": "9S"})
+    film.still(4)
+    film.play("A", "A3", "empty", "L")  # 5♣ on 6♦: L read since
+    film.still(4)
+    film.touch("B", "B1", 2, then="empty")  # B lifts 4♥
+    for _ in range(3):  # A's arm comes over A1: 4♦ is never seen lifted
+        film.frame((HandSeen("A", ("A1",)),))
+    ta = film.t
+    film.frame((HandSeen("A", ("A1", "L"), {"L": ta}),))
+    tb = film.t
+    for _ in range(3):  # A's 4♦ on L, B's 4♥ a frame later
+        film.frame((HandSeen("A", ("A1", "L"), {"L": ta}), HandSeen("B", ("L",), {"L": tb})))
+    film.zones["L"] = "4H"
+    for _ in range(10):  # 4♥ read on top
+        film.frame((HandSeen("A", ("A1",)),))
+    film.zones["L"] = "4D"  # B takes 4♥ back, its hand not seen over L
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A1",)), HandSeen("B", ("B1",))))
+    film.zones.update(A1="empty", B1="4H")
+    film.still(12)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "5C", 0.333333), ("A", "4D", ta)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4H", tb)]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("A", "B")]

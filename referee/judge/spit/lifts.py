@@ -35,11 +35,22 @@ class LiftedCards:
         laid = self._when(pile, lift.player, seen)
         if self._covered_by_own(pile, parse_card(code), lift.player, after):
             return
-        if laid != seen and (after in self._tied(pile, lift.player, laid) or any(
-                touch.side == lift.player and seen[0] <= touch.t <= gone  # its hand there, a contact seen or not
-                for touch in self._touches.get(pile, ()))):
+        if laid != seen and (after in self._tied(pile, lift.player, laid) or self._tied_top(pile, after, lift.player, laid)
+                             or any(touch.side == lift.player and seen[0] <= touch.t <= gone  # its hand there, a contact seen or not
+                                    for touch in self._touches.get(pile, ()))):
             self._took_back[pile] = (lift.player, laid[0], gone)
             self._returns.append((parse_card(code), lift, pile, laid))
+
+    def _tied_top(self, pile: str, after: str, player: str, laid: When) -> bool:
+        """`after` is another player's face-up stock top (never seen lifted: its place under their arm)
+        whose hand's contact with `pile` came within a frame of `player`'s laying there (`_close`): the
+        two cards were tied, and the one gone from the pile to show the other was taken back."""
+        if after not in CARD_CODES:
+            return False
+        source = self._stock_top_of(parse_card(after))
+        return source is not None and source[0] != player and any(
+            touch.contact and touch.side == source[0] and self._close(touch.t, laid[0])
+            for touch in self._touches.get(pile, ()))
 
     def _covered_by_own(self, pile: str, card: Card, player: str, after: str) -> bool:
         """`pile` shows `after` where `player`'s `card` lay: if `after` is a stock card of the same

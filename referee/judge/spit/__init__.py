@@ -72,7 +72,11 @@ sees and what the engine expects by a move:
   back over the pile meanwhile is waited for as long: the card its player takes back off it was
   refused, so it came second);
 - an unknown card laid, not at a stalemate, by a player whose hand was not seen on a face-down
-  stock top but who has just one, that fits there: that card turned up and played; one whose hand
+  stock top but who has just one, that fits there: that card turned up and played (while that
+  place is not read yet, turning it is the only move and the table shows nothing else unexplained
+  but cards the engine has nowhere on the spit piles, for up to `TURN_S` after the card was first
+  read, the place is waited for, until a hand hides it again: it may show the card turned there,
+  the card laid a spit card); one whose hand
   touched their only face-down top before laying it, no other hand at the pile, turned it there,
   judged without waiting for that place to be read from under the arm (unless it would be refused
   and that turn leaves no move: the card turned may lie there, the card laid a spit card);

@@ -1200,6 +1200,35 @@ def test_a_spit_card_laid_before_a_turn_up_its_player_s_touch_dates_later_is_pre
     assert [(e["player"], e["move"], e.t) for e in early] == [("B", "A turns up the top of A2", tb)]
 
 
+def test_a_spit_card_laid_while_the_turn_up_s_place_was_hidden_and_its_player_spat_is_no_premature_spit() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KS", "back |"], "B": ["9C"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "4D", "R": "6D"})  # A's turn-up on A2 is the only move
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "A2": "back", "B1": "9C", "L": "4D", "R": "6D"})
+    film.still(4)
+    for _ in range(4):  # A's hand comes over A2 and turns Q♣ (which fits nowhere), no contact seen
+        film.frame((HandSeen("A", ("A2",)),))
+    film.zones["A2"] = "QC"
+    tb = film.t
+    b_on_r = HandSeen("B", ("R",), {"R": tb})  # B's spit card on R
+    for _ in range(4):
+        film.frame((b_on_r, HandSeen("A", ("A2",))))
+    film.zones["R"] = "8H"
+    ta = film.t
+    for _ in range(4):  # A's arm, still over A2, lays A's spit card on L
+        film.frame((HandSeen("A", ("A2", "L"), {"L": ta}),))
+    film.zones["L"] = "5S"
+    tc = film.t
+    for _ in range(4):  # A's hand touches A2 only now: the turn is dated here
+        film.frame((HandSeen("A", ("A2",), {"A2": tc}),))
+    film.still(10)
+    film.play("B", "B1", "empty", "R")  # B's 9♣ on the spit card: play goes on
+    film.still(4)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A2", "QC")]
+    assert not _of(events, "premature_spit")  # A2 may have been turned before B's card landed: A spat too
+
+
 def test_a_spit_card_doubted_when_laid_leaves_its_pile_free_once_the_spit_is_made() -> None:
     rules = SpitRules()
     state = SpitState.position(rules, {"A": ["KS", "back back |", "8C", "8H", "9S"], "B": ["9C"]},
@@ -1878,3 +1907,80 @@ def test_a_layout_dealt_after_the_game_s_end_is_read_and_the_game_goes_on() -> N
     layouts = _of(events, "layout")
     assert len(layouts) == 1 and layouts[0].t >= dealt and sum(layouts[0]["counts"].values()) == 52
     assert referee.state.phase == "start"
+
+
+def test_a_card_turned_under_the_arm_is_not_judged_taken_back_from_a_pile_whose_change_is_not_read_yet() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KS"], "B": ["back |", "back |", "3D"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "JD", "R": "2D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "B1": "back", "B2": "back", "B3": "3D",
+                                                          "L": "JD", "R": "2D"})
+    film.still(4)
+    film.play("B", "B3", "empty", "R")  # 3♦ on 2♦: R read since
+    film.still(4)
+    t1 = film.t
+    for _ in range(3):  # B turns 5♣ on B1 under its arm
+        film.frame((HandSeen("B", ("B1", "B2"), {"B1": t1}),))
+    film.zones["B1"] = "5C"
+    t2 = film.t
+    for _ in range(3):  # and 4♠ on B2, taking it
+        film.frame((HandSeen("B", ("B1", "B2"), {"B2": t2}),))
+    film.zones["B2"] = "empty"
+    tr = film.t
+    for _ in range(3):  # lays 4♠ on R, the arm over B1 and B2
+        film.frame((HandSeen("B", ("B1", "B2", "R"), {"R": tr}),))
+    film.zones["R"] = "4S"
+    t3 = film.t
+    for _ in range(3):  # back over B1, touching it: R changed, not read yet
+        film.frame((HandSeen("B", ("B1", "B2"), {"B1": t3}),), unread=("R",))
+    for _ in range(6):  # B1 read 5♣, B2 still under the hand, R not read yet
+        film.frame((HandSeen("B", ("B2",)),), unread=("R",))
+    film.still(8)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert not _of(events, "illegal_play")  # 5♣ never went to R: the touch there laid 4♠, read once R is
+    assert [(e["card"], e["from"], e.t) for e in _of(events, "play")] == [("3D", "B3", 0.333333), ("4S", "B2", tr)]
+
+
+def test_premature_spit_is_not_called_on_a_move_onto_a_pile_last_read_showing_another_card_than_the_engine_s() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KD", "AS"], "B": ["7S"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "4H", "R": "8C"})  # B's 7♠ onto 8♣ is the only move
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KD", "A2": "AS", "B1": "7S", "L": "4H", "R": "8C"})
+    film.still(8)
+    film.zones["R"] = "AS"  # R read showing what the engine does not have there (a card it has in A2)
+    film.still(10)
+    film.touch("A", "L", 3, then="9D")  # A's spit card
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert not _of(events, "premature_spit")  # whether B could play on R is not what the camera shows
+
+
+def test_a_tied_card_gone_from_the_pile_to_show_a_rival_s_stock_top_never_seen_lifted_was_taken_back() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["4D", "KS", "5C"], "B": ["4H", "QC"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "6D", "R": "9S"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "4D", "A2": "KS", "A3": "5C", "B1": "4H", "B2": "QC",
+                                                          "L": "6D", "R": "9S"})
+    film.still(4)
+    film.play("A", "A3", "empty", "L")  # 5♣ on 6♦: L read since
+    film.still(4)
+    film.touch("B", "B1", 2, then="empty")  # B lifts 4♥
+    for _ in range(3):  # A's arm comes over A1: 4♦ is never seen lifted
+        film.frame((HandSeen("A", ("A1",)),))
+    ta = film.t
+    film.frame((HandSeen("A", ("A1", "L"), {"L": ta}),))
+    tb = film.t
+    for _ in range(3):  # A's 4♦ on L, B's 4♥ a frame later
+        film.frame((HandSeen("A", ("A1", "L"), {"L": ta}), HandSeen("B", ("L",), {"L": tb})))
+    film.zones["L"] = "4H"
+    for _ in range(10):  # 4♥ read on top
+        film.frame((HandSeen("A", ("A1",)),))
+    film.zones["L"] = "4D"  # B takes 4♥ back, its hand not seen over L
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A1",)), HandSeen("B", ("B1",))))
+    film.zones.update(A1="empty", B1="4H")
+    film.still(12)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "5C", 0.333333), ("A", "4D", ta)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4H", tb)]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("A", "B")]

@@ -275,3 +275,73 @@ def test_spit_is_called_while_the_place_the_last_card_was_played_from_is_still_u
     events = _run(film, SpitReferee(rules, state=state))
     calls = _of(events, "spit_call")
     assert [(e.t, e["called_at"] < t + 0.5) for e in calls] == [(t, True)]
+
+
+def test_spit_is_not_called_once_spit_cards_were_laid_while_the_turn_up_s_place_was_hidden_since_read_face_down() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KS", "back |"], "B": ["9C"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "4D", "R": "6D"})  # A's turn-up on A2 is the only move
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "A2": "back", "B1": "9C", "L": "4D", "R": "6D"})
+    film.still(4)
+    for _ in range(4):  # A's hand comes over A2 and turns Q♣ (which fits nowhere), no contact seen
+        film.frame((HandSeen("A", ("A2",)),))
+    film.zones["A2"] = "QC"
+    tb = film.t
+    for _ in range(4):  # B's spit card on R
+        film.frame((HandSeen("B", ("R",), {"R": tb}), HandSeen("A", ("A2",))))
+    film.zones["R"] = "8H"
+    ta = film.t
+    for _ in range(4):  # A's arm, still over A2, lays A's spit card on L
+        film.frame((HandSeen("A", ("A2", "L"), {"L": ta}),))
+    film.zones["L"] = "5S"
+    tc = film.t
+    for _ in range(4):  # A's hand touches A2 only now: the turn is dated here
+        film.frame((HandSeen("A", ("A2",), {"A2": tc}),))
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A2", "QC")]
+    assert not _of(events, "spit_call")  # the players spat before the turn's touch: A2 may have been turned as A's hand came
+
+
+def test_a_card_laid_while_its_player_s_only_face_down_place_is_not_read_yet_waits_for_it_and_is_a_spit_card() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KS", "back |"], "B": ["9C"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "4D", "R": "6D"})  # A's turn-up on A2 is the only move
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "A2": "back", "B1": "9C", "L": "4D", "R": "6D"})
+    film.still(4)
+    film.over("A", "A2", 3)  # A turns Q♣ on A2 (no move left), no contact seen
+    film.zones["A2"] = "QC"
+    ta = film.t
+    for _ in range(3):  # A lays a spit card, 5♠ (which would play on 4♦ if turned on A2)
+        film.frame((HandSeen("A", ("L",), {"L": ta}),), unread=("A2",))
+    film.zones["L"] = "5S"
+    for _ in range(5):  # read on L while A2 is not read yet
+        film.frame(unread=("A2",))
+    film.still(4)
+    film.touch("B", "R", 3, then="8H")  # B's spit card
+    film.still(8)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A2", "QC")]
+    assert not _of(events, "play") and not _of(events, "premature_spit")
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "5S", "R": "8H"}]
+
+
+def test_a_card_waiting_for_its_player_s_only_face_down_place_is_judged_turned_there_once_a_hand_hides_it_again() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KS", "back back |"], "B": ["9C"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "4D", "R": "6D"})  # A's turn-up on A2 is the only move
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "A2": "back", "B1": "9C", "L": "4D", "R": "6D"})
+    film.still(4)
+    film.over("A", "A2", 3)  # A turns 5♠ on A2, no contact seen
+    ta = film.t
+    for _ in range(3):  # and lays it on 4♦
+        film.frame((HandSeen("A", ("L",), {"L": ta}),), unread=("A2",))
+    film.zones["L"] = "5S"
+    for _ in range(5):  # read on L while A2 is not read yet: the card waits
+        film.frame(unread=("A2",))
+    back = film.t
+    film.over("A", "A2", 6)  # A's hand over A2 again before it was read: the wait is over
+    film.still(8)
+    events = _run(film, SpitReferee(rules, state=state))
+    plays = _of(events, "play")
+    assert [(e["card"], e["from"], e.t) for e in plays] == [("5S", "A2", ta)] and plays[0]["called_at"] == back

@@ -23,7 +23,9 @@ sees and what the engine expects by a move:
   the pile until the slap is played at its touch once it has not come back for `TIE_WAIT_S` (one
   found lifted only once the piles are gathered, the arm over its place all along, at its player's
   first contact with a spit pile where it fits since the place last showed it);
-  one that comes back after touching a pile unseen is judged there too (a race loser), unless
+  one that comes back after touching a pile unseen is judged there too (a race loser; not while
+  that pile shows a change not read yet and was not read clear since the touch: the touch may have
+  laid another card), unless
   another card was read on that pile since and the player's hand never went back there (it may
   have been another card, turned and played unseen, that went under it and stayed), or another
   card was judged laid at that touch (one hand lays one card), nor is one judged at the touch that
@@ -70,7 +72,11 @@ sees and what the engine expects by a move:
   back over the pile meanwhile is waited for as long: the card its player takes back off it was
   refused, so it came second);
 - an unknown card laid, not at a stalemate, by a player whose hand was not seen on a face-down
-  stock top but who has just one, that fits there: that card turned up and played; one whose hand
+  stock top but who has just one, that fits there: that card turned up and played (while that
+  place is not read yet, turning it is the only move and the table shows nothing else unexplained
+  but cards the engine has nowhere on the spit piles, for up to `TURN_S` after the card was first
+  read, the place is waited for, until a hand hides it again: it may show the card turned there,
+  the card laid a spit card); one whose hand
   touched their only face-down top before laying it, no other hand at the pile, turned it there,
   judged without waiting for that place to be read from under the arm (unless it would be refused
   and that turn leaves no move: the card turned may lie there, the card laid a spit card);
@@ -82,7 +88,8 @@ sees and what the engine expects by a move:
   face-down top turned last, before that read settles, if the engine finds no move with it turned;
   never once a spit card of the stalemate touched its pile a frame or more before (the players
   called it), read or not (a turn dated by its card's first sight, no hand seen at the place,
-  counts from when its place was last hidden; a card the engine has nowhere read on a pile, still
+  counts from when its place was last hidden, and one dated by a touch under a hand that hid its
+  place from its last face-down read until its card was read, from when that hand came; a card the engine has nowhere read on a pile, still
   read there, last read clear after the stalemate began, is such a card, its hand seen or not; a
   touch after which the pile was read showing the engine's top laid none, and the call waits while
   a touch is not read yet instead of being dropped; a stock place still under a hand, not read since
@@ -109,8 +116,13 @@ be seen or to come back; one taken back, held back while a stock place showed wh
 is judged again, once, when no place does (within `TAKE_BACK_S`). A spit card is called premature
 only when the places of the move the engine finds were settled when it landed, or (a spit pile) last
 read as the engine has it with no unjudged touch since, the card the move needs read in its place
-(and a move into a space only on counts not guessed by a re-read), or when that move is made
-afterwards (a play; a turn-up dated by its player's first touch there), and never when its player
+(and a move into a space only on counts not guessed by a re-read; a spit pile the move goes onto
+last read before the card landed showing the engine's top there, then or before a move judged
+since, not a card the engine never had there), or when that move is made
+afterwards (a play; a turn-up dated by its player's first touch there, unless its place was last
+read face down before the spit card landed and its player's hand laid a card no play or refusal
+explains on a spit pile since: the turn may have come first, unseen, and that card be their spit
+card), and never when its player
 turned up a stock card before it and touched that place again after it, the card read there still
 lying in it (the card laid may be the one turned first, the one read turned at that later touch),
 and never on a position read again from the table less than `RESYNC_S` before it landed or since

@@ -35,11 +35,22 @@ class LiftedCards:
         laid = self._when(pile, lift.player, seen)
         if self._covered_by_own(pile, parse_card(code), lift.player, after):
             return
-        if laid != seen and (after in self._tied(pile, lift.player, laid) or any(
-                touch.side == lift.player and seen[0] <= touch.t <= gone  # its hand there, a contact seen or not
-                for touch in self._touches.get(pile, ()))):
+        if laid != seen and (after in self._tied(pile, lift.player, laid) or self._tied_top(pile, after, lift.player, laid)
+                             or any(touch.side == lift.player and seen[0] <= touch.t <= gone  # its hand there, a contact seen or not
+                                    for touch in self._touches.get(pile, ()))):
             self._took_back[pile] = (lift.player, laid[0], gone)
             self._returns.append((parse_card(code), lift, pile, laid))
+
+    def _tied_top(self, pile: str, after: str, player: str, laid: When) -> bool:
+        """`after` is another player's face-up stock top (never seen lifted: its place under their arm)
+        whose hand's contact with `pile` came within a frame of `player`'s laying there (`_close`): the
+        two cards were tied, and the one gone from the pile to show the other was taken back."""
+        if after not in CARD_CODES:
+            return False
+        source = self._stock_top_of(parse_card(after))
+        return source is not None and source[0] != player and any(
+            touch.contact and touch.side == source[0] and self._close(touch.t, laid[0])
+            for touch in self._touches.get(pile, ()))
 
     def _covered_by_own(self, pile: str, card: Card, player: str, after: str) -> bool:
         """`pile` shows `after` where `player`'s `card` lay: if `after` is a stock card of the same
@@ -342,8 +353,11 @@ class LiftedCards:
         enough for the tracker to have settled what lies on it (a card laid just before may show),
         and, where it shows what the engine does not have, once that is explained (not while the
         referee waits for a place to be read: the card under it may be one turned there unseen); not
-        at a touch that laid another card judged since (one hand lays one card at a time)."""
+        at a touch that laid another card judged since (one hand lays one card at a time), nor while
+        the pile shows a change not read yet and has not been read clear since the touch (it may
+        have laid another card there)."""
         ready = [item for item in self._returns if self._clear(item[2]) and not (
+            item[2] in self._left_unread and self._read_clear.get(item[2], -1.0) < item[3][0]) and not (
             self._deferred and self.readings.get(item[2]) != self._expected(item[2]))]
         if not ready:
             return

@@ -11,6 +11,7 @@ from referee.judge.spit.config import (
     TAKE_BACK_S,
     TIE_WAIT_S,
     TOUCH_REACH_S,
+    TURN_S,
     Lift,
     When,
 )
@@ -165,16 +166,47 @@ class TableMoves:
     def _only_face_down(self, player: str, card: Card, pile: str, laid: When) -> tuple[str, When] | None:
         """The one face-down stock top of `player`, whose hand laid the unknown `card` on `pile` at
         `laid`, if `card` turned up there could be played on `pile`: a card turned and played with
-        the hand unseen over its place (dated by the laying touch), not a spit card."""
+        the hand unseen over its place (dated by the laying touch), not a spit card. While that place
+        shows a change not read yet, was not read face down since `laid`, and turning it is the only
+        move on the table, it is waited for (unless the card is about to be covered): it may show the
+        card turned there, and `card` be a spit card laid at the stalemate that turn left
+        (`_turn_or_stalemate`); a hand hiding the place again before it was read ends the wait
+        (`_hidden_again`)."""
         s = self.state
         hidden = [zone for zone in self.rules.stock_names[self.rules.player_index[player]]
                   if s.pile(zone) and not s.face_up(zone)]
-        if len(hidden) != 1 or not self._clear(hidden[0]):
+        if len(hidden) != 1:
             return None
+        came_back = self._waited.get(hidden[0]) == card.code and self._hidden_again(hidden[0])
+        if not (self._clear(hidden[0]) or came_back):
+            return None
+        if not came_back and hidden[0] in self._left_unread and self._face_down_read.get(hidden[0], -math.inf) < laid[0] \
+                and self._now[0] - self._seen[pile][0] < TURN_S and not self._hurried \
+                and self._turn_or_stalemate(hidden[0], pile):
+            self._waited[hidden[0]] = card.code
+            self._deferred = True
+            return None
+        self._waited.pop(hidden[0], None)
         move = TurnUp(player, hidden[0], card)
         if s.check(move) is not None or s.apply(move).check(Play(player, card, hidden[0], pile)) is not None:
             return None
         return hidden[0], laid
+
+    def _hidden_again(self, zone: str) -> bool:
+        """A card laid waited for face-down stock top `zone` to be read (`_waited`), and a hand hides it
+        again before it was: the wait is over, the card judged as it would have been without it."""
+        return zone in self._waited and not self._clear(zone) and zone not in self._read_now | self._left_unread
+
+    def _turn_or_stalemate(self, zone: str, pile: str) -> bool:
+        """Turning up face-down stock top `zone` is the only move the engine finds, and the table shows
+        nothing else it does not expect but for cards it has nowhere on the spit piles (`pile`'s, and
+        maybe another spit card): whatever card that turn shows, the players may be at a stalemate
+        and lay spit cards."""
+        known = self.state.cards()
+        if any(zone_ not in self._piles or self.readings[zone_] not in CARD_CODES or known[parse_card(self.readings[zone_])]
+               for zone_ in self._unexplained() - {zone, pile}):
+            return False  # a stock card the engine lost track of: its position is not the table's
+        return all(isinstance(move, TurnUp) and move.pile == zone for move in self.state.useful_moves())
 
     def _spit_or_turned(self, player: str, zone: str, card: Card, pile: str) -> bool:
         """`card`, laid by `player` on `pile`, taken for the card turned unseen on their face-down top `zone`,
@@ -207,7 +239,8 @@ class TableMoves:
             since = self._moved.get(zone, 0.0)
             touched = [t for t in self._touches.get(zone, ())
                        if (t.contact or covered) and t.side == player and since < t.t < before]
-            if not self._clear(zone) and not self._hurried and not (only and touched and len(hidden) == 1):
+            if not self._clear(zone) and not self._hurried and not (only and touched and len(hidden) == 1) \
+                    and not self._hidden_again(zone):
                 self._deferred = True  # the card may still show there once the hand has gone
                 return None
             if touched and touched[-1].t > latest:
@@ -334,6 +367,8 @@ class TableMoves:
                         return False
                     if turned is None and not covered and last is not None and player == last[0]:
                         turned = self._only_face_down(player, card, pile, laid)
+                        if self._deferred:
+                            return False
                     if turned is not None and (covered or laid == first_seen or self._hurried
                                                or (last is not None and player != last[0])) \
                             and not self._fits(player, turned[0], card, pile):

@@ -137,6 +137,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         """Per spit pile, the card read there (settled or not) that the engine had nowhere, while every
         read since shows it, and the earliest it may have been laid (the pile's last settled read before
         it): a spit card, if laid at a stalemate (`SpitCalls._spat_since`)."""
+        self._waited: dict[str, str] = {}
+        """Per face-down stock top not read yet, the card laid on a spit pile that waits for it to be
+        read (`TableMoves._only_face_down`); forgotten once it is read clear."""
         self._turned_unread: set[str] = set()
         """Cards judged turned up and laid unseen, still lifted (refused), not read in their place since."""
         self._patterns = tuple(tuple(k > 0 for k in layout_counts(r.layout, n)[0]) for n in range(r.total_cards + 1))
@@ -170,6 +173,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._unsettled: frozenset[str] = frozenset()
         self._left_unread: frozenset[str] = frozenset()
         """The zones the last frame left unread (changed, not read yet)."""
+        self._read_now: frozenset[str] = frozenset()
+        """The zones the last frame read (not under a hand), settled or not."""
         self._read_back: dict[str, float] = {}
         """Per stock top once thought lifted, the last frame it was read back in its place, not settled
         there (what the place settled on before, what lay under it, is stale since)."""
@@ -220,6 +225,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._now = (snap.t, snap.frame)
         self._out = []
         self._left_unread = snap.unread
+        self._read_now = frozenset(snap.read)
         if self._owner and snap.unsettled >= set(self._owner) | set(self._piles):
             if self._blocked_runs and self._blocked_runs[-1][1] == previous:
                 self._blocked_runs[-1][1] = snap.t
@@ -305,6 +311,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         for zone in snap.zones:
             if zone not in snap.unsettled and zone not in snap.unread:
                 self._read_clear[zone] = snap.t
+                self._waited.pop(zone, None)  # read: no longer waited for
                 if zone in self._owner:
                     shown.add(snap.zones[zone])
         if any(item[4] == math.inf and item[0] in shown for item in self._refused):  # read back in its place

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 
 from referee.cards import FACE_DOWN, Card, parse_card
@@ -112,7 +113,8 @@ class SpitCalls:
         often covers it again on its way to the spit pile, and the other player, who saw it turned,
         may spit before a second read. If the engine, with the card turned up, finds no move on a
         table otherwise explained, the stalemate is called now, dated to the turn, unless a spit card
-        was laid since (`_hidden_until`: a turn dated by its card's first sight was made sooner); the
+        was laid since (`_hidden_until`: a turn dated by its card's first sight was made sooner;
+        `_hidden_from`: one dated by a touch under a hand that hid the place may have been); the
         engine's reaching that position later calls it no more."""
         s = self.state
         if self._call is not None or s.phase != "play" or s.is_stalemate():
@@ -133,7 +135,7 @@ class SpitCalls:
             return
         dates = [(zone, self._turn_when(self._owner[zone], zone)) for zone in turning]
         when = max((date for _, date in dates), key=lambda w: w[0])
-        began = min(self._hidden_until(zone, date[0]) for zone, date in dates)
+        began = min(min(self._hidden_until(zone, date[0]), self._hidden_from(zone, date[0])) for zone, date in dates)
         if not self._spat_since(began) and not self._spat_since(began, unread=True):
             self._called_on = turned
             self._emit("spit_call", when)
@@ -148,9 +150,22 @@ class SpitCalls:
 
     def _began(self, t: float) -> float:
         """The earliest the stalemate dated `t` began: a turn-up dated `t` by its card's first sight
-        was made before its place was last hidden (`_hidden_until`)."""
-        return min((self._hidden_until(move.pile, t) for when, move in self._made
+        was made before its place was last hidden (`_hidden_until`), one dated by a touch under a hand
+        that hid its place from its last face-down read on may have been made as that hand came
+        (`_hidden_from`)."""
+        return min((min(self._hidden_until(move.pile, t), self._hidden_from(move.pile, t)) for when, move in self._made
                     if when == t and isinstance(move, TurnUp)), default=t)
+
+    def _hidden_from(self, zone: str, t: float) -> float:
+        """When stock place `zone`, whose card turned up is dated `t`, went under the hand that hid it
+        from its last face-down read until that card was read (the hand finder may miss the contact
+        that turned it, and date the turn by a later one), else `t`."""
+        face_down = self._face_down_read.get(zone, -math.inf)
+        shown = self._seen.get(zone, (-math.inf, 0))[0]
+        for first, last in self._unsettled_runs.get(zone, ()):
+            if face_down < first <= t <= last and shown > t:
+                return first
+        return t
 
     def _uncovered(self, zone: str) -> bool:
         """Its player's hand was over stock place `zone` since it was last read with no hand over it:
@@ -300,12 +315,26 @@ class SpitCalls:
     def _turned_after(self, move: TurnUp, t: float) -> bool:
         """The turn-up `move` was made, dated more than `SPIT_LEAD_S` after `t` by a touch of its
         player's hand seen on the place (its first since the move before it there: the card lay
-        face down at `t`)."""
+        face down at `t`), unless the place was last read face down before `t` and its player's
+        hand laid a card on a spit pile that no play or refusal explains between that read and the
+        turn (`_spat_before_turning`)."""
         for when, made in self._made:
             if when > t + SPIT_LEAD_S and self._same(move, made):
                 return any(touch.contact and touch.side == move.player and when <= touch.t <= when + TURN_S
-                           for touch in self._touches.get(move.pile, ()))
+                           for touch in self._touches.get(move.pile, ())) \
+                    and not self._spat_before_turning(move, t, when)
         return False
+
+    def _spat_before_turning(self, move: TurnUp, t: float, turned: float) -> bool:
+        """The player of the turn-up `move`, dated at `turned`, laid a card on a spit pile that no play
+        or refusal explains after their place was last read face down, and that read came before `t`:
+        the place, hidden under their hand since, may have been turned first, unseen (a contact the hand
+        finder missed), and that card laid as a spit card at the stalemate it left (or be the card
+        turned, misread): when the turn was made is not known, so a spit card laid at `t` is not shown
+        premature by it."""
+        read = self._face_down_read.get(move.pile, -math.inf)
+        return read < t and any(self._free(pile, touch, move.player) and read < touch.t <= turned
+                                for pile in self._piles for touch in self._touches.get(pile, ()))
 
     def _sure_of(self, move: SpitMove, t: float, spit: tuple[str, Card, str]) -> bool:
         """The move the engine finds at `t`, when `spit` (pile, card, player) was laid, existed: never
@@ -332,7 +361,20 @@ class SpitCalls:
         pile, card, side = spit
         return all(self._settled_at(zone, t) or (
             zone in self.rules.pile_index and self._read_under(zone, card, side, t, exact=True)) for zone in zones) \
+            and all(self._showed_top(zone, t) for zone in zones if zone in self.rules.pile_index) \
             and not (self._unexplained() - set(self._piles))
+
+    def _showed_top(self, pile: str, t: float) -> bool:
+        """Spit pile `pile`, when last read before `t`, showed the engine's top there then or before a
+        move judged between that read and `t` (or no read before `t` is remembered): a move onto a
+        pile last seen showing a card the engine never had there is not sure to exist."""
+        reads = [(seen, when) for seen, when in self._pile_reads.get(pile, ()) if when < t]
+        if not reads:
+            return True
+        seen, since = reads[-1]
+        dates = {since} | {when for when, _ in self._history if since <= when <= t}
+        return any(self._expected_in(self._state_at(date, before=before), pile) == seen
+                   for date in dates for before in (False, True))
 
     @staticmethod
     def _same(named: SpitMove, made: SpitMove) -> bool:

@@ -1984,3 +1984,18 @@ def test_a_tied_card_gone_from_the_pile_to_show_a_rival_s_stock_top_never_seen_l
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "5C", 0.333333), ("A", "4D", ta)]
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4H", tb)]
     assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("A", "B")]
+
+
+
+
+@pytest.mark.parametrize(("laid", "unknown"), [("10D", True), ("4D", False), (None, False)])
+def test_a_card_that_came_back_is_not_refused_at_a_touch_after_which_the_pile_showed_a_card_the_engine_has_nowhere(
+        laid: str | None, unknown: bool) -> None:
+    film, referee = _stuck_after_a_play()  # A1 3H, A2 9C alone on their places
+    film.play("A", "A1", "empty", "L")  # 3♥ onto 4♦: nobody can move
+    t = film.touch("A", "L", 3, then=laid)  # A's hand on L: laying a card the engine has nowhere (a spit card),
+    film.still(6)  # or taking 3♥ back off 4♦ (a card that lay there before the touch), or laying nothing
+    _run(film, referee)
+    # a card of A's found back in its place is not judged taken back from L at that touch (`_judge_returns`)
+    assert referee._unknown_laid("L", "A", t) is unknown
+    assert referee._unknown_laid("L", "B", t - 0.1) is False  # another player's contact came between

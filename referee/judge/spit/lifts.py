@@ -355,7 +355,8 @@ class LiftedCards:
         referee waits for a place to be read: the card under it may be one turned there unseen); not
         at a touch that laid another card judged since (one hand lays one card at a time), nor while
         the pile shows a change not read yet and has not been read clear since the touch (it may
-        have laid another card there)."""
+        have laid another card there); not refused at a touch after which the pile showed a card the
+        engine has nowhere (`_unknown_laid`: that touch laid it)."""
         ready = [item for item in self._returns if self._clear(item[2]) and not (
             item[2] in self._left_unread and self._read_clear.get(item[2], -1.0) < item[3][0]) and not (
             self._deferred and self.readings.get(item[2]) != self._expected(item[2]))]

@@ -570,7 +570,8 @@ class TableMoves:
         if not (self._hand_seen(pile, player, when[0]) or (visible and self._laid_in_view(pile, card, player, when[0]))) \
                 or not self._read_under(pile, card, player, when[0]) or self._odd_stock() \
                 or (legal_counts and self._top_laid_after(pile, when[0])) \
-                or (not visible and self._other_card_hidden(player, zone, pile, when[0])):
+                or (not visible and (self._other_card_hidden(player, zone, pile, when[0])
+                                     or (not legal_counts and self._unknown_laid(pile, player, when[0])))):
             self._judged.discard(key)
             lift = self._lifted.get(card.code)
             if visible and lift is not None:
@@ -617,6 +618,20 @@ class TableMoves:
                     and then.check(Play(player, top, other, pile)) is None:
                 return True
         return False
+
+    def _unknown_laid(self, pile: str, player: str, t: float) -> bool:
+        """`pile` was read, after `player`'s contact there at `t` and before another player's next
+        contact there, showing a card the engine has nowhere, that is no player's stock top and that
+        lay there neither before the touch (the engine's top then, or read there before it): a card
+        turned unseen, or a spit card. That touch laid that card (one hand lays one card), so a card
+        of theirs found back in its place is not judged taken back from there at it."""
+        known = self.state.cards()
+        reads = self._pile_reads.get(pile, [])
+        before = {seen for seen, when in reads if when <= t} | {self._expected_in(self._state_at(t, before=True), pile)}
+        rival = min((touch.t for touch in self._touches.get(pile, ())
+                     if touch.contact and touch.side != player and touch.t - t >= self._tie_s), default=math.inf)
+        return any(t < when < rival and seen in CARD_CODES and seen not in before and not known[parse_card(seen)]
+                   and self._stock_top_of(parse_card(seen)) is None for seen, when in reads)
 
     def _top_laid_after(self, pile: str, t: float) -> bool:
         """The engine's top card of `pile` was played there more than a frame after `t`: a card that

@@ -345,3 +345,30 @@ def test_a_card_waiting_for_its_player_s_only_face_down_place_is_judged_turned_t
     events = _run(film, SpitReferee(rules, state=state))
     plays = _of(events, "play")
     assert [(e["card"], e["from"], e.t) for e in plays] == [("5S", "A2", ta)] and plays[0]["called_at"] == back
+
+
+def test_a_card_laid_while_the_only_face_down_place_its_hand_turned_is_hidden_waits_for_that_place() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["9C", "back |"], "B": ["KS"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "9C", "A2": "back", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(6)
+    tt = film.t
+    for _ in range(3):  # A turns Q♥ on A2, its only face-down place, under its hand: nobody can move
+        film.frame((HandSeen("A", ("A2",), {"A2": tt}),))
+    film.zones["A2"] = "QH"
+    for _ in range(6):
+        film.frame((HandSeen("A", ("A2",)),))
+    t = film.t
+    for _ in range(3):  # the hand, still over A2, lays A's spit card 5♠ on L (it would fit there, turned on A2)
+        film.frame((HandSeen("A", ("A2", "L"), {"L": t}),))
+    film.zones["L"] = "5S"
+    for _ in range(2):  # 5♠ read while A2 is still hidden; A2 read two frames later
+        film.frame((HandSeen("A", ("A2",)),))
+    film.still(20)
+    tb = film.touch("B", "R", 3, then="7C")  # B's spit card
+    film.still(20)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("A2", "QH", tt)]
+    assert [(e["cards"], e.t) for e in _of(events, "spit")] == [({"L": "5S", "R": "7C"}, tb)]
+    assert not _of(events, "play") and not _of(events, "premature_spit") and not _of(events, "illegal_play")

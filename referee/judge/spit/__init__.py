@@ -80,7 +80,9 @@ sees and what the engine expects by a move:
   the card laid a spit card); one whose hand
   touched their only face-down top before laying it, no other hand at the pile, turned it there,
   judged without waiting for that place to be read from under the arm (unless it would be refused
-  and that turn leaves no move: the card turned may lie there, the card laid a spit card);
+  and that turn leaves no move, or turning it is the only move on the table, the place not read
+  since the card was laid and the card first read less than `TURN_S` ago: the card turned may lie
+  there, the card laid a spit card);
 - two players' cards on one pile less than `race_window_s` apart: `race`, the second judged
   against the new top (a card that went under the second is played first);
 - `spit_call` when the engine finds no move, dated to the last move, called at once unless a

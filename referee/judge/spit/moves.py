@@ -217,6 +217,17 @@ class TableMoves:
         return (not self._clear(zone) or zone in self._left_unread) and not self._fits(player, zone, card, pile) \
             and self.state.check(move) is None and self.state.apply(move).is_stalemate()
 
+    def _turn_unread(self, zone: str, pile: str, laid: When) -> bool:
+        """Face-down stock top `zone`, taken for the place the card laid on `pile` at `laid` was turned
+        from, is not read since (under a hand, or changed and not read yet), was not read face down since
+        `laid`, the card was first read on the pile less than `TURN_S` ago, and turning it is the only
+        move (`_turn_or_stalemate`): the place may still show the card turned there, and the card laid be
+        a spit card laid at the stalemate that turn left, so the place is waited for (for a place found by
+        its player's touch: `_only_face_down` waits for the one found otherwise)."""
+        return (not self._clear(zone) or zone in self._left_unread) \
+            and self._read_clear.get(zone, -math.inf) < laid[0] \
+            and self._now[0] - self._seen[pile][0] < TURN_S and self._turn_or_stalemate(zone, pile)
+
     def _fits(self, player: str, zone: str, card: Card, pile: str) -> bool:
         """`card`, turned up on `player`'s face-down top `zone`, can be played on `pile`."""
         move = TurnUp(player, zone, card)
@@ -365,6 +376,7 @@ class TableMoves:
                         self._rival_touch(pile, player, laid[0]) or self._rival_hidden(pile, player, laid[0])))
                     if self._deferred:
                         return False
+                    touched = turned is not None  # (one found by its touch, not as the only face-down top)
                     if turned is None and not covered and last is not None and player == last[0]:
                         turned = self._only_face_down(player, card, pile, laid)
                         if self._deferred:
@@ -374,7 +386,8 @@ class TableMoves:
                             and not self._fits(player, turned[0], card, pile):
                         continue  # only seen over the place, no touch seen laying it, another hand there since,
                         # or judged before the place is read: turned there if it plays where it lies
-                    if turned is not None and not self._hurried and self._spit_or_turned(player, turned[0], card, pile):
+                    if turned is not None and not self._hurried and (self._spit_or_turned(player, turned[0], card, pile)
+                                                                     or (touched and self._turn_unread(turned[0], pile, laid))):
                         self._deferred = True
                         return False
                     if turned is not None and not self._hurried and self._rival_touch(pile, player, laid[0]) \

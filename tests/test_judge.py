@@ -1999,3 +1999,19 @@ def test_a_card_that_came_back_is_not_refused_at_a_touch_after_which_the_pile_sh
     # a card of A's found back in its place is not judged taken back from L at that touch (`_judge_returns`)
     assert referee._unknown_laid("L", "A", t) is unknown
     assert referee._unknown_laid("L", "B", t - 0.1) is False  # another player's contact came between
+
+
+@pytest.mark.parametrize("laid", ["10D", None])
+def test_a_lifted_card_is_not_judged_at_a_touch_after_which_the_pile_showed_a_card_the_engine_has_nowhere(
+        laid: str | None) -> None:
+    film, referee = _stuck_after_a_play()  # A1 3H, A2 9C alone on their places
+    film.touch("A", "A2", 2, then="empty")  # A lifts 9♣
+    film.still(4)
+    t = film.touch("A", "L", 3, then=laid)  # A's hand on L: laying a card the engine has nowhere, or nothing
+    film.still(6)
+    assert not _run(film, referee)
+    # 9♣ judged at that touch, unseen (as `_earlier` does when A's hand next touches a pile)
+    assert referee._attempt("A", parse_card("9C"), "A2", "L", (t, round(t * FPS)), visible=False) is False
+    assert not referee._out
+    laid_there = ("L", "A", t) in referee._used  # the touch laid 10♦: one hand lays one card
+    assert laid_there is (laid is not None) and referee._lifted["9C"].attempted is (laid is not None)

@@ -26,7 +26,8 @@ sees and what the engine expects by a move:
   one that comes back after touching a pile unseen is judged there too (a race loser; not while
   that pile shows a change not read yet and was not read clear since the touch: the touch may have
   laid another card; not refused at a touch after which, before another player's contact, the pile
-  showed a new card the engine has nowhere: that touch laid it), unless
+  showed a new card the engine has nowhere: that touch laid it, and no lifted card is judged at such
+  a touch), unless
   another card was read on that pile since and the player's hand never went back there (it may
   have been another card, turned and played unseen, that went under it and stayed), or another
   card was judged laid at that touch (one hand lays one card), nor is one judged at the touch that

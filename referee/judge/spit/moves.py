@@ -549,6 +549,12 @@ class TableMoves:
         key = (player, card.code, when[0])
         if key in self._judged:
             return False
+        if not visible and legal_counts and self._unknown_laid(pile, player, when[0]):
+            self._used.add((pile, player, when[0]))  # that touch laid the card read there since
+            lift = self._lifted.get(card.code)
+            if lift is not None:
+                lift.attempted = True  # judged at no other touch: it went elsewhere unseen (a space, its place)
+            return False
         move = Play(player, card, zone, pile)
         # taken back, so it was refused: on a card that touched within a frame of it and stayed
         # (it came second), else on the top before it (it came first)
@@ -637,7 +643,8 @@ class TableMoves:
         contact there, showing a card the engine has nowhere, that is no player's stock top and that
         lay there neither before the touch (the engine's top then, or read there before it): a card
         turned unseen, or a spit card. That touch laid that card (one hand lays one card), so a card
-        of theirs found back in its place is not judged taken back from there at it."""
+        of theirs not seen there is not judged at it: one found back in its place was not taken back
+        from there, and one lifted unseen was not laid there (nor is it judged at another touch)."""
         known = self.state.cards()
         reads = self._pile_reads.get(pile, [])
         before = {seen for seen, when in reads if when <= t} | {self._expected_in(self._state_at(t, before=True), pile)}

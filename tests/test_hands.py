@@ -321,3 +321,16 @@ def test_the_other_hand_moving_over_a_hand_stirs_it_only_along_their_border() ->
         contacts.append({h.side: dict(h.contact) for h in finder.update(view.warp(frame), i / 30, i)})
     assert all(c["B"] == contacts[3]["B"] for c in contacts[3:])
     assert contacts[3]["B"] == {"L": pytest.approx(3 / 30, abs=1 / 60)}
+
+
+def test_a_thin_rim_along_the_other_arm_is_no_hands_end() -> None:
+    """Where two arms meet, the split can leave one arm a rim a pixel wide along the other arm (B's
+    part running down A's arm from B's hand on L to A3): its hand still ends, and grips, on L."""
+    calibration, table, view, finder, (x, y) = _watching_l()
+    width, height = view.size
+    b_part, a_part = np.zeros((height, width), bool), np.zeros((height, width), bool)
+    b_part[:160, 165:190] = True  # B's arm and hand, from the far edge to L's middle
+    b_part[160:236, 189] = True  # the rim, down to A3
+    a_part[150:, 190:215] = True  # A's arm, from the near edge
+    hand = finder._describe("B", b_part, b_part, (0, 0), 0.0, a_part)
+    assert hand.grip_zone == "L"

@@ -13,9 +13,10 @@ or turned over and left). An arm that reaches
 across to the other edge (two arms meeting over a pile) is split between the two edges by
 growing both at once through the blob, except that what was one arm's in the last frame and lies
 as it lay stays that arm's (the hand resting on the pile when the other arrives keeps its fingers).
-A hand's tip is the middle of its leading edge; where that edge falls apart into pieces it grips
-with the piece that moved last (not a card it laid down or turned up in the same row a moment
-before, beside the place it reaches now).
+A hand's tip is the middle of its leading edge (where two arms meet, not counting a rim under
+3 px wide that the split left it along the other arm); where that edge falls apart into pieces it
+grips with the piece that moved last (not a card it laid down or turned up in the same row a
+moment before, beside the place it reaches now).
 
 A hand *touches* a zone when it comes to rest there: its step between frames is measured by the
 share of its pixels that changed (robust where the leading edge flips between a finger and a
@@ -467,7 +468,12 @@ class HandFinder:
             covered = np.count_nonzero(hidden[zy:zy + zh, zx:zx + zw] & zone)
             if covered >= self.config.over_fraction * zone.sum():
                 over.append(name)
-        vs, us = np.nonzero(part)
+        body = part
+        if beneath is not None:  # where two arms meet, thin rims the split left along the other arm are no hand's end
+            opened = cv2.morphologyEx(part.astype(np.uint8), cv2.MORPH_OPEN, self._kernel) > 0
+            if opened.any():
+                body = opened
+        vs, us = np.nonzero(body)
         us = us + x
         vs = vs + y
         edge = EDGE_OF[side]

@@ -297,32 +297,6 @@ def test_a_piece_cut_off_one_arm_goes_to_the_other_arm_only_where_it_borders_it(
     assert parts["A"][20:, 10:16].all() and parts["B"][:18, 10:16].all()
 
 
-def test_the_other_hand_moving_over_a_hand_stirs_it_only_along_their_border() -> None:
-    """B's hand reaches L and stops (frame 3) as A's hand lies over its fingers; A's fingers move on,
-    their shadow flickering on B's hand along A's edge. B is at rest on L from the next frame on,
-    its contact dated when it stopped (`stir_share` lowered so that the shadow alone would stir it)."""
-    calibration, table = _table()
-    view = TableView(calibration)
-    finder = HandFinder(view, config=HandConfig(stir_share=0.01))
-    finder.update(view.warp(table), 0.0, 0)
-    x, y = (int(v) for v in calibration.to_image(np.array(calibration.layout.zone("L").centre)))
-    rng = np.random.default_rng(3)
-    sleeve_a = rng.integers(30, 90, (300, 50, 3), dtype=np.uint8)
-    sleeve_b = rng.integers(170, 240, (300, 30, 3), dtype=np.uint8)
-    reach, a_top = y + 15, y - 25
-    contacts = []
-    for i, (b_end, top, shade) in enumerate([(60, 300, 0), (y - 40, y + 60, 0), (reach, a_top, 1),
-                                             *[(reach, a_top, k % 2) for k in range(8)]], start=1):
-        frame = table.copy()
-        frame[0:b_end, x - 15:x + 15] = sleeve_b[:b_end]
-        if top < 300:
-            frame[top - 4:top, x - 15:x + 15] = sleeve_b[top - 4:top] // (2 + shade)  # A's shadow on B's hand
-            frame[top:300, x - 25:x + 25] = sleeve_a[: 300 - top]
-        contacts.append({h.side: dict(h.contact) for h in finder.update(view.warp(frame), i / 30, i)})
-    assert all(c["B"] == contacts[3]["B"] for c in contacts[3:])
-    assert contacts[3]["B"] == {"L": pytest.approx(3 / 30, abs=1 / 60)}
-
-
 def test_a_thin_rim_along_the_other_arm_is_no_hands_end() -> None:
     """Where two arms meet, the split can leave one arm a rim a pixel wide along the other arm (B's
     part running down A's arm from B's hand on L to A3): its hand still ends, and grips, on L."""

@@ -119,7 +119,6 @@ class HandConfig:
     palm_cm: float = 8.0
     stir_share: float = 0.1
     stop_cm: float = 3.0
-    border_cm: float = 1.0
     lead_cm: float = 2.5
     turn_s: float = 0.4
 
@@ -202,8 +201,8 @@ class Hand:
     """One arm with its hand in one frame: the `side` it comes from, its pixel `mask` (view size),
     the zones it is `over`, its `tip` and `entry` (table cm: the leading edge and where the arm
     crosses into the view), the zone its grip lies on (None: between zones), `stirring`, the
-    share of its pixels that changed since the previous frame (not counting those along another
-    arm's part in its blob), and `grips_beneath`: its grip lies hidden under the other player's arm."""
+    share of its pixels that changed since the previous frame, and `grips_beneath`: its grip
+    lies hidden under the other player's arm."""
 
     side: str
     mask: np.ndarray = field(repr=False)
@@ -257,8 +256,6 @@ class HandFinder:
         self._min_area = config.min_area_cm2 * config.px_per_cm**2
         self._tracks: dict[str, _Track] = {p: _Track() for p in self.players}
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-        reach = 2 * round(config.border_cm * config.px_per_cm) + 1
-        self._border = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
         self.hands: tuple[Hand, ...] = ()
         self._colours: dict[str, np.ndarray] = {}
 
@@ -332,13 +329,10 @@ class HandFinder:
             for player, part in parts.items():
                 area = int(part.sum())
                 if area >= self._min_area:
+                    stirring = np.count_nonzero(part & moving[y:y + h, x:x + w]) / area
+                    hiding = part & clear  # (each part lies within its blob)
                     others = [q for q in parts.values() if q is not part]
                     beneath = np.any(others, axis=0) if others else None
-                    stirred = part & moving[y:y + h, x:x + w]
-                    if beneath is not None:  # the other arm moving over this one stirs only along their border
-                        stirred &= cv2.dilate(beneath.astype(np.uint8), self._border) == 0
-                    stirring = np.count_nonzero(stirred) / area
-                    hiding = part & clear  # (each part lies within its blob)
                     hands.append(self._describe(player, part, hiding, (x, y), stirring, beneath))
         self._learn(image, hand_mask, moving_mask)
         self.hands = tuple(hands)

@@ -295,16 +295,3 @@ def test_a_piece_cut_off_one_arm_goes_to_the_other_arm_only_where_it_borders_it(
     assert parts["B"][12:16, 16:19].all() and not parts["A"][12:16, 16:19].any()
     assert not parts["A"][30:34, 22:27].any() and not parts["B"][30:34, 22:27].any()
     assert parts["A"][20:, 10:16].all() and parts["B"][:18, 10:16].all()
-
-
-def test_a_thin_rim_along_the_other_arm_is_no_hands_end() -> None:
-    """Where two arms meet, the split can leave one arm a rim a pixel wide along the other arm (B's
-    part running down A's arm from B's hand on L to A3): its hand still ends, and grips, on L."""
-    calibration, table, view, finder, (x, y) = _watching_l()
-    width, height = view.size
-    b_part, a_part = np.zeros((height, width), bool), np.zeros((height, width), bool)
-    b_part[:160, 165:190] = True  # B's arm and hand, from the far edge to L's middle
-    b_part[160:236, 189] = True  # the rim, down to A3
-    a_part[150:, 190:215] = True  # A's arm, from the near edge
-    hand = finder._describe("B", b_part, b_part, (0, 0), 0.0, a_part)
-    assert hand.grip_zone == "L"

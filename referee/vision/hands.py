@@ -13,10 +13,9 @@ or turned over and left). An arm that reaches
 across to the other edge (two arms meeting over a pile) is split between the two edges by
 growing both at once through the blob, except that what was one arm's in the last frame and lies
 as it lay stays that arm's (the hand resting on the pile when the other arrives keeps its fingers).
-A hand's tip is the middle of its leading edge (where two arms meet and that edge is mostly a rim
-under 3 px wide that the split left it along the other arm, the leading edge of what is wider);
-where that edge falls apart into pieces it grips with the piece that moved last (not a card it
-laid down or turned up in the same row a moment before, beside the place it reaches now).
+A hand's tip is the middle of its leading edge; where that edge falls apart into pieces it grips
+with the piece that moved last (not a card it laid down or turned up in the same row a moment
+before, beside the place it reaches now).
 
 A hand *touches* a zone when it comes to rest there: its step between frames is measured by the
 share of its pixels that changed (robust where the leading edge flips between a finger and a
@@ -462,13 +461,13 @@ class HandFinder:
             covered = np.count_nonzero(hidden[zy:zy + zh, zx:zx + zw] & zone)
             if covered >= self.config.over_fraction * zone.sum():
                 over.append(name)
+        vs, us = np.nonzero(part)
+        us = us + x
+        vs = vs + y
         edge = EDGE_OF[side]
-        us, vs, depth, far = self._lead(part, offset, edge)
-        if beneath is not None:  # where two arms meet, a rim the split left along the other arm is no hand's end
-            opened = cv2.morphologyEx(part.astype(np.uint8), cv2.MORPH_OPEN, self._kernel) > 0
-            thick = opened[vs[far] - y, us[far] - x]
-            if opened.any() and np.count_nonzero(thick) < 0.5 * thick.size:
-                us, vs, depth, far = self._lead(opened, offset, edge)
+        # how far each pixel lies from the arm's own edge, in view pixels
+        depth = {"bottom": height - 1 - vs, "top": vs, "left": us, "right": width - 1 - us}[edge]
+        far = depth >= depth.max() - self.config.lead_cm * view.px_per_cm
         tip_px = np.array([us[far].mean(), vs[far].mean()])
         grip_px = self._leading(us[far], vs[far])
         near = depth <= depth.min() + 2
@@ -489,17 +488,6 @@ class HandFinder:
             grips_beneath = grip_zone is not None
         return Hand(side, mask, tuple(over), (float(tip[0]), float(tip[1])), (float(entry[0]), float(entry[1])),
                     grip_zone, stirring, grips_beneath)
-
-    def _lead(self, part: np.ndarray, offset: tuple[int, int], edge: str
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """A part's pixels (view u, v), how far each lies from the arm's own edge (view pixels) and
-        which of them lie within `lead_cm` of the farthest (its leading edge)."""
-        width, height = self.view.size
-        vs, us = np.nonzero(part)
-        us = us + offset[0]
-        vs = vs + offset[1]
-        depth = {"bottom": height - 1 - vs, "top": vs, "left": us, "right": width - 1 - us}[edge]
-        return us, vs, depth, depth >= depth.max() - self.config.lead_cm * self.view.px_per_cm
 
     def _beneath(self, end: np.ndarray, ahead: np.ndarray, beneath: np.ndarray, offset: tuple[int, int]) -> str | None:
         """The pile zone a hand hidden under another arm grips: the first met going on along its arm

@@ -11,7 +11,11 @@ renderer's own pieces (`stage`, `Timeline`, `FrameRenderer`), written as mp4 lik
 and kept in the cache with its truth (the game's log; renderer digest in the names).
 
 The clip goes through the pipeline with the truth reader (calibration from the markers, the
-hand finder, change detection, everything but the card detector). The referee cannot judge a
+hand finder, change detection, everything but the card detector). By default a frame of the
+table alone (the clip's first moment drawn without hands or cards in the air, encoded as the
+clip is) goes first, as the still-table reference that a referee watching the whole game would
+have learned by then; `--reference clip` starts from the clip's first frame instead, whose hands
+the hand finder learns as table and later sees as arms where they lay ("ghosts"). The referee cannot judge a
 slap from a window (it needs the deal's position), so the slap is scored at the contact level
 (`referee.judge.slap_score`): each player's first contact with a spit pile after the contact
 that laid the deal's last card, the verdict the referee draws from such contacts (one pile: the
@@ -29,14 +33,17 @@ import math
 import os
 import statistics
 import sys
+import tempfile
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 from referee.events import Event  # noqa: E402
 from referee.judge.slap_score import Contact, SlapResult, first_slaps, landing_contact, score_slap  # noqa: E402
@@ -95,8 +102,26 @@ def render_clips(events: tuple[Event, ...], seed: int, cache: Path, options: Ren
     return paths
 
 
-def contacts_of(clip: Path, events: tuple[Event, ...], seed: int) -> list[Contact]:
-    """Every first contact the vision reports in a clip (side, zone, time), frames at the game's times."""
+def table_frame(events: tuple[Event, ...], seed: int, index: int, options: RenderOptions) -> np.ndarray:
+    """Frame `index` of a game drawn without hands or cards in the air (the table a referee that
+    watched the game from its start holds as its still-table reference then), passed through the
+    clips' mp4 encoding; its sensor noise is that of frame `index - 1`."""
+    geometry = geometry_for(events)
+    camera, table, lighting, deck = stage(seed, geometry, options)
+    renderer = FrameRenderer(camera, table, lighting, geometry.markers(), deck, Webcam(), seed)
+    frame = replace(Timeline(events, geometry, seed).at(round(index / FPS, 6)), moving=(), hands=())
+    image = renderer.render(frame, index - 1)
+    with tempfile.TemporaryDirectory() as folder:
+        path = str(Path(folder) / "table.mp4")
+        writer = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"mp4v"), FPS, (options.width, options.height))
+        writer.write(image)
+        writer.release()
+        return next(iter(VideoFile(path))).image
+
+
+def contacts_of(clip: Path, events: tuple[Event, ...], seed: int, table: np.ndarray | None = None) -> list[Contact]:
+    """Every first contact the vision reports in a clip (side, zone, time), frames at the game's times;
+    `table` (`table_frame`), where given, is fed first, a frame before the clip's first."""
     first = json.loads(clip.with_suffix(".json").read_text(encoding="utf-8"))["first_frame"]
     oracle = TruthReader(events, seed)
     seen: set[Contact] = set()
@@ -106,6 +131,10 @@ def contacts_of(clip: Path, events: tuple[Event, ...], seed: int) -> list[Contac
             seen.update((hand.side, zone, round(t, 6)) for zone, t in hand.contact.items())
 
     pipeline = Pipeline(oracle, PipelineConfig(), fps=FPS, on_observation=observed)
+    if table is not None:
+        t = round((first - 1) / FPS, 6)
+        oracle.at(t)
+        pipeline.feed(CapturedFrame(first - 1, t, table))
     for frame in VideoFile(clip):
         index = first + frame.index
         t = round(index / FPS, 6)
@@ -151,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--after-s", type=float, default=0.5, help="clip end after the last slap contact")
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=720)
+    parser.add_argument("--reference", choices=("table", "clip"), default="table",
+                        help="the hand finder's first still-table reference: the table drawn alone, or the clip's first frame")
     parser.add_argument("--verbose", action="store_true", help="a line per slap")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "2")
@@ -168,8 +199,14 @@ def main(argv: list[str] | None = None) -> int:
         render_cpu += time.process_time() - began
         slaps = [e for e in events if e.type == "slap"]
         for k, (slap, clip) in enumerate(zip(slaps, clips)):
+            table = None
+            if args.reference == "table":
+                began = time.process_time()
+                table = table_frame(events, seed, json.loads(clip.with_suffix(".json").read_text(encoding="utf-8"))
+                                    ["first_frame"], options)
+                render_cpu += time.process_time() - began
             began = time.process_time()
-            contacts = contacts_of(clip, events, seed)
+            contacts = contacts_of(clip, events, seed, table)
             vision_cpu += time.process_time() - began
             ender, last = slap_context(events, slap)
             end = landing_contact(contacts, last["player"], last["to"], last.t)
@@ -183,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     errors = [e for r in results for e in r.errors.values()]
     causes = Counter(r.cause for r in decidable if not r.right)
     print(f"\n{len(results)} slaps of {len(seeds)} games (seeds {seeds[0]}-{seeds[-1]}), clips {args.before_s:g} s "
-          f"before to {args.after_s:g} s after, {args.width}x{args.height}, truth reader")
+          f"before to {args.after_s:g} s after, {args.width}x{args.height}, truth reader, reference: {args.reference}")
     print(f"slaps right      {sum(r.right for r in decidable)}/{len(decidable)} decidable (true margin >= 1 frame "
           f"or different piles); under a frame: {len(results) - len(decidable)} "
           f"({sum(r.right for r in results if not r.decidable)} given to the true winner)")

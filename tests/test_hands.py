@@ -295,3 +295,26 @@ def test_a_piece_cut_off_one_arm_goes_to_the_other_arm_only_where_it_borders_it(
     assert parts["B"][12:16, 16:19].all() and not parts["A"][12:16, 16:19].any()
     assert not parts["A"][30:34, 22:27].any() and not parts["B"][30:34, 22:27].any()
     assert parts["A"][20:, 10:16].all() and parts["B"][:18, 10:16].all()
+
+
+def test_a_hand_lying_still_on_its_zone_keeps_its_touch_while_only_its_tip_jumps() -> None:
+    """A's hand comes to rest on L (frame 5); in frame 8 a card's thin edge shows beyond its fingers
+    for a frame, its tip jumping 4 cm and back while its pixels lie still: its touch of L stays the
+    one dated when it stopped, and is not made again later."""
+    calibration, table = _table()
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    finder.update(view.warp(table), 0.0, 0)
+    target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
+    x = int(target[0])
+    sleeve = np.random.default_rng(0).integers(30, 110, (300, 44, 3), dtype=np.uint8)
+    contacts = []
+    for i, reach in enumerate([0.3, 0.6, 0.85, 0.97, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], start=1):
+        frame = table.copy()
+        top = int(299 - (299 - target[1]) * reach)
+        frame[top:300, x - 22:x + 22] = sleeve[: 300 - top]
+        if i == 8:
+            frame[top - 22:top, x - 1:x + 1] = (240, 240, 240)
+        hands = finder.update(view.warp(frame), i / 30, i)
+        contacts.append(dict(hands[0].contact))
+    assert all(contact == {"L": pytest.approx(5 / 30)} for contact in contacts[5:])

@@ -23,9 +23,11 @@ carried card), the arrival is dated inside the frame interval from the last two 
 (reaching movements end with a minimum-jerk deceleration: distance to go ~ time to go cubed),
 and the touched zone is the first pile zone under the hand going back along the arm from just
 behind the tip (a card carried under the fingers) to the palm (a flat slap, fingers beyond).
-A hand turning over a face-down card in place stirs until the card lies turned, so a touch on
-a zone showing a face-down card is dated from the frame between its reach and the turn in which
-it stirred least.
+A hand lying still on the zone it touches keeps that touch through a frame in which only its tip
+jumps (its leading edge flipping between a finger and the card it just laid), rather than touching
+it again later. A hand turning over a face-down card in place stirs until the card lies turned,
+so a touch on a zone showing a face-down card is dated from the frame between its reach and the
+turn in which it stirred least.
 """
 
 from __future__ import annotations
@@ -553,7 +555,8 @@ class HandFinder:
             if rest and grip is not None and grip not in track.contact:
                 arrival = self._turned(track.history, grip) if grip in face_down else self._arrival(track.history)
                 track.contact = {grip: arrival}
-            elif not rest:
+            elif not rest and not (stirring <= cfg.stir_share and grip in track.contact):
+                # (a hand lying still on the zone it touches keeps the touch while only its tip jumps)
                 track.contact.clear()
             over = tuple(hand.over) + tuple(z for z in track.contact if z not in hand.over)
             out.append(HandSeen(hand.side, over, dict(track.contact), (round(hand.tip[0], 2), round(hand.tip[1], 2))))

@@ -1094,6 +1094,17 @@ def _settling(rules: SpitRules | None = None) -> tuple[Film, SpitReferee]:
     return film, SpitReferee(rules, state=state)
 
 
+def _only_a_turn_before_the_spit(a2: str = "back |") -> tuple[Film, SpitReferee]:
+    """Spit cards not laid yet; A's only move is turning up the face-down card on A2 (K♠ and 9♣ fit
+    neither 4♦ nor 6♦); `a2` is A2's pile, bottom first."""
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["KS", a2], "B": ["9C"]}, spit={"A": "back", "B": "back"},
+                               piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "A2": "back", "B1": "9C", "L": "4D", "R": "6D"})
+    film.still(4)
+    return film, SpitReferee(rules, state=state)
+
+
 def _run(film: Film, referee: SpitReferee) -> list[Event]:
     tracker = Tracker()
     return [event for obs in film.frames for event in referee.update(tracker.update(obs))]
@@ -1175,11 +1186,7 @@ def test_a_spit_card_is_judged_without_a_play_made_after_it_though_a_turn_up_bef
 
 
 def test_a_spit_card_laid_before_a_turn_up_its_player_s_touch_dates_later_is_premature_though_read_after_it() -> None:
-    rules = SpitRules()
-    state = SpitState.position(rules, {"A": ["KS", "back |"], "B": ["9C"]}, spit={"A": "back", "B": "back"},
-                               piles={"L": "4D", "R": "6D"})  # A's turn-up on A2 is the only move
-    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "A2": "back", "B1": "9C", "L": "4D", "R": "6D"})
-    film.still(4)
+    film, referee = _only_a_turn_before_the_spit()
     tb = film.t
     b_on_r = HandSeen("B", ("R",), {"R": tb})  # B's spit card on R, B's hand on it a while
     for _ in range(6):
@@ -1194,18 +1201,14 @@ def test_a_spit_card_laid_before_a_turn_up_its_player_s_touch_dates_later_is_pre
     film.still(10)
     film.touch("B", "R", 3, then="6D")  # B takes the spit card back
     film.still(10)
-    events = _run(film, SpitReferee(rules, state=state))
+    events = _run(film, referee)
     assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A2", "QC")]
     early = _of(events, "premature_spit")
     assert [(e["player"], e["move"], e.t) for e in early] == [("B", "A turns up the top of A2", tb)]
 
 
 def test_a_spit_card_laid_while_the_turn_up_s_place_was_hidden_and_its_player_spat_is_no_premature_spit() -> None:
-    rules = SpitRules()
-    state = SpitState.position(rules, {"A": ["KS", "back |"], "B": ["9C"]}, spit={"A": "back", "B": "back"},
-                               piles={"L": "4D", "R": "6D"})  # A's turn-up on A2 is the only move
-    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "A2": "back", "B1": "9C", "L": "4D", "R": "6D"})
-    film.still(4)
+    film, referee = _only_a_turn_before_the_spit()
     for _ in range(4):  # A's hand comes over A2 and turns Q♣ (which fits nowhere), no contact seen
         film.frame((HandSeen("A", ("A2",)),))
     film.zones["A2"] = "QC"
@@ -1224,7 +1227,7 @@ def test_a_spit_card_laid_while_the_turn_up_s_place_was_hidden_and_its_player_sp
     film.still(10)
     film.play("B", "B1", "empty", "R")  # B's 9♣ on the spit card: play goes on
     film.still(4)
-    events = _run(film, SpitReferee(rules, state=state))
+    events = _run(film, referee)
     assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A2", "QC")]
     assert not _of(events, "premature_spit")  # A2 may have been turned before B's card landed: A spat too
 

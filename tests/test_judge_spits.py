@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_judge import Film, _of, _opened, _run
+from test_judge import Film, _of, _only_a_turn_before_the_spit, _opened, _run
 
 from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen
@@ -278,11 +278,7 @@ def test_spit_is_called_while_the_place_the_last_card_was_played_from_is_still_u
 
 
 def test_spit_is_not_called_once_spit_cards_were_laid_while_the_turn_up_s_place_was_hidden_since_read_face_down() -> None:
-    rules = SpitRules()
-    state = SpitState.position(rules, {"A": ["KS", "back |"], "B": ["9C"]}, spit={"A": "back", "B": "back"},
-                               piles={"L": "4D", "R": "6D"})  # A's turn-up on A2 is the only move
-    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "A2": "back", "B1": "9C", "L": "4D", "R": "6D"})
-    film.still(4)
+    film, referee = _only_a_turn_before_the_spit()
     for _ in range(4):  # A's hand comes over A2 and turns Q♣ (which fits nowhere), no contact seen
         film.frame((HandSeen("A", ("A2",)),))
     film.zones["A2"] = "QC"
@@ -298,17 +294,13 @@ def test_spit_is_not_called_once_spit_cards_were_laid_while_the_turn_up_s_place_
     for _ in range(4):  # A's hand touches A2 only now: the turn is dated here
         film.frame((HandSeen("A", ("A2",), {"A2": tc}),))
     film.still(10)
-    events = _run(film, SpitReferee(rules, state=state))
+    events = _run(film, referee)
     assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A2", "QC")]
     assert not _of(events, "spit_call")  # the players spat before the turn's touch: A2 may have been turned as A's hand came
 
 
 def test_a_card_laid_while_its_player_s_only_face_down_place_is_not_read_yet_waits_for_it_and_is_a_spit_card() -> None:
-    rules = SpitRules()
-    state = SpitState.position(rules, {"A": ["KS", "back |"], "B": ["9C"]}, spit={"A": "back", "B": "back"},
-                               piles={"L": "4D", "R": "6D"})  # A's turn-up on A2 is the only move
-    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "A2": "back", "B1": "9C", "L": "4D", "R": "6D"})
-    film.still(4)
+    film, referee = _only_a_turn_before_the_spit()
     film.over("A", "A2", 3)  # A turns Q♣ on A2 (no move left), no contact seen
     film.zones["A2"] = "QC"
     ta = film.t
@@ -320,18 +312,14 @@ def test_a_card_laid_while_its_player_s_only_face_down_place_is_not_read_yet_wai
     film.still(4)
     film.touch("B", "R", 3, then="8H")  # B's spit card
     film.still(8)
-    events = _run(film, SpitReferee(rules, state=state))
+    events = _run(film, referee)
     assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A2", "QC")]
     assert not _of(events, "play") and not _of(events, "premature_spit")
     assert [e["cards"] for e in _of(events, "spit")] == [{"L": "5S", "R": "8H"}]
 
 
 def test_a_card_waiting_for_its_player_s_only_face_down_place_is_judged_turned_there_once_a_hand_hides_it_again() -> None:
-    rules = SpitRules()
-    state = SpitState.position(rules, {"A": ["KS", "back back |"], "B": ["9C"]}, spit={"A": "back", "B": "back"},
-                               piles={"L": "4D", "R": "6D"})  # A's turn-up on A2 is the only move
-    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "A2": "back", "B1": "9C", "L": "4D", "R": "6D"})
-    film.still(4)
+    film, referee = _only_a_turn_before_the_spit("back back |")
     film.over("A", "A2", 3)  # A turns 5♠ on A2, no contact seen
     ta = film.t
     for _ in range(3):  # and lays it on 4♦
@@ -342,7 +330,7 @@ def test_a_card_waiting_for_its_player_s_only_face_down_place_is_judged_turned_t
     back = film.t
     film.over("A", "A2", 6)  # A's hand over A2 again before it was read: the wait is over
     film.still(8)
-    events = _run(film, SpitReferee(rules, state=state))
+    events = _run(film, referee)
     plays = _of(events, "play")
     assert [(e["card"], e["from"], e.t) for e in plays] == [("5S", "A2", ta)] and plays[0]["called_at"] == back
 

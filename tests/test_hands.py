@@ -94,22 +94,31 @@ def test_two_arms_meeting_over_a_pile_are_split_between_the_two_edges() -> None:
     assert all("L" in h.over for h in hands)
 
 
-def test_a_hand_at_rest_on_a_pile_touches_it_from_the_frame_it_stopped() -> None:
+def _contacts_reaching_l(reaches: list[float], edge_at: int | None = None) -> list[dict[str, float]]:
+    """A's textured arm reaching L from the near edge, `reaches[i]` of the way in frame i + 1 (a
+    thin bright card edge beyond its fingers in frame `edge_at`): the hand's contacts in each frame."""
     calibration, table = _table()
     view = TableView(calibration)
     finder = HandFinder(view)
     finder.update(view.warp(table), 0.0, 0)
     target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
     x = int(target[0])
-    sleeve = np.random.default_rng(0).integers(30, 110, (300, 44, 3), dtype=np.uint8)  # a textured arm
+    sleeve = np.random.default_rng(0).integers(30, 110, (300, 44, 3), dtype=np.uint8)
     contacts = []
-    for i, reach in enumerate([0.3, 0.6, 0.85, 0.97, 1.0, 1.0, 1.0, 1.0], start=1):  # slowing down, then at rest
+    for i, reach in enumerate(reaches, start=1):
         frame = table.copy()
         top = int(299 - (299 - target[1]) * reach)
         frame[top:300, x - 22:x + 22] = sleeve[: 300 - top]
+        if i == edge_at:
+            frame[top - 22:top, x - 1:x + 1] = (240, 240, 240)
         hands = finder.update(view.warp(frame), i / 30, i)
         assert [h.side for h in hands] == ["A"]
         contacts.append(dict(hands[0].contact))
+    return contacts
+
+
+def test_a_hand_at_rest_on_a_pile_touches_it_from_the_frame_it_stopped() -> None:
+    contacts = _contacts_reaching_l([0.3, 0.6, 0.85, 0.97, 1.0, 1.0, 1.0, 1.0])  # slowing down, then at rest
     touching = [i for i, contact in enumerate(contacts, start=1) if contact]
     assert touching == [6, 7, 8]  # seen at rest one frame after it stopped (frame 5)...
     assert contacts[-1] == contacts[5] == {"L": pytest.approx(5 / 30)}  # ...and dated to when it stopped
@@ -301,20 +310,5 @@ def test_a_hand_lying_still_on_its_zone_keeps_its_touch_while_only_its_tip_jumps
     """A's hand comes to rest on L (frame 5); in frame 8 a card's thin edge shows beyond its fingers
     for a frame, its tip jumping 4 cm and back while its pixels lie still: its touch of L stays the
     one dated when it stopped, and is not made again later."""
-    calibration, table = _table()
-    view = TableView(calibration)
-    finder = HandFinder(view)
-    finder.update(view.warp(table), 0.0, 0)
-    target = calibration.to_image(np.array(calibration.layout.zone("L").centre))
-    x = int(target[0])
-    sleeve = np.random.default_rng(0).integers(30, 110, (300, 44, 3), dtype=np.uint8)
-    contacts = []
-    for i, reach in enumerate([0.3, 0.6, 0.85, 0.97, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], start=1):
-        frame = table.copy()
-        top = int(299 - (299 - target[1]) * reach)
-        frame[top:300, x - 22:x + 22] = sleeve[: 300 - top]
-        if i == 8:
-            frame[top - 22:top, x - 1:x + 1] = (240, 240, 240)
-        hands = finder.update(view.warp(frame), i / 30, i)
-        contacts.append(dict(hands[0].contact))
+    contacts = _contacts_reaching_l([0.3, 0.6, 0.85, 0.97, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], edge_at=8)
     assert all(contact == {"L": pytest.approx(5 / 30)} for contact in contacts[5:])

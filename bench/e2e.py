@@ -4,8 +4,10 @@
                         [--width 1280 --height 720] [--cache DIR]
 
 Seeds 9001-9020 are the development games (looked at game by game; the tests watch seed 7,
-bench/judge.py 1001-1010). `--held-out` plays seeds 9101-9120, kept out of development: they are
-measured, never debugged, and give the figure the issue asks for.
+bench/judge.py 1001-1010). `--held-out` plays seeds 9901-9920, kept out of development: they are
+measured, never debugged, and give the figure the issue asks for. (Until 24 Nov the held-out games
+were 9101-9120; after two vision branches had been turned down on their figures they were no longer
+blind, and became a development set.)
 Videos are cached per version of the simulator and renderer (a digest of their sources in the
 file name); runs sharing a cache folder render a game once, the others waiting for it (a lock
 file per game). `--max-seconds` renders and judges only the start of each game (true events in the last
@@ -43,7 +45,7 @@ from referee.render.cache import cached_game
 from referee.render.truth import TruthReader
 
 DEFAULT_SEEDS = list(range(9001, 9021))
-HELD_OUT_SEEDS = list(range(9101, 9121))
+HELD_OUT_SEEDS = list(range(9901, 9921))
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -55,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--seeds", type=int, nargs="*", help="game seeds (default: the first --games of 9001-9020)")
-    parser.add_argument("--held-out", action="store_true", help="the 20 games kept out of development (9101-9120)")
+    parser.add_argument("--held-out", action="store_true", help="the 20 games kept out of development (9901-9920)")
     parser.add_argument("--max-seconds", type=float, help="only the first S seconds of each game")
     parser.add_argument("--settle-s", type=float, default=1.0, help="true events in the last S s of a stretch are optional (scored only where called)")
     parser.add_argument("--reader", choices=("detector", "truth"), default="detector")

@@ -28,7 +28,7 @@ from referee.pipeline import PipelineConfig  # noqa: E402
 from referee.render.cache import renderer_version  # noqa: E402
 from referee.tracker import TrackerConfig  # noqa: E402
 
-HELD_OUT = range(9101, 9121)
+from e2e import HELD_OUT_SEEDS  # noqa: E402  (bench/ is the script's folder)
 
 
 def stream_of(cache: Path, seed: int, reader: str, width: int, height: int, max_seconds: float | None) -> Path:
@@ -70,8 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--settle-s", type=float, default=1.0, help="true events in the last S s of a stretch are optional (scored only where called)")
     parser.add_argument("--verbose", action="store_true", help="print each game's calls")
     args = parser.parse_args(argv)
-    if any(seed in HELD_OUT for seed in args.seeds):
-        parser.error("seeds 9101-9120 are held out: measure them once with bench/e2e.py --held-out")
+    if any(seed in HELD_OUT_SEEDS for seed in args.seeds):
+        parser.error(f"seeds {HELD_OUT_SEEDS[0]}-{HELD_OUT_SEEDS[-1]} are held out: measure them once with bench/e2e.py --held-out")
     total = Score()
     landing: list[float] = []
     for seed in args.seeds:

@@ -712,3 +712,26 @@ def test_a_card_turned_unseen_and_laid_between_touches_on_its_place_is_played_at
     film.still(20)
     events = film.judge()
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-2:] == [("A", "AH", tj), ("A", "2D", t)]
+
+
+def test_a_rival_card_shown_under_a_card_that_waited_for_it_and_was_taken_back_is_played_at_its_touch() -> None:
+    film = _opened()  # R shows 3♣
+    b_arm = HandSeen("B", ("B2",), {})
+    _over(film, 4, b_arm)  # B takes 4♦ from B2 under its arm, the place never read without it
+    tb = film.t
+    _over(film, 2, HandSeen("B", ("B2", "R"), {"R": tb}), HandSeen("A", ("A4",), {"A4": tb}))  # B lays 4♦ on R; A lifts 2♠
+    film.zones["A4"] = "back"
+    ta = film.t
+    _over(film, 3, HandSeen("B", ("B2", "R"), {"R": tb}), HandSeen("A", ("A4", "R"), {"R": ta}))  # 2♠ on it
+    film.zones["R"] = "2S"  # read on top: it fits on 3♣, not on 4♦
+    _over(film, 45, b_arm)  # 1.5 s: 2♠ waits for the card B's hand may have laid under it
+    _over(film, 3, b_arm, HandSeen("A", ("R",), {}))  # A takes 2♠ back: 4♦ shows
+    film.zones["R"] = "4D"
+    _over(film, 6, b_arm)
+    film.zones["A4"] = "2S"
+    _over(film, 6, b_arm)
+    film.zones["B2"] = "back"
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "4D", tb)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]

@@ -735,3 +735,23 @@ def test_a_rival_card_shown_under_a_card_that_waited_for_it_and_was_taken_back_i
     events = film.judge()
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "4D", tb)]
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
+
+
+def test_a_card_read_on_a_pile_after_its_player_s_touch_then_turned_in_its_place_was_turned_before_it_and_refused() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("A", "A4", "back", "R")  # 2♠ on 3♣: A4 face down
+    film.play("B", "B5", "back", "R")  # A♣ on 2♠
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 6, arm)  # A turns 9♦ on A4 under its hand, unseen
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}))  # and lays it on A♣
+    film.zones["R"] = "9D"
+    _over(film, 8, arm)
+    _over(film, 3, HandSeen("A", ("A4", "R"), {}))  # takes it back
+    film.zones["R"] = "AC"
+    _over(film, 6, arm)
+    film.zones["A4"] = "9D"
+    film.still(10)  # 9♦ read face up on A4 only now
+    events = film.judge()
+    assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A4", "9D")]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "9D", ta)]

@@ -712,3 +712,46 @@ def test_a_card_turned_unseen_and_laid_between_touches_on_its_place_is_played_at
     film.still(20)
     events = film.judge()
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-2:] == [("A", "AH", tj), ("A", "2D", t)]
+
+
+def test_a_rival_card_shown_under_a_card_that_waited_for_it_and_was_taken_back_is_played_at_its_touch() -> None:
+    film = _opened()  # R shows 3♣
+    b_arm = HandSeen("B", ("B2",), {})
+    _over(film, 4, b_arm)  # B takes 4♦ from B2 under its arm, the place never read without it
+    tb = film.t
+    _over(film, 2, HandSeen("B", ("B2", "R"), {"R": tb}), HandSeen("A", ("A4",), {"A4": tb}))  # B lays 4♦ on R; A lifts 2♠
+    film.zones["A4"] = "back"
+    ta = film.t
+    _over(film, 3, HandSeen("B", ("B2", "R"), {"R": tb}), HandSeen("A", ("A4", "R"), {"R": ta}))  # 2♠ on it
+    film.zones["R"] = "2S"  # read on top: it fits on 3♣, not on 4♦
+    _over(film, 45, b_arm)  # 1.5 s: 2♠ waits for the card B's hand may have laid under it
+    _over(film, 3, b_arm, HandSeen("A", ("R",), {}))  # A takes 2♠ back: 4♦ shows
+    film.zones["R"] = "4D"
+    _over(film, 6, b_arm)
+    film.zones["A4"] = "2S"
+    _over(film, 6, b_arm)
+    film.zones["B2"] = "back"
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "4D", tb)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
+
+
+def test_a_card_read_on_a_pile_after_its_player_s_touch_then_turned_in_its_place_was_turned_before_it_and_refused() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("A", "A4", "back", "R")  # 2♠ on 3♣: A4 face down
+    film.play("B", "B5", "back", "R")  # A♣ on 2♠
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 6, arm)  # A turns 9♦ on A4 under its hand, unseen
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}))  # and lays it on A♣
+    film.zones["R"] = "9D"
+    _over(film, 8, arm)
+    _over(film, 3, HandSeen("A", ("A4", "R"), {}))  # takes it back
+    film.zones["R"] = "AC"
+    _over(film, 6, arm)
+    film.zones["A4"] = "9D"
+    film.still(10)  # 9♦ read face up on A4 only now
+    events = film.judge()
+    assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A4", "9D")]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "9D", ta)]

@@ -107,9 +107,13 @@ class TableMoves:
         """A face-down top seen face up: turned at the player's first touch since the last move
         there that may have turned it (`_turn_dated`); if their hand touched a spit pile between
         that and their last touch on the place, the card went there and came back (judged as a
-        play once that pile has settled)."""
+        play once that pile has settled); so too where the card was read on a spit pile after their
+        contact there and before it was read in its place (`_read_on_pile_before`)."""
         touches = self._contacts_since_move(player, zone, when[0])
         turned = self._turn_dated(player, zone, touches, when)
+        laid = self._read_on_pile_before(player, zone, card, turned)
+        if laid is not None:
+            turned = laid[0]
         if len(touches) > 1 and self._turned_before(player, zone, touches):
             return True
         if len(touches) > 1 and self._covered_after_touch(player, touches):
@@ -117,12 +121,39 @@ class TableMoves:
             return False
         if not self._try(TurnUp(player, zone, card), turned):
             return False
+        if laid is not None:
+            self._returns.append((card, Lift(player, zone, turned[0]), laid[1], (laid[2].t, laid[2].frame)))
+            return True
         for pile in self._piles:
             for touch in self._touches.get(pile, ()):
                 if self._free(pile, touch, player) and turned[0] < touch.t < when[0] and not self._taking_back(pile, touch):
                     self._returns.append((card, Lift(player, zone, turned[0]), pile, (touch.t, touch.frame)))
                     return True
         return True
+
+    def _read_on_pile_before(self, player: str, zone: str, card: Card, turned: When) -> tuple[When, str, Touch] | None:
+        """`card`, seen turned on `player`'s face-down place `zone` and dated turned at `turned`
+        (`_turn_dated`), was read on a spit pile before it was read there, after a contact of their hand
+        with that pile (laying no card judged) made since the place was last read face down (or since the
+        last move there): it was turned before that contact, laid there and came back, so it is judged at
+        that contact (`_turned`), though that came after the hand's last touch on
+        the place (the hand over the place all along). Where `turned` is not before that contact, the turn
+        is dated at their hand's first touch or cover of the place since then, before that contact, else
+        when the place was last read face down. The date, the pile and the contact; None where no such read
+        or contact was seen."""
+        since = max(self._moved.get(zone, 0.0), self._face_down_read.get(zone, -math.inf))
+        for pile in self._piles:
+            read = [t for code, t in self._pile_reads.get(pile, ()) if code == card.code and since < t < self._seen[zone][0]]
+            laid = [touch for touch in self._touches.get(pile, ()) if touch.contact and touch.side == player
+                    and since < touch.t < min(read, default=-math.inf) and self._free(pile, touch, player)
+                    and not self._taking_back(pile, touch)]
+            if not laid:
+                continue
+            if turned[0] < laid[-1].t:
+                return turned, pile, laid[-1]
+            turning = [touch for touch in self._touches.get(zone, ()) if touch.side == player and since < touch.t < laid[-1].t]
+            return (turning[0].t, turning[0].frame) if turning else (since, self._frame_at(since)), pile, laid[-1]
+        return None
 
     def _turned_before(self, player: str, zone: str, touches: list[Touch]) -> bool:
         """Between the player's touches on a face-down place, their hand laid an unknown card on a

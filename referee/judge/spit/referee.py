@@ -330,6 +330,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
     def _changed(self, change: ZoneChange) -> None:
         zone = change.zone
         if zone in self._piles:
+            if zone in self._ties:
+                self._waited_under(zone, change.after)
             self._played_second(zone, change.after)
             self._lifted_off(zone, change.after, change.seen_t)
             self._taken_off_unseen(zone, change.after, change.seen_t)

@@ -289,6 +289,34 @@ class Rereads:
                       legal_counts=False)
         self._taken_off[pile] = (move.player, when, self._now[0])  # its player's touches since took it back
 
+    def _waited_under(self, pile: str, after: str) -> None:
+        """The card read on `pile` while it waited for a rival's card under it (`_ties`) is gone and the
+        pile shows `after`, another player's face-up stock top that their hand laid there (seen touching
+        the pile, or over it) less than the race window before the waiting card's touch, or within a frame
+        after it; the waiting card's player's hand came back over the pile since it was read there, and no
+        hand of the other player's touched the pile since their touch. That card came first, unseen under the
+        waiting one, which its player took back: it is played at that touch, however long before it showed
+        (not at the last touch within `TOUCH_REACH_S` of its first read, which may be the hand taking the
+        other card back), so the card taken back is judged on it when it comes back to its place."""
+        waiting = self.readings.get(pile)
+        if self.state.phase != "play" or waiting not in CARD_CODES or after not in CARD_CODES or waiting == after:
+            return
+        card, shown = parse_card(waiting), parse_card(after)
+        source, rival = self._stock_top_of(card), self._stock_top_of(shown)
+        if source is None or rival is None or rival[0] == source[0]:
+            return
+        player, side = source[0], rival[0]
+        read = self._seen[pile]
+        when = self._when(pile, player, read)
+        touches = self._touches.get(pile, ())
+        laid = [touch for touch in touches if touch.side == side
+                and when[0] - self.config.race_window_s - self._tie_s < touch.t <= when[0] + self._tie_s]
+        if not laid or not any(touch.side == player and touch.t > read[0] for touch in touches) \
+                or any(touch.side == side and touch.t > laid[-1].t and touch.contact for touch in touches):
+            return
+        first = laid[-1]
+        self._attempt(side, shown, rival[1], pile, (first.t, first.frame), visible=True)
+
     def _last_play_on(self, pile: str) -> int | None:
         """The index in `_made` (and `_history`) of the last move found, if it is a play onto `pile`,
         or of the last play onto `pile` where the moves found after it lay no card there (plays

@@ -755,3 +755,37 @@ def test_a_card_read_on_a_pile_after_its_player_s_touch_then_turned_in_its_place
     events = film.judge()
     assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A4", "9D")]
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "9D", ta)]
+
+
+def _glimpsed_then_covered(glimpse: str, then: str) -> tuple[list, float, float]:
+    """A turns a card on A4 under its arm and lays it on R (on 2♠), where it is read for one frame
+    only (`glimpse`), then B's hand lays 4♦ from B2 on R, which settles (`then` shows there)."""
+    film = _opened()  # R shows 3♣
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
+    _over(film, 4, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 3♥ on A4 (never read there)
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}))  # and lays it on R, its arm over A4 all along
+    arm = HandSeen("A", ("A4",), {})
+    film.frame((arm,), R=glimpse)  # read on R for one frame
+    _over(film, 1, arm, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦
+    film.zones["B2"] = "back"
+    tb = film.t
+    _over(film, 3, arm, HandSeen("B", ("B2", "R"), {"R": tb}))  # and lays it on R: the card never read again
+    film.zones["R"] = then
+    _over(film, 6, arm)
+    film.still(40)  # the arm leaves: A4 shows the next face-down card
+    return film.judge(), ta, tb
+
+
+def test_a_card_read_once_before_a_card_legal_only_on_it_covers_it_is_played_first() -> None:
+    events, ta, tb = _glimpsed_then_covered("3H", "4D")
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A4", "3H")]
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-2:] == \
+        [("A", "3H", "A4", ta), ("B", "4D", "B2", tb)]
+    assert not _of(events, "illegal_play")
+
+
+def test_a_card_read_once_is_no_play_when_the_card_covering_it_is_not_legal_on_it() -> None:
+    events, _, _ = _glimpsed_then_covered("9H", "4D")  # 4♦ is not next to 9♥: the one read proves nothing
+    assert [e["card"] for e in _of(events, "play")] == ["2S"]
+    assert not _of(events, "turn_up")

@@ -347,6 +347,12 @@ class TableMoves:
             player, zone = source
             if pile in self._pending_spit and self._spat_alone():
                 return True
+            deferred, self._deferred = self._deferred, False
+            if self._glimpsed_under(pile, card, player, zone, first_seen):
+                return True
+            if self._deferred:
+                return False  # the place the glimpsed card may have been turned on is not read yet
+            self._deferred = deferred
             when = self._when(pile, player, first_seen)
             if self._in_place_after(zone, seen, when[0], first_seen[0]):
                 when = first_seen  # that touch came before the card left its place: it laid another
@@ -476,6 +482,47 @@ class TableMoves:
         except IllegalMove:
             pass
         self._flagged[pile, seen] = (side, when[0])
+        return False
+
+    def _glimpsed_under(self, pile: str, card: Card, player: str, zone: str, seen: When) -> bool:
+        """`player`'s stock top `card`, settled on `pile` (first seen at `seen`) where the engine would
+        refuse it, plays on a card read there only in passing (a glimpse: never settled) since the
+        pile last settled, and not on the engine's top: that card was laid first, covered before it
+        could settle, by the hand that touched the pile last before the glimpse (after the pile last
+        settled), from a place of that hand's player (a face-up stock top of theirs, or a face-down
+        top their hand touched: turned unseen), where it plays on the engine's top. The glimpse alone
+        makes no event: only `card`, legal on it, confirms it. True when the engine moved."""
+        glimpses, since = self._glimpsed.get(pile, ([], -math.inf))
+        if not glimpses or self.state.check(Play(player, card, zone, pile)) is None:
+            return False
+        for code, read in reversed(glimpses):
+            under = parse_card(code)
+            last = self._last_touch(pile, read)
+            if read[0] >= seen[0] or under is card or last is None or last[1][0] <= since:
+                continue
+            side, laid = last
+            source = self._stock_top_of(under)
+            turned: tuple[str, When] | None = None
+            if source is None and not self.state.cards()[under]:
+                turned = self._turned_unseen(side, laid[0])
+                if turned is None:
+                    continue
+                place = turned[0]
+            elif source is not None and source[0] == side:
+                place = source[1]
+            else:
+                continue
+            state = self.state
+            if turned is not None:
+                if state.check(TurnUp(side, place, under)) is not None:
+                    continue
+                state = state.apply(TurnUp(side, place, under))
+            first = Play(side, under, place, pile)
+            if state.check(first) is not None or state.apply(first).check(Play(player, card, zone, pile)) is not None:
+                continue
+            if turned is not None and not self._try(TurnUp(side, place, under), turned[1]):
+                continue
+            return self._attempt(side, under, place, pile, laid, visible=True)
         return False
 
     def _in_place_after(self, zone: str, code: str, t: float, seen: float) -> bool:

@@ -196,6 +196,12 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._laid_seen: dict[tuple[str, str], tuple[str, str, When, float]] = {}
         """(spit pile, stock top read there) since the last re-read -> (its player, its place, that player's
         contact laying it, its first read there)."""
+        self._glimpses: dict[str, list[tuple[str, When]]] = {}
+        """Per spit pile, the cards read there (if only for a frame) since it last settled, other than
+        the settled card, each with its first such read (`TableMoves._glimpsed_under`)."""
+        self._glimpsed: dict[str, tuple[list[tuple[str, When]], float]] = {}
+        """Per spit pile, the glimpses read there before its last settled change, and when the pile
+        had settled before them (`TableMoves._glimpsed_under`)."""
         self._resync_plays: list[tuple[str, str, str, str, When, float]] = []
         """Plays found at a re-read, logged once the card has stayed (`_settle_resync_plays`)."""
         self._now: When = (0.0, 0)
@@ -285,6 +291,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         for zone, seen in snap.read.items():  # a stock top read on a spit pile or in its place, if only for a frame
             if zone in self._piles and seen != self.readings.get(zone):
                 self._note_laid(zone, seen, self._now)
+                glimpses = self._glimpses.setdefault(zone, [])
+                if seen in CARD_CODES and all(code != seen for code, _ in glimpses):
+                    glimpses.append((seen, self._now))
             if zone in self._unknown_read and seen != self._unknown_read[zone][0]:
                 del self._unknown_read[zone]  # read once, then not again: a misread, or taken back
             if zone in self._piles and seen == self._expected(zone):
@@ -344,6 +353,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._layout_due = change.seen_t + LAYOUT_STILL_S
         if zone in self._piles:
             reads = self._pile_reads.setdefault(zone, [])
+            self._glimpsed[zone] = ([item for item in self._glimpses.pop(zone, []) if item[0] != change.after],
+                                    reads[-1][1] if reads else -math.inf)
             reads.append((change.after, change.seen_t))
             del reads[:-4]
             self._note_laid(zone, change.after, (change.seen_t, change.seen_frame))

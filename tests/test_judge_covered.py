@@ -789,3 +789,26 @@ def test_a_card_read_once_is_no_play_when_the_card_covering_it_is_not_legal_on_i
     events, _, _ = _glimpsed_then_covered("9H", "4D")  # 4♦ is not next to 9♥: the one read proves nothing
     assert [e["card"] for e in _of(events, "play")] == ["2S"]
     assert not _of(events, "turn_up")
+
+
+def test_a_stock_top_read_once_before_a_card_legal_only_on_it_covers_it_is_played_first_before_its_place_is_read() -> None:
+    film = _opened()  # R shows 3♣
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # A lifts 2♠ under its arm (A4 not read since)
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}))  # and lays it on R
+    arm = HandSeen("A", ("A4",), {})
+    film.frame((arm,), R="2S")  # read there for one frame
+    _over(film, 1, arm, HandSeen("B", ("B5",), {"B5": film.t}))  # B lifts A♣
+    film.zones["B5"] = "back"
+    tb = film.t
+    _over(film, 3, arm, HandSeen("B", ("B5", "R"), {"R": tb}))  # and lays it on the 2♠ (no move on 3♣)
+    film.zones["R"] = "AC"
+    _over(film, 6, arm)
+    left = film.t
+    film.zones["A4"] = "back"
+    film.still(40)  # the arm leaves: A4 shows a face-down card
+    events = film.judge()
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")] == \
+        [("A", "2S", "A4", ta), ("B", "AC", "B5", tb)]
+    assert all(e["called_at"] < left for e in _of(events, "play"))  # judged once A♣ settles, A4 still hidden
+    assert not _of(events, "illegal_play")

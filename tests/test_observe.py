@@ -79,6 +79,22 @@ def test_a_zone_under_a_hand_is_occluded_and_read_when_the_hand_has_gone() -> No
     assert reader.calls[-1] == ("L",)
 
 
+def test_a_zone_an_arm_lies_partly_over_is_read_once_the_part_the_arm_left_is_still() -> None:
+    calibration, table, reader, observer = _setup()
+    for i in range(4):
+        observer.observe(table, i / 30, i)
+    reader.shows["L"] = ZoneReading("7C")
+    x, y = (int(v) for v in calibration.to_image(np.array(calibration.layout.zone("L").centre)))
+    seen = []
+    for i in range(4, 10):  # a card turned up; its arm leaving, its edge still moving over the zone's side
+        frame = _card(table, calibration, "L")
+        cv2.rectangle(frame, (x + 21 + i % 2, y - 25), (x + 28, SIZE[1] - 1), (50, 90, 160), -1)
+        obs = observer.observe(frame, i / 30, i)
+        assert "L" not in {zone for hand in obs.hands for zone in hand.over}
+        seen.append(obs.zones.get("L"))
+    assert seen[0] is None and ZoneReading("7C") in seen
+
+
 def test_a_misread_does_not_stand() -> None:
     calibration, table, reader, observer = _setup()
     answers = iter([ZoneReading("8C", 0.9), ZoneReading("7C", 0.9), ZoneReading("7C", 0.9)])

@@ -95,6 +95,20 @@ def test_a_zone_an_arm_lies_partly_over_is_read_once_the_part_the_arm_left_is_st
     assert seen[0] is None and ZoneReading("7C") in seen
 
 
+def test_a_spit_pile_a_hand_leaves_is_read_in_that_frame_when_only_what_the_hand_held_changed() -> None:
+    calibration, table, reader, observer = _setup()
+    for i in range(4):
+        observer.observe(table, i / 30, i)
+    x, y = calibration.to_image(np.array(calibration.layout.zone("L").centre))
+    hand = _card(table, calibration, "L")
+    cv2.rectangle(hand, (int(x) - 25, int(y) - 20), (int(x) + 25, SIZE[1] - 1), (50, 90, 160), -1)
+    for i in range(4, 8):
+        observer.observe(hand, i / 30, i)
+    reader.shows["L"] = ZoneReading("7C")
+    left = observer.observe(_card(table, calibration, "L"), 8 / 30, 8)  # the hand gone: the card it hid shows
+    assert left.hands == () and left.zones["L"] == ZoneReading("7C")
+
+
 def test_a_misread_does_not_stand() -> None:
     calibration, table, reader, observer = _setup()
     answers = iter([ZoneReading("8C", 0.9), ZoneReading("7C", 0.9), ZoneReading("7C", 0.9)])

@@ -268,6 +268,8 @@ class Observer:
                 shown = int(np.count_nonzero(visible))
                 if cfg.visible_fraction * pixels <= shown < pixels:
                     mask, pixels = visible, shown
+            whole_still = state.previous is not None and (pixels == self._pixels[name] or self._share(
+                patch, state.previous, self.view.zones[name], cfg.still_threshold) < cfg.still_fraction * self._pixels[name])
             if state.previous is not None and self._share(patch, state.previous, mask, cfg.still_threshold) \
                     < cfg.still_fraction * pixels:
                 state.still += 1
@@ -279,9 +281,10 @@ class Observer:
             else:
                 state.still = 0
             state.previous = patch
-            if pixels < self._pixels[name] and state.read_patch is not None \
+            if pixels < self._pixels[name] and not whole_still and state.read_patch is not None \
                     and self._share(patch, state.read_patch, mask, cfg.change_threshold) < cfg.change_fraction * pixels:
-                continue  # as last read but for the arm over its side: not read, nor said to show what it showed
+                continue  # as last read but for the moving arm over its side: not read, nor said to show what it
+                # showed (a zone still as a whole is read as before)
             if changed and state.still >= cfg.settle_frames:
                 due.append(name)
             elif not changed and state.reading is not None:

@@ -360,3 +360,25 @@ def test_a_card_laid_while_the_only_face_down_place_its_hand_turned_is_hidden_wa
     assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("A2", "QH", tt)]
     assert [(e["cards"], e.t) for e in _of(events, "spit")] == [({"L": "5S", "R": "7C"}, tb)]
     assert not _of(events, "play") and not _of(events, "premature_spit") and not _of(events, "illegal_play")
+
+
+def test_a_spit_card_laid_while_the_engine_had_the_other_pile_wrong_is_no_premature_spit_for_a_play_made_there_since() -> None:
+    rules = SpitRules()  # B's 6♦ onto the engine's 7♥ on L is the one move the engine finds
+    state = SpitState.position(rules, {"A": ["9C"], "B": ["KS", "6D"]}, spit={"A": "back back", "B": "back back"},
+                               piles={"L": "7H", "R": "4D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "9C", "B1": "KS", "B2": "6D", "L": "7H", "R": "4D"})
+    film.still(4)
+    lost = len(film.frames)
+    film.touch("B", "R", 3, then="QC")  # B's spit card, while L last showed 10♦: the engine lost that pile
+    film.still(6)
+    film.touch("B", "B2", 2, then="empty")
+    film.touch("B", "L", 3, then="6D")  # 6♦ onto L since: maybe onto a card laid there since, no proof of a move then
+    film.still(10)
+    referee = SpitReferee(rules, state=state)
+    tracker = Tracker()
+    events = []
+    for i, obs in enumerate(film.frames):
+        if i == lost:  # what the referee keeps of a pile last read showing a card the engine never had there
+            referee._pile_reads["L"] = [("10D", film.frames[i - 1].t)]
+        events.extend(referee.update(tracker.update(obs)))
+    assert [e["card"] for e in _of(events, "play")] == ["6D"] and not _of(events, "premature_spit")

@@ -283,15 +283,18 @@ class SpitCalls:
 
     def _settle_doubts(self) -> None:
         """A spit card laid while the move the engine found was not sure, and taken back: called
-        premature once that move is made (it existed): a play, or a turn-up dated by its player's
-        first touch on the place since the move before it there, later than the spit card (the
-        card lay face down until then); forgotten after `DOUBT_S`."""
+        premature once that move is made (it existed): a play onto a pile that, when last read before
+        the spit card, showed the engine's top (`_showed_top`; else the engine has lost that pile, and
+        the play may have gone onto a card laid since, such as the other spit card), or a turn-up dated
+        by its player's first touch on the place since the move before it there, later than the spit
+        card (the card lay face down until then); forgotten after `DOUBT_S`."""
         for key, (side, when, exc) in list(self._doubted.items()):
             if key in self._unsure and key in self._flagged and self.readings.get(key[0]) == key[1]:
                 continue  # still lying there: judged where it lies
             if self._now[0] - when[0] > DOUBT_S or self.state.phase != "play":
                 del self._doubted[key]
-            elif (isinstance(exc.move, Play) and self._played_since(exc.move, when[0])) \
+            elif (isinstance(exc.move, Play) and self._played_since(exc.move, when[0])
+                  and self._showed_top(exc.move.to, when[0])) \
                     or (isinstance(exc.move, TurnUp) and self._turned_after(exc.move, when[0])):
                 del self._doubted[key]
                 self._emit("premature_spit", when, player=side, move=exc.move.describe(), reason=str(exc))
@@ -339,7 +342,9 @@ class SpitCalls:
     def _sure_of(self, move: SpitMove, t: float, spit: tuple[str, Card, str]) -> bool:
         """The move the engine finds at `t`, when `spit` (pile, card, player) was laid, existed: never
         on a position read again from the table less than `RESYNC_S` before `t` or since (a play
-        found after a re-read does not show the position before it); a play made since, or it rests
+        found after a re-read does not show the position before it); a play made since onto a pile
+        that showed the engine's top when last read before `t` (`_showed_top`: where it did not, the
+        play may have gone onto a card laid since, such as the other spit card), or it rests
         on what the camera sees (the places it uses were settled then,
         or, a spit pile, showed the engine's top when last read before `t`, with no hand laying an
         unjudged card there since; no stock place shows what no move explains; and a move into a
@@ -347,8 +352,8 @@ class SpitCalls:
         guessed by a re-read)."""
         if self._resynced_at > t - RESYNC_S:
             return False  # the position was read again from the table just before or since: what it guessed may be wrong
-        if isinstance(move, Play) and self._played_since(move, t):
-            return True  # the play was made since: it existed
+        if isinstance(move, Play) and self._played_since(move, t) and self._showed_top(move.to, t):
+            return True  # the play was made since, onto a pile the engine had right: it existed
         if isinstance(move, MoveToSpace) and not self._counts_known:
             return False
         if isinstance(move, (Play, MoveToSpace, StackEqual)):

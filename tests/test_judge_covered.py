@@ -812,3 +812,27 @@ def test_a_stock_top_read_once_before_a_card_legal_only_on_it_covers_it_is_playe
         [("A", "2S", "A4", ta), ("B", "AC", "B5", tb)]
     assert all(e["called_at"] < left for e in _of(events, "play"))  # judged once A♣ settles, A4 still hidden
     assert not _of(events, "illegal_play")
+
+
+def test_a_card_read_on_a_pile_after_a_rival_touch_there_is_not_the_card_turned_before_by_the_player_who_touched_it_earlier() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 shows a face-down card
+    film.play("A", "A5", "back", "R")  # 5♥ onto 4♦: A5 shows a face-down card
+    _over(film, 4, HandSeen("A", ("A5",), {"A5": film.t}))  # A turns 6♣ on A5 (never read there)
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A5", "R"), {"R": ta}))  # and lays it on R, its arm over A5
+    _over(film, 4, HandSeen("A", ("A5",), {}), HandSeen("B", ("B2",), {"B2": film.t}))  # B turns 4♠ on B2
+    tb = film.t
+    _over(film, 3, HandSeen("A", ("A5",), {}), HandSeen("B", ("B2", "R"), {"R": tb}))  # and lays it on the 6♣
+    film.zones["R"] = "4S"
+    _over(film, 6, HandSeen("A", ("A5",), {}), HandSeen("B", ("B2",), {}))  # 4♠ read on R, both places hidden
+    _over(film, 4, HandSeen("A", ("A5",), {"A5": film.t}), HandSeen("B", ("B2",), {}))  # A turns 10♣ on A5
+    film.zones["A5"] = "10C"
+    _over(film, 6, HandSeen("B", ("B2",), {}))  # 10♣ read on A5
+    _over(film, 3, HandSeen("B", ("B2", "R"), {"R": film.t}))  # B takes 4♠ back: the 6♣ shows
+    film.zones["R"] = "6C"
+    film.zones["B2"] = "4S"
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1:] == [("A", "6C", "A5", ta)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4S", tb)]

@@ -160,7 +160,8 @@ class TableMoves:
         spit pile: that card was turned there first and played (the card now seen turned after); not
         at touches that laid a card taken back since and took it back (`_took_back`: the unknown card
         lay under it), nor at touches that laid a card judged already (`_free`: one hand lays one card
-        at a time)."""
+        at a time), nor where another player's hand touched the pile after them and the unknown card
+        was read there first after that (`_rival_laid_after`: the card on top is the later hand's)."""
         for pile in self._piles:
             shown = self.readings.get(pile)
             if shown not in CARD_CODES or shown == self._expected(pile) or self.state.cards()[parse_card(shown)]:
@@ -168,13 +169,23 @@ class TableMoves:
             took = self._took_back.get(pile, (None, math.inf, -math.inf))  # its touches laid and took back a card
             laid = [t for t in self._touches.get(pile, ()) if self._free(pile, t, player)
                     and touches[0].t < t.t < touches[-1].t and not (t.side == took[0] and took[1] <= t.t <= took[2])]
-            if not laid:
+            if not laid or self._rival_laid_after(pile, player, laid[0].t, took):
                 continue
             first = parse_card(shown)
             if self._try(TurnUp(player, zone, first), (touches[0].t, touches[0].frame)):
                 self._attempt(player, first, zone, pile, (laid[0].t, laid[0].frame), visible=True)
                 return True
         return False
+
+    def _rival_laid_after(self, pile: str, player: str, t: float, took: tuple[str | None, float, float]) -> bool:
+        """Another player's hand touched `pile` after `t`, and the pile was not read from that touch until
+        its shown card was first read; the touch laid no card judged and took none back (`took`): the card
+        on top is that later hand's, not `player`'s."""
+        shown = self._seen[pile][0]
+        return any(touch.contact and touch.side != player and t < touch.t < shown
+                   and self._free(pile, touch, touch.side) and not (touch.side == took[0] and took[1] <= touch.t <= took[2])
+                   and not any(touch.t < read < shown for _, read in self._pile_reads.get(pile, ()))
+                   for touch in self._touches.get(pile, ()))
 
     def _covered_after_touch(self, player: str, touches: list[Touch]) -> bool:
         """Between the player's touches on a face-down place, their hand touched a spit pile, laying no

@@ -79,6 +79,52 @@ def test_a_zone_under_a_hand_is_occluded_and_read_when_the_hand_has_gone() -> No
     assert reader.calls[-1] == ("L",)
 
 
+def test_a_zone_an_arm_lies_partly_over_is_read_once_the_part_the_arm_left_is_still() -> None:
+    calibration, table, reader, observer = _setup()
+    for i in range(4):
+        observer.observe(table, i / 30, i)
+    reader.shows["L"] = ZoneReading("7C")
+    x, y = (int(v) for v in calibration.to_image(np.array(calibration.layout.zone("L").centre)))
+    seen = []
+    for i in range(4, 10):  # a card turned up; its arm leaving, its edge still moving over the zone's side
+        frame = _card(table, calibration, "L")
+        cv2.rectangle(frame, (x + 21 + i % 2, y - 25), (x + 28, SIZE[1] - 1), (50, 90, 160), -1)
+        obs = observer.observe(frame, i / 30, i)
+        assert "L" not in {zone for hand in obs.hands for zone in hand.over}
+        seen.append(obs.zones.get("L"))
+    assert seen[0] is None and ZoneReading("7C") in seen
+
+
+def test_a_zone_an_arm_lies_still_over_the_side_of_is_read_as_a_whole() -> None:
+    calibration, table, reader, observer = _setup()
+    for i in range(4):
+        observer.observe(table, i / 30, i)
+    x, y = (int(v) for v in calibration.to_image(np.array(calibration.layout.zone("L").centre)))
+    seen = []
+    for i in range(4, 6):  # the arm's edge lies still over the zone's side; only its part beyond the zone moves
+        frame = table.copy()
+        cv2.rectangle(frame, (x + 21, y - 25), (x + 28, SIZE[1] - 1), (50, 90, 160), -1)
+        cv2.rectangle(frame, (x + 21, y + 45), (x + 30 + 2 * (i % 2), SIZE[1] - 1), (50, 90, 160), -1)
+        obs = observer.observe(frame, i / 30, i)
+        assert "L" not in {zone for hand in obs.hands for zone in hand.over}
+        seen.append(obs.zones.get("L"))
+    assert seen[0] is None and seen[1] is not None and seen[1].seen == "empty"  # read as without the arm rule
+
+
+def test_a_spit_pile_a_hand_leaves_is_read_in_that_frame_when_only_what_the_hand_held_changed() -> None:
+    calibration, table, reader, observer = _setup()
+    for i in range(4):
+        observer.observe(table, i / 30, i)
+    x, y = calibration.to_image(np.array(calibration.layout.zone("L").centre))
+    hand = _card(table, calibration, "L")
+    cv2.rectangle(hand, (int(x) - 25, int(y) - 20), (int(x) + 25, SIZE[1] - 1), (50, 90, 160), -1)
+    for i in range(4, 8):
+        observer.observe(hand, i / 30, i)
+    reader.shows["L"] = ZoneReading("7C")
+    left = observer.observe(_card(table, calibration, "L"), 8 / 30, 8)  # the hand gone: the card it hid shows
+    assert left.hands == () and left.zones["L"] == ZoneReading("7C")
+
+
 def test_a_misread_does_not_stand() -> None:
     calibration, table, reader, observer = _setup()
     answers = iter([ZoneReading("8C", 0.9), ZoneReading("7C", 0.9), ZoneReading("7C", 0.9)])

@@ -3,8 +3,9 @@
 Every frame: one warp into the small top-down view (`TableView`), the hands (`HandFinder`), and
 for each zone a comparison of its patch with the previous frame (is it still?) and with the
 patch it showed when last read (did it change?). A zone under a hand reads `occluded`; a zone
-that changed and has been still for `settle_frames` with no hand over it is read again by the
-`ZoneReader` (the detector, on rectified crops at 16 px/cm, up to four zones a pass), and
+that changed and has been still for `settle_frames` with no hand over it (a spit pile: or that a
+hand has just left, where nothing changed but what the hand held in the frame before) is read
+again by the `ZoneReader` (the detector, on rectified crops at 16 px/cm, up to four zones a pass), and
 again in the following frames until `agree` reads in a row say the same with at least
 `min_confidence` (so the tracker's hysteresis sees independent reads, and one misread cannot
 stand); a zone that looks as when last read keeps its reading, one that changed and is not yet
@@ -71,7 +72,10 @@ class ObserveConfig:
     makes the view blocked (far more than two arms cover: something over most of the table, the
     light changed); a change that a gain and an offset per colour channel explain (a correlation
     of at least `relight_correlation`, no more than `relight_residual` of the view left
-    unexplained) is the light changing and is followed at once;
+    unexplained) is the light changing and is followed at once; a zone that changed with an arm
+    (this frame's or the last's) over part of it is still, and read, by the pixels the arms leave
+    when they leave at least `visible_fraction` of it, and is left unread when those look as when
+    it was last read;
     `hands`: the hand finder's settings."""
 
     change_threshold: int = 40
@@ -88,6 +92,7 @@ class ObserveConfig:
     blocked_fraction: float = 0.4
     relight_correlation: float = 0.8
     relight_residual: float = 0.25
+    visible_fraction: float = 0.5
     hands: HandConfig = field(default_factory=HandConfig)
 
     def __post_init__(self) -> None:
@@ -105,7 +110,8 @@ class ObserveConfig:
 
 @dataclass
 class _ZoneState:
-    """One zone's reads; `taken`: its owner's hand was over it, a face-up card on top, since it was last read."""
+    """One zone's reads; `taken`: its owner's hand was over it, a face-up card on top, since it was last read;
+    `under_hand`: its pixels a hand's foreground held in the last frame (None: none)."""
 
     reading: ZoneReading | None = None
     read_patch: np.ndarray | None = None
@@ -114,6 +120,7 @@ class _ZoneState:
     tries: int = 0
     agreeing: int = 0
     taken: bool = False
+    under_hand: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -169,6 +176,8 @@ class Observer:
         self._owner = {zone.name: zone.player for zone in calibration.layout.piles if zone.player is not None}
         self._pixels = {name: int(mask.sum()) for name, mask in self.view.zones.items()}
         self._bare: dict[str, tuple[np.ndarray, float]] | None = None
+        self._arms: np.ndarray | None = None
+        self._grow = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
 
     def _bare_table(self, image: np.ndarray) -> dict[str, tuple[np.ndarray, float]]:
         """Each zone's bare-table colour and how far the table itself strays from it: the median
@@ -234,26 +243,48 @@ class Observer:
                 if self._owner.get(zone) == hand.side and state.reading is not None and state.reading.is_card:
                     state.taken = True
         covered = {zone for hand in hands for zone in hand.over}
+        arms = self._arm_pixels()
         after_hands = time.perf_counter()
         readings: dict[str, ZoneReading] = {}
         due: list[str] = []
         for name, state in self._zones.items():
             patch = self.view.crop(image, name)
+            mask = self.view.zones[name]
+            held, state.under_hand = state.under_hand, None
+            if self._arms is not None:
+                state.under_hand = self.view.crop(self._arms, name) & mask
+                if not state.under_hand.any():
+                    state.under_hand = None
             if name in covered:
                 state.still = 0
                 state.previous = patch
                 readings[name] = _OCCLUDED
                 continue
-            mask = self.view.zones[name]
             pixels = self._pixels[name]
+            changed = state.read_patch is None or \
+                self._share(patch, state.read_patch, mask, cfg.change_threshold) >= cfg.change_fraction * pixels
+            if changed and arms is not None:  # perhaps only an arm's edge: what the arms leave to be seen tells
+                visible = mask & ~self.view.crop(arms, name)
+                shown = int(np.count_nonzero(visible))
+                if cfg.visible_fraction * pixels <= shown < pixels:
+                    mask, pixels = visible, shown
+            whole_still = state.previous is not None and (pixels == self._pixels[name] or self._share(
+                patch, state.previous, self.view.zones[name], cfg.still_threshold) < cfg.still_fraction * self._pixels[name])
             if state.previous is not None and self._share(patch, state.previous, mask, cfg.still_threshold) \
                     < cfg.still_fraction * pixels:
                 state.still += 1
+            elif held is not None and name not in self._owner and state.under_hand is None \
+                    and state.previous is not None and self._share(patch, state.previous, mask & ~held,
+                                                                   cfg.still_threshold) < cfg.still_fraction * pixels:
+                state.still = max(state.still, 1)  # a spit pile where only what a hand held in the last frame
+                # changed: the hand left what lies there still (the card it laid is read a frame sooner)
             else:
                 state.still = 0
             state.previous = patch
-            changed = state.read_patch is None or \
-                self._share(patch, state.read_patch, mask, cfg.change_threshold) >= cfg.change_fraction * pixels
+            if pixels < self._pixels[name] and not whole_still and state.read_patch is not None \
+                    and self._share(patch, state.read_patch, mask, cfg.change_threshold) < cfg.change_fraction * pixels:
+                continue  # as last read but for the moving arm over its side: not read, nor said to show what it
+                # showed (a zone still as a whole is read as before)
             if changed and state.still >= cfg.settle_frames:
                 due.append(name)
             elif not changed and state.reading is not None:
@@ -278,6 +309,19 @@ class Observer:
         done = time.perf_counter()
         self.cost = FrameCost(len(due), after_hands - began, after_zones - after_hands, done - after_zones)
         return Observation(t, index, readings, hands)
+
+    def _arm_pixels(self) -> np.ndarray | None:
+        """The view's pixels under an arm in this frame or the last, grown by a pixel (None: no arm in
+        either): a zone an arm lies partly over is compared on the rest, so that the arm's moving edge
+        does not keep a card turned or laid beside it unread until the arm has gone."""
+        now = None
+        for hand in self.hands.hands:
+            now = hand.mask if now is None else now | hand.mask
+        last, self._arms = self._arms, now
+        if now is None and last is None:
+            return None
+        both = now if last is None else last if now is None else now | last
+        return cv2.dilate(both.astype(np.uint8), self._grow) > 0
 
     def _blocked(self, image: np.ndarray) -> bool:
         """Whether most of the view differs from the still table (the hand finder's reference,

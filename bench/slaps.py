@@ -120,15 +120,17 @@ def table_frame(events: tuple[Event, ...], seed: int, index: int, options: Rende
 
 
 def contacts_of(clip: Path, events: tuple[Event, ...], seed: int, table: np.ndarray | None = None) -> list[Contact]:
-    """Every first contact the vision reports in a clip (side, zone, time), frames at the game's times;
-    `table` (`table_frame`), where given, is fed first, a frame before the clip's first."""
+    """Every first contact the vision reports in a clip (side, zone, time), frames at the game's times,
+    in time order and, at one time, in the order reported (as the referee meets them: a hand's contact
+    that moves to another zone keeps its time); `table` (`table_frame`), where given, is fed first,
+    a frame before the clip's first."""
     first = json.loads(clip.with_suffix(".json").read_text(encoding="utf-8"))["first_frame"]
     oracle = TruthReader(events, seed)
-    seen: set[Contact] = set()
+    seen: dict[Contact, None] = {}
 
     def observed(obs: Observation) -> None:
         for hand in obs.hands:
-            seen.update((hand.side, zone, round(t, 6)) for zone, t in hand.contact.items())
+            seen.update(dict.fromkeys((hand.side, zone, round(t, 6)) for zone, t in hand.contact.items()))
 
     pipeline = Pipeline(oracle, PipelineConfig(), fps=FPS, on_observation=observed)
     if table is not None:

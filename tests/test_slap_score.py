@@ -22,6 +22,11 @@ def test_first_slap_is_each_sides_first_spit_pile_contact_after_the_deal_end() -
     assert first_slaps(seen, ("L", "R"), after=10.0) == {"A": ("L", 10.3), "B": ("R", 10.2)}
 
 
+def test_a_sides_two_contacts_at_one_time_give_its_slap_on_the_first_reported() -> None:
+    seen = [("A", "R", 10.3), ("A", "L", 10.3)]  # a contact moved to another zone keeps its time
+    assert first_slaps(seen, ("L", "R"), after=10.0) == {"A": ("R", 10.3)}
+
+
 def test_deal_end_is_the_contact_nearest_the_last_card_landing() -> None:
     seen = [("A", "L", 9.0), ("A", "L", 10.03), ("B", "L", 10.0), ("A", "R", 10.0)]
     assert landing_contact(seen, "A", "L", 10.0) == 10.03

@@ -50,6 +50,14 @@ def test_contacts_under_half_a_frame_apart_are_too_close_and_go_to_the_player_ou
     assert not result.right and result.cause == CLOSE_CALLED
 
 
+def test_contacts_too_close_to_time_go_to_the_hand_seen_underneath() -> None:
+    first = {"A": ("L", 10.0), "B": ("L", 10.0)}
+    result = score_slap(_slap(10.1, 10.0), first, FRAME, ender="A", under={"B": ("A",), "A": ()})
+    assert result.right and result.verdict is not None and result.verdict.underneath and not result.verdict.too_close
+    both = score_slap(_slap(10.1, 10.0), first, FRAME, ender="A", under={"B": ("A",), "A": ("B",)})
+    assert both.verdict is not None and both.verdict.too_close and both.verdict.winner == "A"  # no telling: the player out
+
+
 def test_true_margin_under_a_frame_is_not_decidable() -> None:
     result = score_slap(_slap(2.0, 2.02), {"A": ("L", 2.0), "B": ("L", 2.02)}, FRAME, ender="A")
     assert not result.decidable and result.right

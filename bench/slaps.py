@@ -119,16 +119,21 @@ def table_frame(events: tuple[Event, ...], seed: int, index: int, options: Rende
         return next(iter(VideoFile(path))).image
 
 
-def contacts_of(clip: Path, events: tuple[Event, ...], seed: int, table: np.ndarray | None = None) -> list[Contact]:
-    """Every first contact the vision reports in a clip (side, zone, time), frames at the game's times;
-    `table` (`table_frame`), where given, is fed first, a frame before the clip's first."""
+def contacts_of(clip: Path, events: tuple[Event, ...], seed: int,
+                table: np.ndarray | None = None) -> tuple[list[Contact], dict[Contact, tuple[str, ...]]]:
+    """Every first contact the vision reports in a clip (side, zone, time), frames at the game's times,
+    in time order and, at one time, in the order reported (as the referee meets them: a hand's contact
+    that moves to another zone keeps its time); and for each the sides whose hands lay over it when
+    it was first reported (`HandSeen.under`). `table` (`table_frame`), where given, is fed first, a
+    frame before the clip's first."""
     first = json.loads(clip.with_suffix(".json").read_text(encoding="utf-8"))["first_frame"]
     oracle = TruthReader(events, seed)
-    seen: set[Contact] = set()
+    seen: dict[Contact, tuple[str, ...]] = {}
 
     def observed(obs: Observation) -> None:
         for hand in obs.hands:
-            seen.update((hand.side, zone, round(t, 6)) for zone, t in hand.contact.items())
+            for zone, t in hand.contact.items():
+                seen.setdefault((hand.side, zone, round(t, 6)), hand.under)
 
     pipeline = Pipeline(oracle, PipelineConfig(), fps=FPS, on_observation=observed)
     if table is not None:
@@ -140,7 +145,7 @@ def contacts_of(clip: Path, events: tuple[Event, ...], seed: int, table: np.ndar
         t = round(index / FPS, 6)
         oracle.at(t)
         pipeline.feed(CapturedFrame(index, t, frame.image))
-    return sorted(seen, key=lambda c: c[2])
+    return sorted(seen, key=lambda c: c[2]), seen
 
 
 def slap_context(events: tuple[Event, ...], slap: Event) -> tuple[str, Event]:
@@ -163,7 +168,7 @@ def describe(seed: int, k: int, slap: Event, ender: str, result: SlapResult,
     truth = " ".join(f"{p}{'*' if p == ender else ''}:{piles.get(p, slap['pile'])}@{t:.3f}" for p, t in sorted(slap["contact"].items()))
     seen = " ".join(f"{p}:{z}@{t:.3f}" for p, (z, t) in sorted(first.items())) or "-"
     v = result.verdict
-    judged = "-" if v is None else f"{v.winner}{' (too close)' if v.too_close else ''}"
+    judged = "-" if v is None else f"{v.winner}{' (too close)' if v.too_close else ' (underneath)' if v.underneath else ''}"
     errors = " ".join(f"{p}{e:+.1f}" for p, e in sorted(result.errors.items()))
     mark = "right" if result.right else f"WRONG: {result.cause}"
     return (f"  {seed}/{k} t={slap.t:.2f} true {truth} winner {slap['winner']} margin {result.true_margin_ms:.0f} ms"
@@ -206,12 +211,13 @@ def main(argv: list[str] | None = None) -> int:
                                     ["first_frame"], options)
                 render_cpu += time.process_time() - began
             began = time.process_time()
-            contacts = contacts_of(clip, events, seed, table)
+            contacts, covers = contacts_of(clip, events, seed, table)
             vision_cpu += time.process_time() - began
             ender, last = slap_context(events, slap)
             end = landing_contact(contacts, last["player"], last["to"], last.t)
             first = first_slaps(contacts, PILES, end)
-            result = score_slap(slap, first, interval, ender)
+            under = {side: covers[(side, zone, t)] for side, (zone, t) in first.items()}
+            result = score_slap(slap, first, interval, ender, under)
             results.append(result)
             if args.verbose:
                 print(describe(seed, k, slap, ender, result, first))
@@ -226,6 +232,9 @@ def main(argv: list[str] | None = None) -> int:
           f"({sum(r.right for r in results if not r.decidable)} given to the true winner)")
     print(f"too close called {len(close_calls)}, true margins "
           f"{', '.join(f'{r.true_margin_ms:.0f}' for r in close_calls) or '-'} ms")
+    beneath = [r for r in results if r.verdict is not None and r.verdict.underneath]
+    print(f"underneath       {len(beneath)} too close to time decided by the hand seen underneath, "
+          f"{sum(r.right for r in beneath)} right")
     if errors:
         print(f"contact times    error median {statistics.median(errors):+.2f} frames, |error| p95 "
               f"{_pct([abs(e) for e in errors], 0.95):.2f}, within one frame "

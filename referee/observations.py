@@ -125,12 +125,15 @@ _SHORT: Final = {v: ZoneReading(v) for v in (FACE_DOWN, EMPTY, OCCLUDED)}
 class HandSeen:
     """A hand (or forearm) over the table: the `side` it comes from (the player's seat, `A`, `B`,
     ...), the zones it is `over` (it hides them), and `contact`: the zones it touches, each with
-    the time (s, capture clock) it was first seen touching, no later than the frame's time."""
+    the time (s, capture clock) it was first seen touching, no later than the frame's time;
+    `under`: the sides whose hands lie over this one where it touches (two hands on one pile:
+    the one underneath got there first)."""
 
     side: str
     over: tuple[str, ...] = ()
     contact: Mapping[str, float] = field(default_factory=dict)
     position: Point | None = None
+    under: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.side, str) or not _SIDE.match(self.side):
@@ -145,6 +148,13 @@ class HandSeen:
         object.__setattr__(self, "contact", MappingProxyType(contact))
         if self.position is not None:
             object.__setattr__(self, "position", _point(self.position, "a hand's position"))
+        under = tuple(self.under)
+        for side in under:
+            if not isinstance(side, str) or not _SIDE.match(side) or side == self.side:
+                raise BadObservation(f"a hand lies under another player's hand, not {side!r}")
+        if under and not contact:
+            raise BadObservation("a hand under another must touch a zone")
+        object.__setattr__(self, "under", under)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"side": self.side, "over": list(self.over)}
@@ -152,13 +162,15 @@ class HandSeen:
             out["contact"] = dict(self.contact)
         if self.position is not None:
             out["position"] = list(self.position)
+        if self.under:
+            out["under"] = list(self.under)
         return out
 
     @classmethod
     def from_value(cls, value: Any) -> "HandSeen":
         if not isinstance(value, Mapping) or "side" not in value:
             raise BadObservation("a hand is an object with 'side' (and 'over', 'contact')")
-        unknown = set(value) - {"side", "over", "contact", "position"}
+        unknown = set(value) - {"side", "over", "contact", "position", "under"}
         if unknown:
             raise BadObservation(f"unknown hand field(s) {', '.join(sorted(unknown))}")
         over = value.get("over", [])
@@ -167,7 +179,10 @@ class HandSeen:
             raise BadObservation("a hand's 'over' is a list of zones")
         if not isinstance(contact, Mapping):
             raise BadObservation("a hand's 'contact' is an object of zone -> time")
-        return cls(value["side"], tuple(over), contact, value.get("position"))
+        under = value.get("under", [])
+        if not isinstance(under, list):
+            raise BadObservation("a hand's 'under' is a list of sides")
+        return cls(value["side"], tuple(over), contact, value.get("position"), tuple(under))
 
 
 @dataclass(frozen=True, slots=True)

@@ -268,6 +268,17 @@ def test_an_arm_lying_on_the_other_over_a_pile_keeps_the_pixels_of_its_own_colou
     assert "L" in seen[-1]["A"].contact
 
 
+def test_a_hand_coming_down_over_the_hand_on_a_pile_lies_over_it() -> None:
+    calibration, table, view, finder, (x, y) = _watching_l()
+    reach_b = y + 30  # B's hand rests on L; A's hand then comes down over it
+    steps = [(300, 40, 0), (300, 40, 0), (260, 0, 0), (260, 0, 0), (300, reach_b, 0), (300, reach_b, 0),
+             (y + 60, reach_b, 0), (y + 20, reach_b, 0), (y - 30, reach_b, 0), (y - 30, reach_b, 0), (y - 30, reach_b, 0)]
+    seen = _meeting(finder, view, table, x, steps)
+    assert "L" in seen[-1]["B"].contact and "L" in seen[-1]["A"].contact
+    assert seen[-1]["B"].under == ("A",) and seen[-1]["A"].under == ()
+    assert all(hand.under == () for hands in seen[:7] for hand in hands.values())  # before A came over it
+
+
 def test_a_hand_hidden_under_the_other_arm_grips_the_pile_ahead_of_its_visible_end() -> None:
     calibration, table, view, finder, (x, y) = _watching_l()
     gap = 5  # B's arm comes down between its stock places B4 and B3 and ends under A's arm, short of L

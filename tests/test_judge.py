@@ -15,6 +15,7 @@ from referee.judge.spit.config import (
     SLAP_FALLBACK,
     SPIT_LAID,
     TOO_CLOSE,
+    UNDERNEATH,
     UnsupportedRules,
     layout_counts,
 )
@@ -1379,6 +1380,18 @@ def test_slap_closer_than_a_frame_is_too_close_to_call() -> None:
     assert slap["verdict"] == TOO_CLOSE and slap["fallback"] == SLAP_FALLBACK
     assert slap["winner"] == "A"  # the first player out chooses
     assert slap["margin_ms"] == 0
+
+
+def test_a_slap_too_close_to_time_goes_to_the_hand_seen_underneath() -> None:
+    film, referee = _settling()
+    start = film.t
+    for _ in range(4):  # both come to rest on R in one frame; A's hand came down over B's
+        film.frame((HandSeen("B", ("R",), {"R": start}, under=("A",)), HandSeen("A", ("R",), {"R": start})))
+    film.still(4)
+    slap = _of(_run(film, referee), "slap")[0]
+    assert slap["verdict"] == UNDERNEATH and slap["underneath"] == "B" and "fallback" not in slap.fields
+    assert (slap["pile"], slap["winner"]) == ("R", "B")  # not the first player out, A
+    assert referee.state.held_count("A") == 2 + 2  # A's spit cards and the other pile, L (6D, 7C)
 
 
 def test_slaps_on_different_piles_each_take_their_own() -> None:

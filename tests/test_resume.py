@@ -20,11 +20,14 @@ from referee.errors import BadEvent
 from referee.events import Event, read_events
 from referee.judge.camera import observe_log
 from referee.judge.judge import Judge
+from referee.judge import resume
 from referee.judge.resume import BadLog, load_log, reopen, replay, same_calls
+from referee.judge.spit.config import UNDERNEATH
 from referee.observations import Observation
 from referee.pipeline import Pipeline, PipelineConfig
 from referee.pipeline.sources import VideoFile
 from referee.render.truth import TruthReader
+from referee.rules.spit import Slap
 from referee.server.demo import ensure_demo
 from referee.simulate import simulate_game
 from test_judge import FPS, _played_over_a_card_turned_unseen
@@ -162,6 +165,12 @@ def test_overrules_and_refused_calls_leave_the_replayed_position_as_it_was(judge
     rebuilt = replay([*events[:n], *extra], "classic")
     assert rebuilt.state == states[20] and len(rebuilt.refused) == 1 and "play at 99.7 s" in rebuilt.refused[0]
 
+
+
+def test_a_slap_settled_by_the_hand_underneath_replays_with_that_hand_underneath() -> None:
+    slap = Event.make("slap", 2.0, pile="R", contact={"A": 2.0, "B": 1.99}, winner="B", margin_ms=10.0, evidence="",
+                      piles={"A": "R", "B": "R"}, verdict=UNDERNEATH, underneath="B")
+    assert resume._move(slap) == Slap((("A", "R", 1.99), ("B", "R", 1.99)), underneath="B")
 
 
 def test_a_play_found_under_the_card_played_last_on_its_pile_replays_with_that_play_undone() -> None:

@@ -22,6 +22,11 @@ def test_first_slap_is_each_sides_first_spit_pile_contact_after_the_deal_end() -
     assert first_slaps(seen, ("L", "R"), after=10.0) == {"A": ("L", 10.3), "B": ("R", 10.2)}
 
 
+def test_a_sides_two_contacts_at_one_time_give_its_slap_on_the_first_reported() -> None:
+    seen = [("A", "R", 10.3), ("A", "L", 10.3)]  # a contact moved to another zone keeps its time
+    assert first_slaps(seen, ("L", "R"), after=10.0) == {"A": ("R", 10.3)}
+
+
 def test_deal_end_is_the_contact_nearest_the_last_card_landing() -> None:
     seen = [("A", "L", 9.0), ("A", "L", 10.03), ("B", "L", 10.0), ("A", "R", 10.0)]
     assert landing_contact(seen, "A", "L", 10.0) == 10.03
@@ -43,6 +48,14 @@ def test_contacts_under_half_a_frame_apart_are_too_close_and_go_to_the_player_ou
     result = score_slap(_slap(2.0, 2.1), {"A": ("L", 2.05), "B": ("L", 2.06)}, FRAME, ender="B")
     assert result.verdict is not None and result.verdict.too_close and result.verdict.winner == "B"
     assert not result.right and result.cause == CLOSE_CALLED
+
+
+def test_contacts_too_close_to_time_go_to_the_hand_seen_underneath() -> None:
+    first = {"A": ("L", 10.0), "B": ("L", 10.0)}
+    result = score_slap(_slap(10.1, 10.0), first, FRAME, ender="A", under={"B": ("A",), "A": ()})
+    assert result.right and result.verdict is not None and result.verdict.underneath and not result.verdict.too_close
+    both = score_slap(_slap(10.1, 10.0), first, FRAME, ender="A", under={"B": ("A",), "A": ("B",)})
+    assert both.verdict is not None and both.verdict.too_close and both.verdict.winner == "A"  # no telling: the player out
 
 
 def test_true_margin_under_a_frame_is_not_decidable() -> None:

@@ -2,8 +2,9 @@
 
 The verdict is the referee's (`referee.judge.spit.deals`): each player's first contact with a
 spit pile after the touch that ended the deal is their slap; on one pile the earlier hand wins,
-and two contacts less than half a frame interval apart are too close to call (the player who
-emptied their stock first then takes the pile). A true slap is decidable when its hands reached
+and two contacts less than half a frame interval apart are too close to time: the hand seen
+lying under the other takes the pile, else (too close to call) the player who emptied their
+stock first. A true slap is decidable when its hands reached
 different piles or one pile at least a frame interval apart (as `referee.judge.score` counts it).
 
 >>> from referee.events import Event
@@ -21,7 +22,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from referee.events import Event
-from referee.judge.spit.config import too_close
+from referee.judge.spit.config import too_close, underneath
 
 Contact = tuple[str, str, float]
 """A hand's first contact as the vision reported it: (side, zone, time s)."""
@@ -36,12 +37,14 @@ CLOSE_CALLED = "too close wrongly called"
 @dataclass(frozen=True)
 class Verdict:
     """A slap as judged from first contacts: the winner (who took the pile the first hand reached),
-    each player's pile, whether it was too close to call, and the margin (ms, one pile only)."""
+    each player's pile, whether it was too close to call, and the margin (ms, one pile only);
+    `underneath`: too close to time, the hand seen underneath won."""
 
     winner: str
     piles: Mapping[str, str]
     too_close: bool
     margin_ms: float | None
+    underneath: bool = False
 
 
 @dataclass(frozen=True)
@@ -75,19 +78,26 @@ def first_slaps(contacts: Iterable[Contact], piles: Collection[str], after: floa
     return first
 
 
-def verdict(first: Mapping[str, tuple[str, float]], frame_interval: float, ender: str) -> Verdict:
-    """The referee's verdict on two players' first slap contacts."""
+def verdict(first: Mapping[str, tuple[str, float]], frame_interval: float, ender: str,
+            under: Mapping[str, Collection[str]] | None = None) -> Verdict:
+    """The referee's verdict on two players' first slap contacts; `under`: per player, the sides
+    whose hands lay over theirs at that contact (`HandSeen.under`)."""
     (a, (pile_a, t_a)), (b, (pile_b, t_b)) = sorted(first.items())
     piles = {a: pile_a, b: pile_b}
     margin = round(abs(t_b - t_a) * 1000, 3) if pile_a == pile_b else None
     if too_close(pile_a, t_a, pile_b, t_b, frame_interval):
+        under = under or {}
+        beneath = underneath(a, under.get(a, ()), b, under.get(b, ()))
+        if beneath is not None:
+            return Verdict(beneath, piles, False, margin, underneath=True)
         return Verdict(ender, piles, True, margin)
     return Verdict(a if t_a <= t_b else b, piles, False, margin)
 
 
-def score_slap(truth: Event, first: Mapping[str, tuple[str, float]], frame_interval: float, ender: str) -> SlapResult:
+def score_slap(truth: Event, first: Mapping[str, tuple[str, float]], frame_interval: float, ender: str,
+               under: Mapping[str, Collection[str]] | None = None) -> SlapResult:
     """One true `slap` event against the first contacts found (`first_slaps`); `ender` emptied
-    their stock (the fallback's winner)."""
+    their stock (the fallback's winner); `under` as `verdict`'s."""
     contact: Mapping[str, float] = truth["contact"]
     piles: Mapping[str, str] = truth.get("piles") or {p: truth["pile"] for p in contact}
     times = sorted(contact.values())
@@ -98,7 +108,7 @@ def score_slap(truth: Event, first: Mapping[str, tuple[str, float]], frame_inter
               if side in first and first[side][0] == piles[side]}
     if len(first) < len(contact):
         return SlapResult(decidable, False, MISSED, None, margin, errors)
-    judged = verdict(first, frame_interval, ender)
+    judged = verdict(first, frame_interval, ender, under)
     if shared:
         right = dict(judged.piles) == dict(piles) and judged.winner == truth["winner"]
     else:

@@ -71,13 +71,15 @@ class ZoneChange:
 
 @dataclass(frozen=True, slots=True)
 class Touch:
-    """A hand of `side` began touching (`contact`) or covering a zone at capture time `t`."""
+    """A hand of `side` began touching (`contact`) or covering a zone at capture time `t`; `under`:
+    the sides whose hands lay over it there when its contact was first seen."""
 
     zone: str
     side: str
     t: float
     frame: int
     contact: bool
+    under: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +139,7 @@ class Tracker:
                     last = touching.get(key)
                     if last is None or frame - last > gap:
                         when = contact[zone] if is_contact else obs.t
-                        touches.append(Touch(zone, side, when, frame, is_contact))
+                        touches.append(Touch(zone, side, when, frame, is_contact, hand.under if is_contact else ()))
                     touching[key] = frame
         changes: list[ZoneChange] = []
         read: dict[str, str] = {}

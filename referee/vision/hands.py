@@ -28,12 +28,17 @@ jumps (its leading edge flipping between a finger and the card it just laid), ra
 it again later. A hand turning over a face-down card in place stirs until the card lies turned,
 so a touch on a zone showing a face-down card is dated from the frame between its reach and the
 turn in which it stirred least.
+
+Where two hands touch one zone, a hand lies *under* the other when the other arm came over it
+there: in the last `COVER_S` the other arm's part took many of its pixels on the zone (pixels
+that changed), and few went back. Two slaps on one pile within a frame are settled by it (the
+hand underneath got there first).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -58,6 +63,14 @@ COLOUR_PIECE_CM2 = 2.0
 """The least piece of one arm's part in the other arm's colours that goes to the other arm."""
 COLOUR_RATE = 0.2
 """How much of an arm's colour histogram each frame it is seen alone makes up."""
+
+COVER_S = 0.5
+"""How far back a hand touching a zone counts the other hand coming over it there."""
+COVER_ODDS = 2.0
+"""A touching hand lies under the other when at least this many times more of its pixels on the zone
+went to the other's part than came back from it (in the last `COVER_S`)."""
+COVER_CM2 = 2.0
+"""The least area of a touching hand's pixels the other must have taken on the zone to lie over it."""
 
 
 def _colour_codes(pixels: np.ndarray) -> np.ndarray:
@@ -203,7 +216,8 @@ class Hand:
     the zones it is `over`, its `tip` and `entry` (table cm: the leading edge and where the arm
     crosses into the view), the zone its grip lies on (None: between zones), `stirring`, the
     share of its pixels that changed since the previous frame, and `grips_beneath`: its grip
-    lies hidden under the other player's arm."""
+    lies hidden under the other player's arm; `covered`: per (other side, zone), how many of its
+    pixels of the last frame on the zone the other arm's part holds now, changed (it came over them)."""
 
     side: str
     mask: np.ndarray = field(repr=False)
@@ -213,6 +227,7 @@ class Hand:
     grip_zone: str | None
     stirring: float = 0.0
     grips_beneath: bool = False
+    covered: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.side not in EDGE_OF:
@@ -221,13 +236,15 @@ class Hand:
 
 @dataclass(frozen=True)
 class _Step:
-    """One frame of a side's hand: capture time, stirring, at rest, tip, the zone under its grip."""
+    """One frame of a side's hand: capture time, stirring, at rest, tip, the zone under its grip,
+    its pixels the other arm came over (`Hand.covered`)."""
 
     t: float
     stirring: float
     rest: bool
     tip: tuple[float, float]
     grip: str | None = None
+    covered: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 @dataclass
@@ -306,6 +323,7 @@ class HandFinder:
             blob = labels[y:y + h, x:x + w] == label
             hand_mask[y:y + h, x:x + w] |= blob.astype(np.uint8)
             clear = blob & (strong[y:y + h, x:x + w] > 0)
+            covered = {}
             if len(players) == 1:
                 parts = {players[0]: blob}
                 self._learn_colours(players[0], image[y:y + h, x:x + w][clear])
@@ -327,6 +345,7 @@ class HandFinder:
                 if any((recoloured[p] != parts[p]).any() for p in parts):  # the arm on top took its own colours
                     recoloured = _rooted(recoloured, edges)
                 parts = recoloured
+                covered = self._covered(parts, moving[y:y + h, x:x + w], (x, y))
             for player, part in parts.items():
                 area = int(part.sum())
                 if area >= self._min_area:
@@ -334,10 +353,41 @@ class HandFinder:
                     hiding = part & clear  # (each part lies within its blob)
                     others = [q for q in parts.values() if q is not part]
                     beneath = np.any(others, axis=0) if others else None
-                    hands.append(self._describe(player, part, hiding, (x, y), stirring, beneath))
+                    hand = self._describe(player, part, hiding, (x, y), stirring, beneath)
+                    hands.append(replace(hand, covered=covered[player]) if covered.get(player) else hand)
         self._learn(image, hand_mask, moving_mask)
         self.hands = tuple(hands)
         return self._report(t, frame, face_down)
+
+    def _covered(self, parts: dict[str, np.ndarray], moving: np.ndarray,
+                 offset: tuple[int, int]) -> dict[str, dict[tuple[str, str], int]]:
+        """Where two arms meet (their parts cut from the view at `offset`, `moving` cut the same
+        way), per arm and (other side, zone): how many of its pixels of the last frame on the zone
+        changed and lie in the other arm's part now. A hand that comes down over the other takes
+        such pixels from it; the hand underneath takes few back (`Hand.covered`)."""
+        x, y = offset
+        height, width = moving.shape
+        out: dict[str, dict[tuple[str, str], int]] = {p: {} for p in parts}
+        for hand in self.hands:
+            if hand.side not in parts:
+                continue
+            before = hand.mask[y:y + height, x:x + width] & moving
+            for other, part in parts.items():
+                taken = before & part if other != hand.side else None
+                if taken is None or not taken.any():
+                    continue
+                for name, zone in self.view.zones.items():
+                    zx, zy, zw, zh = self.view.boxes[name]
+                    u0, v0 = max(zx, x), max(zy, y)
+                    u1, v1 = min(zx + zw, x + width), min(zy + zh, y + height)
+                    if u0 >= u1 or v0 >= v1:
+                        continue
+                    count = int(np.count_nonzero(taken[v0 - y:v1 - y, u0 - x:u1 - x]
+                                                 & zone[v0 - zy:v1 - zy, u0 - zx:u1 - zx]))
+                    if count:
+                        key = (other, name)
+                        out[hand.side][key] = out[hand.side].get(key, 0) + count
+        return out
 
     def _learn_colours(self, side: str, pixels: np.ndarray) -> None:
         """What colours an arm alone in its blob shows (its clear foreground pixels, BGR): a running
@@ -549,7 +599,7 @@ class HandFinder:
             rest = stirring <= cfg.stir_share and track.tip is not None \
                 and math.dist(track.tip, hand.tip) < cfg.stop_cm
             track.tip = hand.tip
-            track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone))
+            track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone, hand.covered))
             del track.history[:-16]
             grip = hand.grip_zone
             if rest and grip is not None and grip not in track.contact:
@@ -559,12 +609,30 @@ class HandFinder:
                 # (a hand lying still on the zone it touches keeps the touch while only its tip jumps)
                 track.contact.clear()
             over = tuple(hand.over) + tuple(z for z in track.contact if z not in hand.over)
-            out.append(HandSeen(hand.side, over, dict(track.contact), (round(hand.tip[0], 2), round(hand.tip[1], 2))))
+            out.append(HandSeen(hand.side, over, dict(track.contact), (round(hand.tip[0], 2), round(hand.tip[1], 2)),
+                                self._under(hand.side, track, t)))
         for side, track in self._tracks.items():
             if side not in seen_sides and frame - track.seen_frame > 3:
                 track.history.clear()
                 track.contact.clear()
         return tuple(out)
+
+    def _under(self, side: str, track: _Track, t: float) -> tuple[str, ...]:
+        """The sides whose hands lie over `side`'s where it touches: in the last `COVER_S` the
+        other arm took at least `COVER_CM2` of its pixels on the zone it touches and `COVER_ODDS`
+        times as many as it gave back there (a hand slapping a pile over the hand already on it)."""
+        least = COVER_CM2 * self.config.px_per_cm**2
+        under = []
+        for other, theirs in self._tracks.items():
+            if other == side:
+                continue
+            for zone in track.contact:
+                taken = sum(step.covered.get((other, zone), 0) for step in track.history if step.t > t - COVER_S)
+                given = sum(step.covered.get((side, zone), 0) for step in theirs.history if step.t > t - COVER_S)
+                if taken >= least and taken >= COVER_ODDS * given:
+                    under.append(other)
+                    break
+        return tuple(under)
 
     def _arrival(self, history: list[_Step]) -> float:
         """When a hand found at rest in the last frame came to rest. The frame-to-frame steps are

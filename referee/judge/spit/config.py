@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -11,14 +12,27 @@ from referee.rules.spit import SpitRules
 
 TOO_CLOSE: Final = "too close to call"
 SLAP_FALLBACK: Final = "the first player out chooses (as with free choice)"
-"""Who takes a pile both hands reached within one frame interval: the camera cannot tell whose
-hand is underneath, so the player who emptied their stock first has the choice."""
+"""Who takes a pile both hands reached within one frame interval where the camera cannot tell
+whose hand is underneath: the player who emptied their stock first has the choice."""
+UNDERNEATH: Final = "too close to time; the hand seen underneath got there first"
+"""The verdict on a pile both hands reached within half a frame interval where the camera saw one
+hand lying under the other (RULES.md: the first hand there, the one underneath, takes it)."""
 
 
 def too_close(pile_a: str, t_a: float, pile_b: str, t_b: float, frame_interval: float) -> bool:
     """Two slaps on one pile whose first contacts lie less than half a frame interval apart: no
     camera orders them (contacts are dated inside the frame interval)."""
     return pile_a == pile_b and abs(t_b - t_a) < 0.5 * frame_interval
+
+
+def underneath(a: str, under_a: Collection[str], b: str, under_b: Collection[str]) -> str | None:
+    """Of two hands on one pile too close to call by their contact times, the one seen lying under
+    the other (`under_a`: the sides whose hands lay over `a`'s, `HandSeen.under`), else None."""
+    if b in under_a and a not in under_b:
+        return a
+    if a in under_b and b not in under_a:
+        return b
+    return None
 
 
 TOUCH_REACH_S: Final = 1.5

@@ -10,10 +10,12 @@ from referee.judge.spit.config import (
     LAYOUT_STILL_S,
     SLAP_FALLBACK,
     TOO_CLOSE,
+    UNDERNEATH,
     UNREAD_LAYOUT_S,
     When,
     layout_counts,
     too_close,
+    underneath,
 )
 from referee.observations import CARD_CODES, EMPTY
 from referee.rules.spit import (
@@ -77,18 +79,23 @@ class DealEnds:
                 if touch.t > max(end, skip.get(touch.side, 0.0)) and touch.side in self._players:
                     known = self._slaps.get(touch.side)
                     if known is None or touch.t < known[1][0]:
-                        self._slaps[touch.side] = (pile, (touch.t, touch.frame))
+                        self._slaps[touch.side] = (pile, (touch.t, touch.frame), touch.under)
         if len(self._slaps) < len(self._players):
             return
-        (a, (pile_a, when_a)), (b, (pile_b, when_b)) = sorted(self._slaps.items())
+        (a, (pile_a, when_a, under_a)), (b, (pile_b, when_b, under_b)) = sorted(self._slaps.items())
         margin = round((when_b[0] - when_a[0]) * 1000, 3)
         extra: dict[str, Any] = {}
         ender = self.state.deal_ender()
         if too_close(pile_a, when_a[0], pile_b, when_b[0], self.frame_interval):
-            winner = ender[0] if ender is not None else a
+            beneath = underneath(a, under_a, b, under_b)
+            if beneath is not None:  # the hand seen underneath got there first
+                winner = beneath
+                extra = {"verdict": UNDERNEATH, "underneath": beneath}
+            else:
+                winner = ender[0] if ender is not None else a
+                extra = {"verdict": TOO_CLOSE, "fallback": SLAP_FALLBACK}
             t0 = min(when_a[0], when_b[0])
             move = Slap(((a, pile_a, t0), (b, pile_b, t0)), underneath=winner)
-            extra = {"verdict": TOO_CLOSE, "fallback": SLAP_FALLBACK}
         else:
             winner = a if when_a[0] <= when_b[0] else b
             move = Slap(((a, pile_a, when_a[0]), (b, pile_b, when_b[0])))

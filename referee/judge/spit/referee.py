@@ -98,7 +98,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                 raise ImpossiblePosition("the starting position is of another rule set")
             self.state = state
         self._changed_since_end: set[str] = set()
-        self._slaps: dict[str, tuple[str, When]] = {}
+        self._slaps: dict[str, tuple[str, When, tuple[str, ...]]] = {}
+        """Each player's slap so far: pile, first contact, the sides whose hands lay over theirs."""
         self._other_slap: dict[str, int] | None = None
         """After a slap too close to call: the cards each player would hold had it gone the other way."""
         self._solo: dict[str, tuple[str, When, str]] | None = None

@@ -63,13 +63,19 @@ def test_every_zone_is_read_once_when_still_then_only_a_zone_that_changed() -> N
     assert observed[0].zones["R"] == ZoneReading("empty")  # the others keep their readings
 
 
+def _hand_over(table: np.ndarray, calibration: Calibration, zone: str) -> np.ndarray:
+    """A card on `zone` with a hand over it, its arm reaching in from the bottom of the frame (A's side)."""
+    x, y = calibration.to_image(np.array(calibration.layout.zone(zone).centre))
+    hand = _card(table, calibration, zone)
+    cv2.rectangle(hand, (int(x) - 25, int(y) - 20), (int(x) + 25, SIZE[1] - 1), (50, 90, 160), -1)
+    return hand
+
+
 def test_a_zone_under_a_hand_is_occluded_and_read_when_the_hand_has_gone() -> None:
     calibration, table, reader, observer = _setup()
     for i in range(4):
         observer.observe(table, i / 30, i)
-    x, y = calibration.to_image(np.array(calibration.layout.zone("L").centre))
-    hand = _card(table, calibration, "L")
-    cv2.rectangle(hand, (int(x) - 25, int(y) - 20), (int(x) + 25, SIZE[1] - 1), (50, 90, 160), -1)
+    hand = _hand_over(table, calibration, "L")
     covered = [observer.observe(hand, i / 30, i) for i in range(4, 8)]
     assert all(obs.zones["L"].seen == OCCLUDED for obs in covered[1:])
     assert [h.side for h in covered[-1].hands] == ["A"]
@@ -115,9 +121,7 @@ def test_a_spit_pile_a_hand_leaves_is_read_in_that_frame_when_only_what_the_hand
     calibration, table, reader, observer = _setup()
     for i in range(4):
         observer.observe(table, i / 30, i)
-    x, y = calibration.to_image(np.array(calibration.layout.zone("L").centre))
-    hand = _card(table, calibration, "L")
-    cv2.rectangle(hand, (int(x) - 25, int(y) - 20), (int(x) + 25, SIZE[1] - 1), (50, 90, 160), -1)
+    hand = _hand_over(table, calibration, "L")
     for i in range(4, 8):
         observer.observe(hand, i / 30, i)
     reader.shows["L"] = ZoneReading("7C")

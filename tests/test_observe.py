@@ -179,6 +179,8 @@ def test_settings_are_checked() -> None:
         ObserveConfig(change_fraction=0)
     with pytest.raises(BadObserveConfig):
         ObserveConfig(settle_frames=0)
+    with pytest.raises(BadObserveConfig):
+        ObserveConfig(visible_fraction=0)
 
 
 class BrightBlobDetector:

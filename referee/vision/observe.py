@@ -106,6 +106,8 @@ class ObserveConfig:
             raise BadObserveConfig("table_threshold lies in 1..765, occupied_fraction in (0, 1), ring_cm > 0")
         if not (0 < self.blocked_fraction <= 1 and 0 < self.relight_correlation <= 1 and 0 <= self.relight_residual < 1):
             raise BadObserveConfig("blocked_fraction and relight_correlation lie in (0, 1], relight_residual in [0, 1)")
+        if not 0 < self.visible_fraction <= 1:
+            raise BadObserveConfig("visible_fraction lies in (0, 1]")
 
 
 @dataclass

@@ -113,7 +113,7 @@ class ObserveConfig:
 @dataclass
 class _ZoneState:
     """One zone's reads; `taken`: its owner's hand was over it, a face-up card on top, since it was last read;
-    `under_hand`: its pixels a hand's foreground held in the last frame (None: none)."""
+    `under_hand`: a spit pile's pixels a hand's foreground held in the last frame (None: none)."""
 
     reading: ZoneReading | None = None
     read_patch: np.ndarray | None = None
@@ -253,7 +253,7 @@ class Observer:
             patch = self.view.crop(image, name)
             mask = self.view.zones[name]
             held, state.under_hand = state.under_hand, None
-            if self._arms is not None:
+            if self._arms is not None and name not in self._owner:  # (only a spit pile's is used)
                 state.under_hand = self.view.crop(self._arms, name) & mask
                 if not state.under_hand.any():
                     state.under_hand = None

@@ -382,3 +382,34 @@ def test_a_spit_card_laid_while_the_engine_had_the_other_pile_wrong_is_no_premat
             referee._pile_reads["L"] = [("10D", film.frames[i - 1].t)]
         events.extend(referee.update(tracker.update(obs)))
     assert [e["card"] for e in _of(events, "play")] == ["6D"] and not _of(events, "premature_spit")
+
+
+
+def test_a_spit_laying_a_card_on_each_pile_is_both_players_though_one_hand_was_never_seen() -> None:
+    rules = SpitRules()  # nobody can move: K♠, 9♣, K♥, K♣, 2♥ and 2♠ fit neither 4♦ nor 6♦
+    state = SpitState.position(rules, {"A": ["KS"], "B": ["back | 9C", "KH", "KC", "2H", "2S"]},
+                               spit={"A": "back back", "B": "back back"}, piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names}
+                | {"A1": "KS", "B1": "9C", "B2": "KH", "B3": "KC", "B4": "2H", "B5": "2S", "L": "4D", "R": "6D"})
+    film.still(4)
+    referee = SpitReferee(rules, state=state)
+    film.touch("B", "L", 3, then="8C")  # A's spit card lands under B's hand, A's never seen: taken for B's
+    film.still(2)
+    film.touch("B", "R", 3, then="JH")  # the spit, judged with B's contact only
+    film.still(4)
+    film.play("B", "B1", "back", "L")  # 9♣ onto 8♣
+    film.touch("B", "B1", 3, then="KD")  # B turns up K♦: nobody can move, less than 2 s after the spit
+    a = film.t
+    for _ in range(3):  # A lays a spit card while B's arm still hides K♦
+        film.frame((HandSeen("B", ("B1",)), HandSeen("A", ("L",), {"L": a})))
+    film.zones["L"] = "3S"
+    for _ in range(4):  # 3♠ read on L before K♦ is read
+        film.frame(unread=("B1",))
+    film.still(3)
+    b = film.touch("B", "R", 3, then="4S")
+    film.still(10)
+    events = _run(film, referee)
+    spits = _of(events, "spit")
+    assert [e["cards"] for e in spits] == [{"L": "8C", "R": "JH"}, {"L": "3S", "R": "4S"}]
+    assert spits[1]["contact"]["A"] == a and spits[1]["contact"]["B"] == b
+    assert not _of(events, "premature_spit")

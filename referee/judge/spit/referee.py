@@ -516,7 +516,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         if isinstance(move, Play):
             self._used.add((move.to, move.player, when[0]))
         if isinstance(move, Spit):
-            self._spits.append((when[0], frozenset(extra.get("contact", ()))))
+            self._spits.append((when[0], self._spitters(move, extra.get("contact", {}))))
             del self._spits[:-4]
         for side, t in extra.get("contact", {}).items():
             self._used.update((pile, side, t) for pile in self._piles)
@@ -541,6 +541,13 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                 self._emit(kind, when, **fields, **extra)
         if ended:
             self._deal_ended(after, when)
+
+    def _spitters(self, move: Spit, contact: dict[str, float]) -> frozenset[str]:
+        """The players who laid the spit cards of `move`: those whose contact was seen, or every player
+        when it lays a card on every pile (each player lays one; a hand unseen laid the other)."""
+        if len(move.cards) == len(self._players):
+            return frozenset(self._players)
+        return frozenset(contact)
 
     def _clear(self, zone: str) -> bool:
         """`zone` has been settled (no hand over it, readable, no new state pending) since the last frame."""

@@ -1784,6 +1784,21 @@ def test_referee_rereads_the_table_when_nothing_explains_it() -> None:
     assert not _of(events, "illegal_play")
 
 
+def test_the_table_is_not_read_again_while_a_hand_carries_a_stock_card_lifted_from_its_place() -> None:
+    film = _opened()
+    film.touch("B", "R", 3, then="JH")  # called a premature spit, but the card stays
+    film.still(115)  # unexplained long enough for the table to be read again
+    film.touch("B", "B1", 2, then="empty")  # B lifts Q♠
+    for _ in range(20):
+        film.frame((HandSeen("B", ()),))  # and carries it
+    t = film.touch("B", "R", 3, then="QS")  # onto J♥
+    film.still(20)
+    events = film.judge()
+    resyncs = _of(events, "resync")
+    assert len(resyncs) == 1 and resyncs[0].t > t
+    assert resyncs[0]["piles"]["R"][1] == "QS" and resyncs[0]["stocks"]["B1"] == [0, None]
+
+
 def test_a_layout_place_the_reader_cannot_make_out_is_dealt_with_its_top_unread() -> None:
     film = Film({z: v for z, v in dict(LAYOUT, L="empty", R="empty").items() if z != "B3"})  # B3 never read
     film.still(30)

@@ -17,6 +17,7 @@ from referee.judge.spit.config import (
     RESYNC_S,
     SPIT_LEAD_S,
     SPIT_ROUND_S,
+    TOUCH_REACH_S,
     TURN_S,
     Lift,
     RefereeConfig,
@@ -273,7 +274,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._reconcile()
         if snap.frame % 15 == 0 and self.state.phase == "play":  # twice a second: anything left unexplained?
             self._note_odd()
-        if self._odd_for() >= RESYNC_S and self.state.phase == "play" and all(map(self._clear, self._odd)):
+        if self._odd_for() >= RESYNC_S and self.state.phase == "play" and all(map(self._clear, self._odd)) \
+                and not self._carried():
             self._odd = self._unexplained()
             if self._odd and not any(map(self._unread, self._odd)) and not any(map(self._stale, self._odd)):
                 self._resync()
@@ -541,6 +543,12 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                 self._emit(kind, when, **fields, **extra)
         if ended:
             self._deal_ended(after, when)
+
+    def _carried(self) -> bool:
+        """A stock card was seen lifted less than `TOUCH_REACH_S` ago and has not landed nor come back:
+        a hand carries it, and a re-read of the table now would count its place without it and miss
+        where it lands (the re-read waits for it)."""
+        return any(not lift.attempted and self._now[0] - lift.t < TOUCH_REACH_S for lift in self._lifted.values())
 
     def _spitters(self, move: Spit, contact: dict[str, float]) -> frozenset[str]:
         """The players who laid the spit cards of `move`: those whose contact was seen, or every player

@@ -179,3 +179,23 @@ def test_a_card_waiting_for_a_rival_card_waits_past_the_tie_wait_while_the_rival
     events = film.judge()
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "4D", tb)]
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
+
+
+def test_a_card_turned_unseen_waits_only_for_face_down_places_its_player_s_hand_touched() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ onto it: A2 shows its last card, face down
+    film.play("A", "A4", "back", "R")  # 2♠ onto the 3♣: A4 shows its next card, face down
+    turned = film.touch("A", "A4", 3)  # A turns A4's card (10♣), never read face up
+    laid = film.t
+    for _ in range(3):  # and lays it on the 9♥, the arm passing over A2, touching it not
+        film.frame((HandSeen("A", ("A2", "L"), {"L": laid}),))
+    film.zones["L"] = "10C"
+    for _ in range(20):  # A4 read face down, the arm resting over A2 while 10♣ is read on L
+        film.frame((HandSeen("A", ("A2",), {}),))
+    cleared = film.t
+    film.still(6)
+    events = film.judge()
+    assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("A4", "10C", turned)]
+    ten = [e for e in _of(events, "play") if e["card"] == "10C"]
+    assert [(e["from"], e.t) for e in ten] == [("A4", laid)]
+    assert ten[0]["called_at"] < cleared  # not held until A2, which the hand never touched, is read

@@ -282,18 +282,22 @@ class TableMoves:
         contact of a hand turning a card): a card turned up and taken away before it could be
         read. The zone and the first such touch, for the zone touched last; None (and the
         referee waits) while such a place is not settled, unless (`only`: no other hand at the
-        pile) it is their one face-down top and was touched so: the card was turned nowhere else."""
+        pile) it is their one face-down top and was touched so: the card was turned nowhere else.
+        Where some face-down place was touched so (without `covered`, by a contact), one under the
+        hand but not touched does not hold the verdict up: what it shows once read cannot make it
+        a place the card was turned on (it was not touched), so it is not waited for."""
         best: tuple[str, When] | None = None
         latest = -1.0
         s = self.state
         hidden = [zone for zone in self.rules.stock_names[self.rules.player_index[player]]
                   if s.pile(zone) and not s.face_up(zone)]
+        touches = {zone: [t for t in self._touches.get(zone, ()) if (t.contact or covered) and t.side == player
+                          and self._moved.get(zone, 0.0) < t.t < before] for zone in hidden}
+        found = any(touches.values())
         for zone in hidden:
-            since = self._moved.get(zone, 0.0)
-            touched = [t for t in self._touches.get(zone, ())
-                       if (t.contact or covered) and t.side == player and since < t.t < before]
+            touched = touches[zone]
             if not self._clear(zone) and not self._hurried and not (only and touched and len(hidden) == 1) \
-                    and not self._hidden_again(zone):
+                    and not self._hidden_again(zone) and (touched or covered or not found):
                 self._deferred = True  # the card may still show there once the hand has gone
                 return None
             if touched and touched[-1].t > latest:

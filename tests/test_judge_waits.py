@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from test_judge import FPS, LAYOUT, _of, _opened, _seven_laid_on_an_unseen_nine_and_taken_back
+from test_judge import FPS, LAYOUT, Film, _of, _opened, _run, _seven_laid_on_an_unseen_nine_and_taken_back
 
-from referee.judge.spit.config import TIE_WAIT_S
+from referee.judge.spit.config import TIE_WAIT_S, TURN_S
+from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen
+from referee.rules.spit import SpitRules, SpitState
 
 
 def test_a_card_waiting_for_a_card_a_hand_over_the_pile_may_have_laid_is_judged_once_its_place_is_read_unchanged() -> None:
@@ -199,3 +201,29 @@ def test_a_card_turned_unseen_waits_only_for_face_down_places_its_player_s_hand_
     ten = [e for e in _of(events, "play") if e["card"] == "10C"]
     assert [(e["from"], e.t) for e in ten] == [("A4", laid)]
     assert ten[0]["called_at"] < cleared  # not held until A2, which the hand never touched, is read
+
+
+def test_a_card_waiting_turn_s_for_the_place_it_was_turned_on_is_judged_when_turn_s_is_up_though_nothing_changed() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["9C", "back |"], "B": ["KS"]}, spit={"A": "2C", "B": "5C"},
+                               piles={"L": "4D", "R": "6D"})  # A turning up A2 is the only move
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "9C", "A2": "back", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    turned = film.t
+    for _ in range(4):  # A turns up 5♦ on A2, never read face up
+        film.frame((HandSeen("A", ("A2",), {"A2": turned}),))
+    laid = film.t
+    for _ in range(3):  # and lays it on 4♦, the arm over A2
+        film.frame((HandSeen("A", ("A2", "L"), {"L": laid}),))
+    film.zones.update(L="5D", A2="empty")
+    read = film.t
+    arm = HandSeen("A", ("A2",))
+    for _ in range(40):  # the arm stays over A2 (it might show 5♦ still, the card on L a spit card) well past TURN_S
+        film.frame((arm,))
+    cleared = film.t
+    film.still(6)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A2", "5D")]
+    plays = _of(events, "play")
+    assert [(e["card"], e["from"], e.t) for e in plays] == [("5D", "A2", laid)]
+    assert plays[0]["called_at"] <= read + TURN_S + 3 / FPS < cleared  # not held until the arm leaves A2

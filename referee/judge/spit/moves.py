@@ -227,6 +227,7 @@ class TableMoves:
                 and self._turn_or_stalemate(hidden[0], pile):
             self._waited[hidden[0]] = card.code
             self._deferred = True
+            self._look_again = min(self._look_again, self._seen[pile][0] + TURN_S)
             return None
         self._waited.pop(hidden[0], None)
         move = TurnUp(player, hidden[0], card)
@@ -265,10 +266,14 @@ class TableMoves:
         `laid`, the card was first read on the pile less than `TURN_S` ago, and turning it is the only
         move (`_turn_or_stalemate`): the place may still show the card turned there, and the card laid be
         a spit card laid at the stalemate that turn left, so the place is waited for (for a place found by
-        its player's touch: `_only_face_down` waits for the one found otherwise)."""
-        return (not self._clear(zone) or zone in self._left_unread) \
+        its player's touch: `_only_face_down` waits for the one found otherwise), and looked at again when
+        `TURN_S` is up though nothing changed (`_look_again`)."""
+        waits = (not self._clear(zone) or zone in self._left_unread) \
             and self._read_clear.get(zone, -math.inf) < laid[0] \
             and self._now[0] - self._seen[pile][0] < TURN_S and self._turn_or_stalemate(zone, pile)
+        if waits:
+            self._look_again = min(self._look_again, self._seen[pile][0] + TURN_S)
+        return waits
 
     def _fits(self, player: str, zone: str, card: Card, pile: str) -> bool:
         """`card`, turned up on `player`'s face-down top `zone`, can be played on `pile`."""

@@ -227,3 +227,49 @@ def test_a_card_waiting_turn_s_for_the_place_it_was_turned_on_is_judged_when_tur
     plays = _of(events, "play")
     assert [(e["card"], e["from"], e.t) for e in plays] == [("5D", "A2", laid)]
     assert plays[0]["called_at"] <= read + TURN_S + 3 / FPS < cleared  # not held until the arm leaves A2
+
+
+def test_a_card_turned_unseen_on_the_one_face_down_place_its_player_touched_is_judged_while_that_place_is_hidden() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ onto it: A2 shows its last card, face down
+    film.play("A", "A4", "back", "R")  # 2♠ onto the 3♣: A4 shows its next card, face down
+    turned = film.touch("A", "A4", 3)  # A turns A4's card (10♣), never read face up
+    laid = film.t
+    for _ in range(3):  # and lays it on the 9♥ (where it plays), no other hand near, the arm over A4
+        film.frame((HandSeen("A", ("A4", "L"), {"L": laid}),))
+    film.zones["L"] = "10C"
+    for _ in range(20):  # the arm rests over A4 while 10♣ is read on L; A2, untouched, in view
+        film.frame((HandSeen("A", ("A4",), {}),))
+    cleared = film.t
+    film.still(6)
+    events = film.judge()
+    assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("A4", "10C", turned)]
+    ten = [e for e in _of(events, "play") if e["card"] == "10C"]
+    assert [(e["from"], e.t) for e in ten] == [("A4", laid)]
+    assert ten[0]["called_at"] < cleared  # not held until A4 is read
+
+
+
+def test_a_card_turned_unseen_laid_a_frame_after_another_hand_touched_the_pile_waits_for_the_place_it_was_turned_on() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ onto it: A2 shows its last card, face down
+    film.play("A", "A4", "back", "R")  # 2♠ onto the 3♣: A4 shows its next card, face down
+    film.touch("A", "A4", 3)  # A turns A4's card (10♣), never read face up
+    b_arm = HandSeen("B", ("B3",), {})
+    film.frame((HandSeen("A", ("A4",), {}), HandSeen("B", ("B3",), {"B3": film.t})))  # B takes 8♠ under its arm
+    film.zones["B3"] = "back"
+    tb = film.t
+    film.frame((HandSeen("A", ("A4",), {}), HandSeen("B", ("B3", "L"), {"L": tb})))  # and lays it on L
+    laid = film.t
+    for _ in range(3):  # a frame later A lays the 10♣ on it, the arm over A4
+        film.frame((HandSeen("A", ("A4", "L"), {"L": laid}), HandSeen("B", ("B3", "L"), {"L": tb})))
+    film.zones["L"] = "10C"
+    for _ in range(4):  # 10♣ read on L, B3 still under B's arm
+        film.frame((HandSeen("A", ("A4",), {}), b_arm))
+    for _ in range(16):  # B3 read without the 8♠ while A's arm rests over A4
+        film.frame((HandSeen("A", ("A4",), {}),))
+    cleared = film.t
+    film.still(40)
+    events = film.judge()
+    ten = [e for e in events if e.type in ("play", "illegal_play") and e["card"] == "10C"]
+    assert ten and all(e["called_at"] >= cleared for e in ten)  # B's card may lie under it: A4 is waited for

@@ -100,6 +100,10 @@ def main(argv: list[str] | None = None) -> int:
           f"median {statistics.median(spit_lat) * 1000 if spit_lat else float('nan'):.0f} ms, max "
           f"{max(spit_lat, default=float('nan')) * 1000:.0f} ms; called while a move existed: "
           f"{total.spits_while_move}")
+    errors = [e * 30.0 for values in total.time_errors.values() for e in values]  # in frames of 1/30 s
+    if errors:
+        print(f"event times      within one frame {sum(e <= 1.0 + 1e-6 for e in errors) / len(errors):.1%} "
+              f"({len(errors)} matched events)")
     if landing:
         print(f"landing -> call  median {statistics.median(landing) * 1000:.0f} ms, p95 "
               f"{sorted(landing)[min(len(landing) - 1, int(0.95 * len(landing)))] * 1000:.0f} ms (capture time of the calling frame)")

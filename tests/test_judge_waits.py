@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from test_judge import FPS, LAYOUT, _of, _opened, _seven_laid_on_an_unseen_nine_and_taken_back
+from test_judge import FPS, LAYOUT, Film, _of, _opened, _run, _seven_laid_on_an_unseen_nine_and_taken_back
 
-from referee.judge.spit.config import TIE_WAIT_S
+from referee.judge.spit.config import TIE_WAIT_S, TURN_S
+from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen
+from referee.rules.spit import SpitRules, SpitState
 
 
 def test_a_card_waiting_for_a_card_a_hand_over_the_pile_may_have_laid_is_judged_once_its_place_is_read_unchanged() -> None:
@@ -179,3 +181,95 @@ def test_a_card_waiting_for_a_rival_card_waits_past_the_tie_wait_while_the_rival
     events = film.judge()
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "4D", tb)]
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
+
+
+def test_a_card_turned_unseen_waits_only_for_face_down_places_its_player_s_hand_touched() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ onto it: A2 shows its last card, face down
+    film.play("A", "A4", "back", "R")  # 2♠ onto the 3♣: A4 shows its next card, face down
+    turned = film.touch("A", "A4", 3)  # A turns A4's card (10♣), never read face up
+    laid = film.t
+    for _ in range(3):  # and lays it on the 9♥, the arm passing over A2, touching it not
+        film.frame((HandSeen("A", ("A2", "L"), {"L": laid}),))
+    film.zones["L"] = "10C"
+    for _ in range(20):  # A4 read face down, the arm resting over A2 while 10♣ is read on L
+        film.frame((HandSeen("A", ("A2",), {}),))
+    cleared = film.t
+    film.still(6)
+    events = film.judge()
+    assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("A4", "10C", turned)]
+    ten = [e for e in _of(events, "play") if e["card"] == "10C"]
+    assert [(e["from"], e.t) for e in ten] == [("A4", laid)]
+    assert ten[0]["called_at"] < cleared  # not held until A2, which the hand never touched, is read
+
+
+def test_a_card_waiting_turn_s_for_the_place_it_was_turned_on_is_judged_when_turn_s_is_up_though_nothing_changed() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["9C", "back |"], "B": ["KS"]}, spit={"A": "2C", "B": "5C"},
+                               piles={"L": "4D", "R": "6D"})  # A turning up A2 is the only move
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "9C", "A2": "back", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    turned = film.t
+    for _ in range(4):  # A turns up 5♦ on A2, never read face up
+        film.frame((HandSeen("A", ("A2",), {"A2": turned}),))
+    laid = film.t
+    for _ in range(3):  # and lays it on 4♦, the arm over A2
+        film.frame((HandSeen("A", ("A2", "L"), {"L": laid}),))
+    film.zones.update(L="5D", A2="empty")
+    read = film.t
+    arm = HandSeen("A", ("A2",))
+    for _ in range(40):  # the arm stays over A2 (it might show 5♦ still, the card on L a spit card) well past TURN_S
+        film.frame((arm,))
+    cleared = film.t
+    film.still(6)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A2", "5D")]
+    plays = _of(events, "play")
+    assert [(e["card"], e["from"], e.t) for e in plays] == [("5D", "A2", laid)]
+    assert plays[0]["called_at"] <= read + TURN_S + 3 / FPS < cleared  # not held until the arm leaves A2
+
+
+def test_a_card_turned_unseen_on_the_one_face_down_place_its_player_touched_is_judged_while_that_place_is_hidden() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ onto it: A2 shows its last card, face down
+    film.play("A", "A4", "back", "R")  # 2♠ onto the 3♣: A4 shows its next card, face down
+    turned = film.touch("A", "A4", 3)  # A turns A4's card (10♣), never read face up
+    laid = film.t
+    for _ in range(3):  # and lays it on the 9♥ (where it plays), no other hand near, the arm over A4
+        film.frame((HandSeen("A", ("A4", "L"), {"L": laid}),))
+    film.zones["L"] = "10C"
+    for _ in range(20):  # the arm rests over A4 while 10♣ is read on L; A2, untouched, in view
+        film.frame((HandSeen("A", ("A4",), {}),))
+    cleared = film.t
+    film.still(6)
+    events = film.judge()
+    assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("A4", "10C", turned)]
+    ten = [e for e in _of(events, "play") if e["card"] == "10C"]
+    assert [(e["from"], e.t) for e in ten] == [("A4", laid)]
+    assert ten[0]["called_at"] < cleared  # not held until A4 is read
+
+
+
+def test_a_card_turned_unseen_laid_a_frame_after_another_hand_touched_the_pile_waits_for_the_place_it_was_turned_on() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ onto it: A2 shows its last card, face down
+    film.play("A", "A4", "back", "R")  # 2♠ onto the 3♣: A4 shows its next card, face down
+    film.touch("A", "A4", 3)  # A turns A4's card (10♣), never read face up
+    b_arm = HandSeen("B", ("B3",), {})
+    film.frame((HandSeen("A", ("A4",), {}), HandSeen("B", ("B3",), {"B3": film.t})))  # B takes 8♠ under its arm
+    film.zones["B3"] = "back"
+    tb = film.t
+    film.frame((HandSeen("A", ("A4",), {}), HandSeen("B", ("B3", "L"), {"L": tb})))  # and lays it on L
+    laid = film.t
+    for _ in range(3):  # a frame later A lays the 10♣ on it, the arm over A4
+        film.frame((HandSeen("A", ("A4", "L"), {"L": laid}), HandSeen("B", ("B3", "L"), {"L": tb})))
+    film.zones["L"] = "10C"
+    for _ in range(4):  # 10♣ read on L, B3 still under B's arm
+        film.frame((HandSeen("A", ("A4",), {}), b_arm))
+    for _ in range(16):  # B3 read without the 8♠ while A's arm rests over A4
+        film.frame((HandSeen("A", ("A4",), {}),))
+    cleared = film.t
+    film.still(40)
+    events = film.judge()
+    ten = [e for e in events if e.type in ("play", "illegal_play") and e["card"] == "10C"]
+    assert ten and all(e["called_at"] >= cleared for e in ten)  # B's card may lie under it: A4 is waited for

@@ -227,6 +227,7 @@ class TableMoves:
                 and self._turn_or_stalemate(hidden[0], pile):
             self._waited[hidden[0]] = card.code
             self._deferred = True
+            self._look_again = min(self._look_again, self._seen[pile][0] + TURN_S)
             return None
         self._waited.pop(hidden[0], None)
         move = TurnUp(player, hidden[0], card)
@@ -265,10 +266,14 @@ class TableMoves:
         `laid`, the card was first read on the pile less than `TURN_S` ago, and turning it is the only
         move (`_turn_or_stalemate`): the place may still show the card turned there, and the card laid be
         a spit card laid at the stalemate that turn left, so the place is waited for (for a place found by
-        its player's touch: `_only_face_down` waits for the one found otherwise)."""
-        return (not self._clear(zone) or zone in self._left_unread) \
+        its player's touch: `_only_face_down` waits for the one found otherwise), and looked at again when
+        `TURN_S` is up though nothing changed (`_look_again`)."""
+        waits = (not self._clear(zone) or zone in self._left_unread) \
             and self._read_clear.get(zone, -math.inf) < laid[0] \
             and self._now[0] - self._seen[pile][0] < TURN_S and self._turn_or_stalemate(zone, pile)
+        if waits:
+            self._look_again = min(self._look_again, self._seen[pile][0] + TURN_S)
+        return waits
 
     def _fits(self, player: str, zone: str, card: Card, pile: str) -> bool:
         """`card`, turned up on `player`'s face-down top `zone`, can be played on `pile`."""
@@ -276,30 +281,50 @@ class TableMoves:
         return self.state.check(move) is None and self.state.apply(move).check(Play(player, card, zone, pile)) is None
 
     def _turned_unseen(self, player: str, before: float, *, covered: bool = False,
-                       only: bool = False) -> tuple[str, When] | None:
+                       only: bool = False, laid: tuple[Card, str] | None = None) -> tuple[str, When] | None:
         """A face-down stock top of `player` their hand touched (since the last move there)
         before `before` (with `covered`, one it was only seen over: the hand finder may miss the
         contact of a hand turning a card): a card turned up and taken away before it could be
         read. The zone and the first such touch, for the zone touched last; None (and the
         referee waits) while such a place is not settled, unless (`only`: no other hand at the
-        pile) it is their one face-down top and was touched so: the card was turned nowhere else."""
+        pile) the card was turned there and nowhere else (`_turned_only_here`; `laid`: the card
+        and the pile it was laid on).
+        Where some face-down place was touched so (without `covered`, by a contact), one under the
+        hand but not touched does not hold the verdict up: what it shows once read cannot make it
+        a place the card was turned on (it was not touched), so it is not waited for."""
         best: tuple[str, When] | None = None
         latest = -1.0
         s = self.state
         hidden = [zone for zone in self.rules.stock_names[self.rules.player_index[player]]
                   if s.pile(zone) and not s.face_up(zone)]
+        touches = {zone: [t for t in self._touches.get(zone, ()) if (t.contact or covered) and t.side == player
+                          and self._moved.get(zone, 0.0) < t.t < before] for zone in hidden}
+        touched_places = [zone for zone in hidden if touches[zone]]
         for zone in hidden:
-            since = self._moved.get(zone, 0.0)
-            touched = [t for t in self._touches.get(zone, ())
-                       if (t.contact or covered) and t.side == player and since < t.t < before]
-            if not self._clear(zone) and not self._hurried and not (only and touched and len(hidden) == 1) \
-                    and not self._hidden_again(zone):
+            touched = touches[zone]
+            if not self._clear(zone) and not self._hurried and not self._hidden_again(zone) \
+                    and not (only and touched and self._turned_only_here(player, zone, hidden, touched_places, laid, before)) \
+                    and (touched or covered or not touched_places):
                 self._deferred = True  # the card may still show there once the hand has gone
                 return None
             if touched and touched[-1].t > latest:
                 latest = touched[-1].t
                 best = (zone, (touched[0].t, touched[0].frame))
         return best
+
+    def _turned_only_here(self, player: str, zone: str, hidden: list[str], touched: list[str],
+                          laid: tuple[Card, str] | None, before: float) -> bool:
+        """Face-down top `zone` of `player`'s, touched by their hand (no other hand at the pile), is where the
+        card they laid at `before` was turned, without waiting for the place to be read: it is their one
+        face-down top; or it is the one of them their hand touched (`touched`), the card (`laid`: the card and
+        the pile) plays on that pile as turned there, and no other player's hand came to the pile less than
+        the race window before it (or within a frame after), whose card it could be or lie on."""
+        if len(hidden) == 1:
+            return True
+        if laid is None or touched != [zone] or not self._fits(player, zone, *laid):
+            return False
+        return not any(touch.side != player and before - self.config.race_window_s < touch.t < before + self._tie_s
+                       for touch in self._touches.get(laid[1], ()))
 
     def _covering(self, change: ZoneChange) -> None:
         """Spit pile `change.zone` shows a card unknown to the engine, waiting for a face-down place of
@@ -421,7 +446,8 @@ class TableMoves:
                     if (pile, player, laid[0]) in self._used:
                         laid = first_seen  # that touch laid a card judged already
                     turned = self._turned_unseen(player, laid[0], covered=covered, only=not (
-                        self._rival_touch(pile, player, laid[0]) or self._rival_hidden(pile, player, laid[0])))
+                        self._rival_touch(pile, player, laid[0]) or self._rival_hidden(pile, player, laid[0])),
+                        laid=(card, pile))
                     if self._deferred:
                         return False
                     touched = turned is not None  # (one found by its touch, not as the only face-down top)

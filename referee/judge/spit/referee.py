@@ -165,6 +165,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._used: set[tuple[str, str, float]] = set()
         """(pile, side, t) of the contacts that laid a card already judged (a play, a spit card)."""
         self._deferred = False
+        self._look_again = math.inf
+        """When a wait bounded by time (`TURN_S`) that deferred a verdict runs out: the referee looks
+        again then, though nothing on the table changed (`TableMoves._turn_unread`)."""
         self._hurried = False
         """A card about to be covered is being judged (`_covering`): no waiting for places to be read."""
         self._called_on: SpitState | None = None
@@ -268,7 +271,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         if self._last_laid:
             self._lay_last_cards()
         if not snap.changes and (
-                (self._deferred and snap.unsettled != self._unsettled)
+                (self._deferred and (snap.unsettled != self._unsettled or snap.t >= self._look_again))
                 or (self.state.phase in ("layout", "over") and self._layout_due <= snap.t)
                 or self._ties):  # a card waiting for a rival's: looked at again in every frame until the evidence or TIE_WAIT_S
             self._reconcile()
@@ -566,6 +569,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         (at most `MOVES_PER_FRAME` moves: a card read in two places at once, as across a cut in the
         video, could otherwise be moved back and forth for ever)."""
         self._deferred = False
+        self._look_again = math.inf
         progress = True
         steps = 0
         while progress and steps < MOVES_PER_FRAME:

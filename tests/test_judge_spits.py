@@ -382,3 +382,29 @@ def test_a_spit_card_laid_while_the_engine_had_the_other_pile_wrong_is_no_premat
             referee._pile_reads["L"] = [("10D", film.frames[i - 1].t)]
         events.extend(referee.update(tracker.update(obs)))
     assert [e["card"] for e in _of(events, "play")] == ["6D"] and not _of(events, "premature_spit")
+
+
+def test_spit_is_not_called_once_the_player_whose_play_made_the_stalemate_laid_a_spit_card_before_its_contact_was_seen() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["3H", "9C"], "B": ["KS"]}, spit={"A": "back back", "B": "back back"},
+                               piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "3H", "A2": "9C", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    film.touch("A", "A1", 2, then="empty")  # A lifts 3♥
+    film.still(3)
+    film.over("A", "L", 3)  # and lays it on 4♦, its contact not seen: nobody can move
+    film.zones["L"] = "3H"
+    for _ in range(2):  # A's hand goes on to R with a spit card
+        film.frame((HandSeen("A", ("R",)),), unread=("L",))
+    film.zones["R"] = "2C"
+    film.frame(unread=("L",))
+    t = film.t
+    for _ in range(2):  # A's contact with L seen only now, on the hand's way back: the play is dated here
+        film.frame((HandSeen("A", ("L",), {"L": t}),))
+    film.still(10)
+    film.touch("B", "L", 3, then="10C")  # B's spit card: 9♣ fits on it
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "3H", t)]
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "10C", "R": "2C"}]
+    assert not _of(events, "spit_call")  # a "Spit!" after A's spit card would come after the players'

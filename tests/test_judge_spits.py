@@ -6,7 +6,7 @@ from test_judge import Film, _of, _only_a_turn_before_the_spit, _opened, _run
 
 from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen
-from referee.rules.spit import SpitRules, SpitState
+from referee.rules.spit import SpitRules, SpitState, TurnUp
 from referee.tracker import Tracker
 
 
@@ -408,3 +408,17 @@ def test_spit_is_not_called_once_the_player_whose_play_made_the_stalemate_laid_a
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "3H", t)]
     assert [e["cards"] for e in _of(events, "spit")] == [{"L": "10C", "R": "2C"}]
     assert not _of(events, "spit_call")  # a "Spit!" after A's spit card would come after the players'
+
+
+def test_a_card_read_in_a_stock_place_since_its_player_s_turn_up_there_was_due_is_no_premature_spit_card() -> None:
+    rules = SpitRules()
+    referee = SpitReferee(rules, state=SpitState.position(rules, {"A": ["", "back |"], "B": ["KS"]},
+                                                          spit={"A": "back back", "B": "back back"},
+                                                          piles={"L": "10C", "R": "5C"}))
+    due = TurnUp("A", "A2")  # A's only move: turning up A2 (last moved at 1.0)
+    referee._moved["A2"] = 1.0
+    referee._read_in_place["QH"] = 1.5  # Q♥ read in a stock place once since, then under A's arm
+    assert referee._read_turned(due, "QH")  # Q♥ laid on a spit pile is the card turned there
+    assert not referee._read_turned(due, "JD")  # a card never read in a stock place may be a spit card
+    referee._read_in_place["JD"] = 0.5
+    assert not referee._read_turned(due, "JD")  # nor one read there before the last move there

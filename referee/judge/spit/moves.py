@@ -479,7 +479,7 @@ class TableMoves:
                     and any(when[0] < t < first_seen[0] for _, t in self._pile_reads.get(pile, ())[:-1]):
                 return False  # only a hand over the pile dates it, and the pile was read settled since: a hand unseen
                 # may have laid it after that read
-            if self._turned_around(side, when[0]):
+            if self._turned_around(side, when[0]) or self._read_turned(exc.move, seen):
                 return False  # it may be the card turned before it was laid, not a spit card
             if not self._sure_of(exc.move, when[0], (pile, card, side)):
                 self._unsure.add((pile, seen))

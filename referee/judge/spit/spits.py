@@ -332,6 +332,13 @@ class SpitCalls:
                 return True
         return False
 
+    def _read_turned(self, move: SpitMove, code: str) -> bool:
+        """The move that existed when the card `code`, one the engine has nowhere, landed on a spit pile
+        is its own player's turn-up of a stock place, and `code` was read in a stock place (if only for
+        a frame) since the last move there: it is the card turned there (spit cards come from the hand,
+        never from a stock place), so it is no premature spit card."""
+        return isinstance(move, TurnUp) and self._read_in_place.get(code, -math.inf) > self._moved.get(move.pile, -math.inf)
+
     def _turned_after(self, move: TurnUp, t: float) -> bool:
         """The turn-up `move` was made, dated more than `SPIT_LEAD_S` after `t` by a touch of its
         player's hand seen on the place (its first since the move before it there: the card lay

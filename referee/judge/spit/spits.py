@@ -39,8 +39,8 @@ class SpitCalls:
         yet read) cancels it, and so does a spit card of the stalemate laid a frame or more ago,
         read or not (`_spat_since`: the players have called it, a "Spit!" now would come after
         theirs), or a spit card laid by the hand of the player whose play made the stalemate before
-        that play's contact (`_spat_before_own_play`). Not waited for: a card in a hand (the engine has it in its place, where it has no
-        move, or the engine would find one) unless it has been there longer than `TOUCH_REACH_S`, a
+        that play's contact (`_spat_before_own_play`). Not waited for: a card in a hand (the engine
+        has it in its place, where it has no move, or the engine would find one) unless it has been there longer than `TOUCH_REACH_S`, a
         spit card just laid, and a spit pile still under a hand whose last read is older than the
         play judged there at its touch (a card counts the moment it touches)."""
         call = self._call
@@ -334,9 +334,9 @@ class SpitCalls:
 
     def _read_turned(self, move: SpitMove, code: str) -> bool:
         """The move that existed when the card `code`, one the engine has nowhere, landed on a spit pile
-        is its own player's turn-up of a stock place, and `code` was read in a stock place (if only for
-        a frame) since the last move there: it is the card turned there (spit cards come from the hand,
-        never from a stock place), so it is no premature spit card."""
+        is a turn-up of a stock place, and `code` was read in a stock place (if only for a frame) since
+        the last move there: it is the card turned there (spit cards come from the hand, never from a
+        stock place), so it is no premature spit card."""
         return isinstance(move, TurnUp) and self._read_in_place.get(code, -math.inf) > self._moved.get(move.pile, -math.inf)
 
     def _turned_after(self, move: TurnUp, t: float) -> bool:

@@ -89,14 +89,21 @@ class SpitCalls:
         and before `t`, and the card showed there. A hand lays one card at a time and a player spits only
         at a stalemate, so the play was made sooner than its contact was found (the contact seen may be
         the hand's on its way back from the spit card) and that card is a spit card of this stalemate.
-        Only where the play alone made the stalemate (no turn-up dated with it: the card turned may be
+        Not where another player's hand touched that pile since it was read clear (the card may be
+        theirs, laid before the stalemate), and only where the play alone made the stalemate (no turn-up dated with it: the card turned may be
         what left the player without a move, their card laid before it a premature spit)."""
         moves = [move for when, move in self._made if when == t]
         plays = [move for move in moves if isinstance(move, Play)] if all(isinstance(move, Play) for move in moves) else []
         known = self.state.cards()
-        return [touch.t for move in plays for pile, (code, laid) in self._unknown_read.items()
-                if pile != move.to and not known[parse_card(code)]
-                for touch in self._touches.get(pile, ()) if touch.side == move.player and laid < touch.t < t]
+        spat = []
+        for move in plays:
+            for pile, (code, laid) in self._unknown_read.items():
+                touches = self._touches.get(pile, ())
+                if pile == move.to or known[parse_card(code)] or any(
+                        touch.contact and touch.side != move.player and touch.t > laid for touch in touches):
+                    continue  # (another player's hand touched that pile since: the card may be theirs)
+                spat += [touch.t for touch in touches if touch.side == move.player and laid < touch.t < t]
+        return spat
 
     def _explained(self, turning: frozenset[str] = frozenset()) -> bool:
         """The table shows nothing the engine does not expect, but for the stock places `turning`
@@ -334,10 +341,11 @@ class SpitCalls:
 
     def _read_turned(self, move: SpitMove, code: str) -> bool:
         """The move that existed when the card `code`, one the engine has nowhere, landed on a spit pile
-        is a turn-up of a stock place, and `code` was read in a stock place (if only for a frame) since
+        is a turn-up of a stock place, and `code` was last read in that place (if only for a frame) since
         the last move there: it is the card turned there (spit cards come from the hand, never from a
         stock place), so it is no premature spit card."""
-        return isinstance(move, TurnUp) and self._read_in_place.get(code, -math.inf) > self._moved.get(move.pile, -math.inf)
+        return isinstance(move, TurnUp) and self._read_place.get(code) == move.pile \
+            and self._read_in_place[code] > self._moved.get(move.pile, -math.inf)
 
     def _turned_after(self, move: TurnUp, t: float) -> bool:
         """The turn-up `move` was made, dated more than `SPIT_LEAD_S` after `t` by a touch of its

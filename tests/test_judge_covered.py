@@ -836,3 +836,33 @@ def test_a_card_read_on_a_pile_after_a_rival_touch_there_is_not_the_card_turned_
     events = film.judge()
     assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1:] == [("A", "6C", "A5", ta)]
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4S", tb)]
+
+
+def test_a_card_turned_unseen_that_fits_on_its_player_s_card_waiting_on_the_pile_covers_it_not_taken_back() -> None:
+    rules = SpitRules()
+    referee = SpitReferee(rules, state=SpitState.position(rules, {"A": ["7C"], "B": ["AC", "back |"]},
+                                                          spit={"A": "2C", "B": "5C"}, piles={"L": "8D", "R": "3C"}))
+    referee._lifted["AC"] = Lift("B", "B1", 1.0)  # B's A♣, lifted, laid on R and waiting (not judged yet)
+    referee.readings["R"] = "AC"
+    referee._seen["R"] = (1.5, 45)
+    referee._touches["R"] = [Touch("R", "B", 1.4, 42, True), Touch("R", "B", 2.0, 60, True)]
+    referee._touches["B2"] = [Touch("B2", "B", 1.2, 36, True)]  # B turns up B2's face-down top under its hand
+    referee._lifted_off("R", "KH", 2.1)  # R shows K♥, a card the engine has nowhere: on A♣, not on 3♣
+    assert "R" not in referee._took_back and not referee._returns
+    referee._lifted_off("R", "2H", 2.1)  # 2♥ would fit on the 3♣ under A♣: A♣ was taken back first
+    assert referee._took_back["R"][0] == "B" and [item[0].code for item in referee._returns] == ["AC"]
+
+
+def test_a_stock_top_read_where_its_player_s_lifted_card_was_judged_at_the_same_touch_is_the_card_that_touch_laid() -> None:
+    film = _opened(layout=dict(LAYOUT, B1="9C", B4="7D"))  # L shows 8♦
+    film.touch("B", "B1", 2, then="empty")  # B lifts 9♣ (it goes elsewhere unseen)
+    film.still(3)
+    _over(film, 4, HandSeen("B", ("B4",), {}))  # B's hand takes 7♦, its place under the hand
+    t = film.t
+    _over(film, 3, HandSeen("B", ("B4", "L"), {"L": t}))  # and lays it on 8♦: 9♣ judged there at the touch
+    film.zones["L"] = "7D"  # 7♦ fits on 8♦, not on 9♣
+    film.zones["B4"] = "empty"
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("B", "7D", t)
+    assert not _of(events, "illegal_play")

@@ -6,7 +6,7 @@ from test_judge import Film, _of, _only_a_turn_before_the_spit, _opened, _run
 
 from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen
-from referee.rules.spit import SpitRules, SpitState
+from referee.rules.spit import SpitRules, SpitState, TurnUp
 from referee.tracker import Tracker
 
 
@@ -413,3 +413,44 @@ def test_a_spit_laying_a_card_on_each_pile_is_both_players_though_one_hand_was_n
     assert [e["cards"] for e in spits] == [{"L": "8C", "R": "JH"}, {"L": "3S", "R": "4S"}]
     assert spits[1]["contact"]["A"] == a and spits[1]["contact"]["B"] == b
     assert not _of(events, "premature_spit")
+
+def test_spit_is_not_called_once_the_player_whose_play_made_the_stalemate_laid_a_spit_card_before_its_contact_was_seen() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["3H", "9C"], "B": ["KS"]}, spit={"A": "back back", "B": "back back"},
+                               piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "3H", "A2": "9C", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    film.touch("A", "A1", 2, then="empty")  # A lifts 3♥
+    film.still(3)
+    film.over("A", "L", 3)  # and lays it on 4♦, its contact not seen: nobody can move
+    film.zones["L"] = "3H"
+    for _ in range(2):  # A's hand goes on to R with a spit card
+        film.frame((HandSeen("A", ("R",)),), unread=("L",))
+    film.zones["R"] = "2C"
+    film.frame(unread=("L",))
+    t = film.t
+    for _ in range(2):  # A's contact with L seen only now, on the hand's way back: the play is dated here
+        film.frame((HandSeen("A", ("L",), {"L": t}),))
+    film.still(10)
+    film.touch("B", "L", 3, then="10C")  # B's spit card: 9♣ fits on it
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "3H", t)]
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "10C", "R": "2C"}]
+    assert not _of(events, "spit_call")  # a "Spit!" after A's spit card would come after the players'
+
+
+def test_a_card_read_in_a_stock_place_since_its_player_s_turn_up_there_was_due_is_no_premature_spit_card() -> None:
+    rules = SpitRules()
+    referee = SpitReferee(rules, state=SpitState.position(rules, {"A": ["", "back |"], "B": ["KS"]},
+                                                          spit={"A": "back back", "B": "back back"},
+                                                          piles={"L": "10C", "R": "5C"}))
+    due = TurnUp("A", "A2")  # A's only move: turning up A2 (last moved at 1.0)
+    referee._moved["A2"] = 1.0
+    referee._read_in_place["QH"], referee._read_place["QH"] = 1.5, "A2"  # read on A2 once since, then under A's arm
+    assert referee._read_turned(due, "QH")  # Q♥ laid on a spit pile is the card turned there
+    assert not referee._read_turned(due, "JD")  # a card never read in a stock place may be a spit card
+    referee._read_in_place["JD"], referee._read_place["JD"] = 0.5, "A2"
+    assert not referee._read_turned(due, "JD")  # nor one read there before the last move there
+    referee._read_in_place["3C"], referee._read_place["3C"] = 1.5, "B1"
+    assert not referee._read_turned(due, "3C")  # nor one read in another place (a card carried over it)

@@ -57,13 +57,23 @@ class LiftedCards:
         player's (a face-up top of theirs, or lifted from one) that fits on `card` and not on the
         engine's top there (what lay under `card` as far as the referee knows), their hand laid it
         on `card` and did not take `card` back first (a card laid after taking one back goes on the
-        card under it)."""
+        card under it); so too a card the engine has nowhere, where that player's hand touched a face-down
+        top of theirs since the last move there (turned unseen) before the pile showed it."""
         if after not in CARD_CODES:
             return False
         top = parse_card(after)
         source = self._stock_top_of(top)
-        return source is not None and source[0] == player and self._fits_on(top, card) \
+        own = source[0] == player if source is not None else \
+            not self.state.cards()[top] and self._touched_face_down(player, self._seen[pile][0])
+        return own and self._fits_on(top, card) \
             and not (self._expected(pile) in CARD_CODES and self._fits_on(top, parse_card(self._expected(pile))))
+
+    def _touched_face_down(self, player: str, before: float) -> bool:
+        """`player`'s hand touched a face-down stock top of theirs since the last move there, before `before`."""
+        s = self.state
+        return any(t.contact and t.side == player and self._moved.get(zone, 0.0) < t.t < before
+                   for zone in self.rules.stock_names[self.rules.player_index[player]]
+                   if s.pile(zone) and not s.face_up(zone) for t in self._touches.get(zone, ()))
 
     def _fits_on(self, card: Card, under: Card) -> bool:
         """`card` may be laid on `under` (next to it, and of the other colour where the rules ask for it)."""

@@ -371,6 +371,36 @@ class TableMoves:
             touch.side != side and touch.t > t - self.config.race_window_s
             for touch in self._touches.get(pile, ()))
 
+    def _laid_instead(self, pile: str, card: Card, player: str, when: When) -> None:
+        """`player`'s stock top `card`, read on `pile`, laid at `when`, where the last play found there is
+        another card of theirs judged at that same touch (lifted, dated within a frame of it) and never
+        read there, and `card` fits on what lay under that card but not on it: one hand lays one card at
+        a time, and the card read is the one that touch laid. The play found is undone (made again
+        without, the moves found after it kept) and its card is back in its player's hand, not judged
+        (it went elsewhere unseen, under another card, or back to its place)."""
+        index = self._last_play_on(pile)
+        if index is None or self.state.phase != "play":
+            return
+        dated, move = self._made[index]
+        if not isinstance(move, Play) or move.player != player or move.card == card \
+                or not self._close(dated, when[0]) or self._history[index][0] != dated \
+                or any(seen == move.card.code and t >= dated for seen, t in self._pile_reads.get(pile, ())):
+            return
+        rebuilt = self._made_again_without(index)
+        if rebuilt is None:
+            return
+        before, later = rebuilt
+        under = before.top(pile)
+        if under is None or not self._fits_on(card, under) or self._fits_on(card, move.card):
+            return
+        self.state = before
+        del self._history[index], self._made[index]
+        self._history[index:] = later
+        self._judged.discard((move.player, move.card.code, dated))
+        self._used.discard((pile, move.player, dated))
+        self._landed[pile] = [item for item in self._landed.get(pile, []) if item != (dated, move.player)]
+        self._lifted[move.card.code] = Lift(move.player, move.source, dated)
+
     def _pile(self, pile: str, seen: str) -> bool:
         if seen not in CARD_CODES:
             return False
@@ -417,6 +447,7 @@ class TableMoves:
                 return applied
             self._ties.pop(pile, None)
             self._shown.pop(pile, None)
+            self._laid_instead(pile, card, player, when)
             return self._attempt(player, card, zone, pile, when, visible=True) or applied
         if self.state.cards()[card]:
             return False  # a card the engine knows to lie elsewhere: a misreading
@@ -505,7 +536,7 @@ class TableMoves:
                     and any(when[0] < t < first_seen[0] for _, t in self._pile_reads.get(pile, ())[:-1]):
                 return False  # only a hand over the pile dates it, and the pile was read settled since: a hand unseen
                 # may have laid it after that read
-            if self._turned_around(side, when[0]):
+            if self._turned_around(side, when[0]) or self._read_turned(exc.move, seen):
                 return False  # it may be the card turned before it was laid, not a spit card
             if not self._sure_of(exc.move, when[0], (pile, card, side)):
                 self._unsure.add((pile, seen))

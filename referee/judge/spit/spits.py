@@ -38,14 +38,16 @@ class SpitCalls:
         move that made it. A move found meanwhile (the stalemate was an artefact of a card not
         yet read) cancels it, and so does a spit card of the stalemate laid a frame or more ago,
         read or not (`_spat_since`: the players have called it, a "Spit!" now would come after
-        theirs). Not waited for: a card in a hand (the engine has it in its place, where it has no
-        move, or the engine would find one) unless it has been there longer than `TOUCH_REACH_S`, a
+        theirs), or a spit card laid by the hand of the player whose play made the stalemate before
+        that play's contact (`_spat_before_own_play`). Not waited for: a card in a hand (the engine
+        has it in its place, where it has no move, or the engine would find one) unless it has been there longer than `TOUCH_REACH_S`, a
         spit card just laid, and a spit pile still under a hand whose last read is older than the
         play judged there at its touch (a card counts the moment it touches)."""
         call = self._call
         if call is None:
             return
-        if not self.state.is_stalemate() or self.state.phase != "play" or self._spat_since(self._began(call[0])):
+        if not self.state.is_stalemate() or self.state.phase != "play" or self._spat_since(self._began(call[0])) \
+                or self._spat_before(self._spat_before_own_play(call[0])):
             self._call = None
             return
         if self._spat_since(self._began(call[0]), unread=True):
@@ -80,6 +82,28 @@ class SpitCalls:
                         and self.state.spit_count(touch.side) and not self._taking_back(pile, touch)
                         and self._top_read.get(pile, -1.0) <= touch.t and (read <= touch.t) == unread]
         return self._spat_before(touched)
+
+    def _spat_before_own_play(self, t: float) -> list[float]:
+        """The touches by which a player whose play on one spit pile dates the stalemate (`t`) laid a card
+        the engine has nowhere on the other: their hand was over that pile after it was last read clear
+        and before `t`, and the card showed there. A hand lays one card at a time and a player spits only
+        at a stalemate, so the play was made sooner than its contact was found (the contact seen may be
+        the hand's on its way back from the spit card) and that card is a spit card of this stalemate.
+        Not where another player's hand touched that pile since it was read clear (the card may be
+        theirs, laid before the stalemate), and only where the play alone made the stalemate (no turn-up dated with it: the card turned may be
+        what left the player without a move, their card laid before it a premature spit)."""
+        moves = [move for when, move in self._made if when == t]
+        plays = [move for move in moves if isinstance(move, Play)] if all(isinstance(move, Play) for move in moves) else []
+        known = self.state.cards()
+        spat = []
+        for move in plays:
+            for pile, (code, laid) in self._unknown_read.items():
+                touches = self._touches.get(pile, ())
+                if pile == move.to or known[parse_card(code)] or any(
+                        touch.contact and touch.side != move.player and touch.t > laid for touch in touches):
+                    continue  # (another player's hand touched that pile since: the card may be theirs)
+                spat += [touch.t for touch in touches if touch.side == move.player and laid < touch.t < t]
+        return spat
 
     def _explained(self, turning: frozenset[str] = frozenset()) -> bool:
         """The table shows nothing the engine does not expect, but for the stock places `turning`
@@ -314,6 +338,14 @@ class SpitCalls:
                         for touch in self._touches.get(made.pile, ())):
                 return True
         return False
+
+    def _read_turned(self, move: SpitMove, code: str) -> bool:
+        """The move that existed when the card `code`, one the engine has nowhere, landed on a spit pile
+        is a turn-up of a stock place, and `code` was last read in that place (if only for a frame) since
+        the last move there: it is the card turned there (spit cards come from the hand, never from a
+        stock place), so it is no premature spit card."""
+        return isinstance(move, TurnUp) and self._read_place.get(code) == move.pile \
+            and self._read_in_place[code] > self._moved.get(move.pile, -math.inf)
 
     def _turned_after(self, move: TurnUp, t: float) -> bool:
         """The turn-up `move` was made, dated more than `SPIT_LEAD_S` after `t` by a touch of its

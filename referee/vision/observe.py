@@ -296,7 +296,7 @@ class Observer:
             for name, reading in self.reader.read(frame, self.calibration, due).items():
                 state = self._zones[name]
                 if (reading.seen == EMPTY) == self._looks_occupied(self.view.crop(image, name), name):
-                    reading = ZoneReading(reading.seen, 0.0)  # the detector and the eye disagree: unsure
+                    reading = replace(reading, confidence=0.0, corners=None)  # the detector and the eye disagree: unsure
                 readings[name] = reading
                 sure = reading.confidence >= cfg.min_confidence
                 same = state.reading is not None and state.reading.seen == reading.seen

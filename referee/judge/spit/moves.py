@@ -352,6 +352,12 @@ class TableMoves:
         card = parse_card(seen)
         if (pile, seen) in self._flagged and (pile, seen) not in self._unsure:
             return self._relaid(pile, card)
+        deferred, self._deferred = self._deferred, False
+        if self._laid_under(pile, seen):
+            return True
+        if self._deferred:
+            return False  # the place the card read under it may have been turned on is not read yet
+        self._deferred = deferred
         source = self._stock_top_of(card)
         first_seen = self._seen[pile]
         if source is not None:
@@ -494,6 +500,55 @@ class TableMoves:
             pass
         self._flagged[pile, seen] = (side, when[0])
         return False
+
+    def _laid_under(self, pile: str, top: str) -> bool:
+        """A card read settled under `pile`'s new top `top` (`Snapshot.under`), which the engine has
+        neither as its top there nor anywhere in that pile, was laid on the pile before the top, by
+        the hand that touched (else covered) the pile last before the one that laid the top (its
+        last contact before the top was first seen), since the pile last settled before the top:
+        for a face-up stock top, its player's hand; for a card the engine has nowhere, the last
+        hand's, turned unseen on a face-down top that hand touched (`_turned_unseen`; not at a
+        stalemate, when an unknown card laid is a spit card). It is judged at that touch only where it plays on the engine's top: a card read under
+        another never makes a call against a player. True when the engine moved."""
+        code = self._under_seen.get(pile)
+        state = self.state
+        if code is None or code == top or state.phase != "play" or code == self._expected(pile):
+            return False
+        under = parse_card(code)
+        if under in state.pile(pile):
+            return False
+        source = self._stock_top_of(under)
+        if source is None and (state.cards()[under] or state.is_stalemate()):
+            return False
+        reads = self._pile_reads.get(pile, ())
+        seen = self._seen[pile]
+        since = reads[-2][1] if len(reads) >= 2 and reads[-1][0] == top else -math.inf
+        last = self._last_touch(pile, seen)
+        if last is None:
+            return False  # no hand seen laying the top: nothing tells which touch laid the card under it
+        touches = [touch for touch in self._touches.get(pile, ()) if since < touch.t < last[1][0]
+                   and (pile, touch.side, touch.t) not in self._used
+                   and (source is None or touch.side == source[0])]
+        touch = next((t for t in reversed(touches) if t.contact), touches[-1] if touches else None)
+        if touch is None:
+            return False
+        side, laid = touch.side, (touch.t, touch.frame)
+        turned: tuple[str, When] | None = None
+        if source is not None:
+            place = source[1]
+        else:
+            turned = self._turned_unseen(side, laid[0])
+            if turned is None:
+                return False
+            place = turned[0]
+            if state.check(TurnUp(side, place, under)) is not None:
+                return False
+            state = state.apply(TurnUp(side, place, under))
+        if state.check(Play(side, under, place, pile)) is not None:
+            return False
+        if turned is not None and not self._try(TurnUp(side, place, under), turned[1]):
+            return False
+        return self._attempt(side, under, place, pile, laid, visible=True)
 
     def _glimpsed_under(self, pile: str, card: Card, player: str, zone: str, seen: When) -> bool:
         """`player`'s stock top `card`, settled on `pile` (first seen at `seen`) where the engine would

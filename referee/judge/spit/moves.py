@@ -523,10 +523,10 @@ class TableMoves:
         reads = self._pile_reads.get(pile, ())
         seen = self._seen[pile]
         since = reads[-2][1] if len(reads) >= 2 and reads[-1][0] == top else -math.inf
-        last = self._last_touch(pile, seen)
-        if last is None:
+        laid_top = self._top_touch(pile, top, seen, since)
+        if laid_top is None:
             return False  # no hand seen laying the top: nothing tells which touch laid the card under it
-        touches = [touch for touch in self._touches.get(pile, ()) if since < touch.t < last[1][0]
+        touches = [touch for touch in self._touches.get(pile, ()) if since < touch.t < laid_top
                    and (pile, touch.side, touch.t) not in self._used
                    and (source is None or touch.side == source[0])]
         touch = next((t for t in reversed(touches) if t.contact), touches[-1] if touches else None)
@@ -549,6 +549,20 @@ class TableMoves:
         if turned is not None and not self._try(TurnUp(side, place, under), turned[1]):
             return False
         return self._attempt(side, under, place, pile, laid, visible=True)
+
+    def _top_touch(self, pile: str, top: str, seen: When, since: float) -> float | None:
+        """When the hand that laid `top` on `pile` (first seen there at `seen`) touched it, after
+        `since`: for a stock top, its player's last contact with the pile before then (else the last
+        time their hand came over it; else, their hand not seen there, the top's first read), else
+        the last contact of any hand's; None when no such touch was seen."""
+        source = self._stock_top_of(parse_card(top))
+        if source is None:
+            last = self._last_touch(pile, seen)
+            return None if last is None or last[1][0] <= since else last[1][0]
+        own = [touch for touch in self._touches.get(pile, ())
+               if touch.side == source[0] and since < touch.t <= seen[0]]
+        touch = next((t for t in reversed(own) if t.contact), own[-1] if own else None)
+        return seen[0] if touch is None else touch.t
 
     def _glimpsed_under(self, pile: str, card: Card, player: str, zone: str, seen: When) -> bool:
         """`player`'s stock top `card`, settled on `pile` (first seen at `seen`) where the engine would

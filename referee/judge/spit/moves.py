@@ -508,7 +508,9 @@ class TableMoves:
         last contact before the top was first seen), since the pile last settled before the top:
         for a face-up stock top, its player's hand; for a card the engine has nowhere, the last
         hand's, turned unseen on a face-down top that hand touched (`_turned_unseen`; not at a
-        stalemate, when an unknown card laid is a spit card). It is judged at that touch only where it plays on the engine's top: a card read under
+        stalemate, when an unknown card laid is a spit card). No other contact with the pile since
+        it settled may come before that touch unexplained: a card laid then may lie under it unseen
+        (it may have been refused on that one). It is judged at that touch only where it plays on the engine's top: a card read under
         another never makes a call against a player. True when the engine moved."""
         code = self._under_seen.get(pile)
         state = self.state
@@ -530,8 +532,9 @@ class TableMoves:
                    and (pile, touch.side, touch.t) not in self._used
                    and (source is None or touch.side == source[0])]
         touch = next((t for t in reversed(touches) if t.contact), touches[-1] if touches else None)
-        if touch is None:
-            return False
+        if touch is None or any(other.contact and since < other.t < touch.t and (pile, other.side, other.t) not in self._used
+                                for other in self._touches.get(pile, ())):
+            return False  # (another card may lie under it unseen, the one it was truly laid on)
         side, laid = touch.side, (touch.t, touch.frame)
         turned: tuple[str, When] | None = None
         if source is not None:

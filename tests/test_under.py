@@ -3,14 +3,20 @@ settling and the referee's rule (`TableMoves._laid_under`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
 import pytest
 from test_judge import _of, _opened
 from test_judge_covered import _over
+from test_observe import BrightBlobDetector, _card, _setup
 
 from referee.observations import BadObservation, HandSeen, Observation, ZoneReading
 from referee.render.truth import INDEX_SHOWN, index_shown
 from referee.synth import CardPlacement
 from referee.tracker import Tracker, TrackerConfig
+from referee.vision.detections import Detections
+from referee.vision.observe import DetectorReader
 
 
 def test_a_zone_reading_with_a_card_under_its_top_round_trips_and_older_readings_load_unchanged() -> None:
@@ -46,13 +52,15 @@ def test_a_card_under_a_top_settles_with_it_and_a_one_frame_misread_of_it_never_
     assert new_top[-1] == {}  # the card under the old top is no longer read under the new one
 
 
-def _laid_unseen_then_covered(under: str, frames_read: int) -> tuple[list, float, float]:
+def _laid_unseen_then_covered(under: str, frames_read: int, rival_first: bool = False) -> tuple[list, float, float]:
     """A turns 3♥ on A4 under its arm and lays it on R (on 2♠); it is never read there: B's hand
     lays 4♦ from B2 on it at once; R then shows 4♦ with `under` read below it in its first
-    `frames_read` frames."""
+    `frames_read` frames. With `rival_first`, B's hand touched R before A's (a card may lie under the 3♥ unseen)."""
     film = _opened()  # R shows 3♣
     film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
     _over(film, 4, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 3♥ on A4 (never read there)
+    if rival_first:
+        _over(film, 2, HandSeen("A", ("A4",), {}), HandSeen("B", ("R",), {"R": film.t}))
     ta = film.t
     _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}))  # and lays it on R, its arm over A4 all along
     arm = HandSeen("A", ("A4",), {})
@@ -87,3 +95,30 @@ def test_a_card_read_under_a_top_in_one_frame_only_makes_no_event() -> None:
 def test_a_card_read_under_a_top_that_would_be_refused_on_the_engine_s_top_makes_no_call() -> None:
     events, _, _ = _laid_unseen_then_covered("9H", 40)  # 9♥ is not next to 2♠: no play, and no call against A
     assert not [e for e in events if e.type in ("play", "turn_up", "illegal_play") and e.get("card") == "9H"]
+
+
+class PeekingCardDetector(BrightBlobDetector):
+    """Finds every card as `BrightBlobDetector` does (a 7♣ read at 0.99), and a 3♥ peeking from under it read at `sure`."""
+
+    def __init__(self, sure: float) -> None:
+        super().__init__()
+        self.sure = sure
+
+    def detect(self, image: np.ndarray) -> Detections:
+        found = super().detect(image)
+        return Detections(tuple(replace(c, confidence=0.99) for c in found.cards)
+                          + tuple(replace(c, code="3H", confidence=self.sure) for c in found.cards), found.width, found.height)
+
+
+def test_the_detector_reader_reads_a_card_under_a_spit_pile_s_top_only_when_it_reads_it_surely() -> None:
+    calibration, table, _, _ = _setup()
+    frame = _card(_card(table, calibration, "L"), calibration, "A3")
+    read = DetectorReader(PeekingCardDetector(0.95)).read(frame, calibration, ["L", "A3"])  # type: ignore[arg-type]
+    assert read == {"L": ZoneReading("7C", 0.99, under="3H"), "A3": ZoneReading("7C", 0.99)}  # a stock place: no card under
+    read = DetectorReader(PeekingCardDetector(0.6)).read(frame, calibration, ["L"])  # type: ignore[arg-type]
+    assert read == {"L": ZoneReading("7C", 0.99)}
+
+
+def test_a_card_read_under_a_top_is_not_laid_after_a_contact_with_the_pile_that_nothing_explains() -> None:
+    events, _, _ = _laid_unseen_then_covered("3H", 40, rival_first=True)  # the 3♥ may lie on a card of B's unseen
+    assert not [e for e in events if e.type in ("play", "turn_up") and e.get("card") == "3H"]

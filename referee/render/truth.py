@@ -11,7 +11,7 @@ import numpy as np
 from referee.cards import FACE_DOWN
 from referee.events import Event
 from referee.observations import EMPTY, ZoneReading
-from referee.render.timeline import PLAYERS, Timeline
+from referee.render.timeline import Timeline
 from referee.render.video import geometry_for
 from referee.synth import CardPlacement
 from referee.synth.faces import CARD_H_CM, CARD_W_CM
@@ -64,8 +64,7 @@ class TruthReader:
     """Reads each zone's true top card from a rendered game's timeline at the capture time of the
     frame about to be observed (`at` sets it). It implements the pipeline's zone-reader interface
     (`read`, `table_cards`), so everything else (markers, hands, change detection, the judge) runs
-    on the video as it would on a camera. On a spit pile (a zone of no player's: cards lie there
-    messily) it also reads the card directly below the top (`ZoneReading.under`) where at least
+    on the video as it would on a camera. On a spit pile (cards lie there messily) it also reads the card directly below the top (`ZoneReading.under`) where at least
     `INDEX_SHOWN` of one of its index corners lies outside the cards above it."""
 
     def __init__(self, events: Sequence[Event], seed: int) -> None:
@@ -87,7 +86,7 @@ class TruthReader:
             top = cards[-1] if cards else None
             seen = EMPTY if top is None else FACE_DOWN if top.code == FACE_DOWN else top.code
             under = None
-            if name[0] not in PLAYERS and len(cards) > 1 and seen != FACE_DOWN and cards[-2].code != FACE_DOWN \
+            if zone.is_spit and len(cards) > 1 and seen != FACE_DOWN and cards[-2].code != FACE_DOWN \
                     and index_shown(cards[-2], cards[-1:]) >= INDEX_SHOWN:
                 under = cards[-2].code
             out[name] = ZoneReading(seen, under=under)

@@ -510,8 +510,9 @@ class TableMoves:
         hand's, turned unseen on a face-down top that hand touched (`_turned_unseen`; not at a
         stalemate, when an unknown card laid is a spit card). No other contact with the pile since
         it settled may come before that touch unexplained: a card laid then may lie under it unseen
-        (it may have been refused on that one). It is judged at that touch only where it plays on the engine's top: a card read under
-        another never makes a call against a player. True when the engine moved."""
+        (it may have been refused on that one). It is judged at that touch only where it plays on
+        the engine's top: a card read under another never makes a call against a player. True when
+        the engine moved."""
         code = self._under_seen.get(pile)
         state = self.state
         if code is None or code == top or state.phase != "play" or code == self._expected(pile):
@@ -532,8 +533,8 @@ class TableMoves:
                    and (pile, touch.side, touch.t) not in self._used
                    and (source is None or touch.side == source[0])]
         touch = next((t for t in reversed(touches) if t.contact), touches[-1] if touches else None)
-        if touch is None or any(other.contact and since < other.t < touch.t and (pile, other.side, other.t) not in self._used
-                                for other in self._touches.get(pile, ())):
+        if touch is None or any(other.contact and since < other.t < touch.t
+                                and (pile, other.side, other.t) not in self._used for other in self._touches.get(pile, ())):
             return False  # (another card may lie under it unseen, the one it was truly laid on)
         side, laid = touch.side, (touch.t, touch.frame)
         turned: tuple[str, When] | None = None

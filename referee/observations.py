@@ -73,11 +73,14 @@ def _point(value: Any, what: str) -> Point:
 class ZoneReading:
     """What one zone shows in one frame: `seen` is a card code (`7C`, `10H`, `JK`), `back`,
     `empty` or `occluded`; `confidence` 0..1; `corners`, where known, the card's outline
-    (four points clockwise, in the detector's coordinates)."""
+    (four points clockwise, in the detector's coordinates); `under`, on a spit pile only, the
+    code of the card directly below the top where enough of one of its index corners shows
+    past the cards above it to be read (None: not read, or nothing below)."""
 
     seen: str
     confidence: float = 1.0
     corners: Quad | None = None
+    under: str | None = None
 
     def __post_init__(self) -> None:
         if self.seen not in SEEN_VALUES:
@@ -89,6 +92,8 @@ class ZoneReading:
             if len(self.corners) != 4:
                 raise BadObservation("corners must be four points")
             object.__setattr__(self, "corners", tuple(_point(p, "a corner") for p in self.corners))
+        if self.under is not None and (self.under not in CARD_CODES or self.seen not in CARD_CODES):
+            raise BadObservation(f"under {self.under!r}: a card code read below a face-up top card")
 
     @property
     def is_card(self) -> bool:
@@ -96,12 +101,15 @@ class ZoneReading:
         return self.seen in CARD_CODES
 
     def to_dict(self) -> dict[str, Any] | str:
-        """The JSON shape: the bare string when confidence is 1 and no corners are known."""
-        if self.confidence == 1.0 and self.corners is None:
+        """The JSON shape: the bare string when confidence is 1 and neither corners nor a card
+        under the top are known."""
+        if self.confidence == 1.0 and self.corners is None and self.under is None:
             return self.seen
         out: dict[str, Any] = {"seen": self.seen, "confidence": round(self.confidence, 4)}
         if self.corners is not None:
             out["corners"] = [list(p) for p in self.corners]
+        if self.under is not None:
+            out["under"] = self.under
         return out
 
     @classmethod
@@ -110,12 +118,12 @@ class ZoneReading:
             return _SHORT.get(value) or cls(value)
         if not isinstance(value, Mapping):
             raise BadObservation(f"a zone reading is a string or an object, not {value!r}")
-        unknown = set(value) - {"seen", "confidence", "corners"}
+        unknown = set(value) - {"seen", "confidence", "corners", "under"}
         if unknown:
             raise BadObservation(f"unknown zone field(s) {', '.join(sorted(unknown))}")
         if "seen" not in value:
             raise BadObservation("a zone reading needs 'seen'")
-        return cls(value["seen"], value.get("confidence", 1.0), value.get("corners"))
+        return cls(value["seen"], value.get("confidence", 1.0), value.get("corners"), value.get("under"))
 
 
 _SHORT: Final = {v: ZoneReading(v) for v in (FACE_DOWN, EMPTY, OCCLUDED)}

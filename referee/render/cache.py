@@ -18,15 +18,17 @@ except ImportError:  # not on Windows
 from referee.render.video import RenderOptions, simulate_and_render
 
 _PACKAGE = Path(__file__).resolve().parents[1]
+_DRAWS_NOTHING = frozenset({"cache.py", "truth.py"})
+"""The modules of `referee.render` left out of `renderer_version`."""
 
 
 def renderer_version() -> str:
     """A digest of the simulator's, renderer's and scene generator's sources (16 hex digits); this
-    module draws nothing, so it is left out."""
+    module and the truth reader (`referee.render.truth`) draw nothing, so they are left out."""
     digest = hashlib.sha256()
     for package in ("simulate", "render", "synth"):
         for path in sorted((_PACKAGE / package).glob("*.py")):
-            if path.resolve() != Path(__file__).resolve():
+            if path.name not in _DRAWS_NOTHING or path.parent != Path(__file__).resolve().parent:
                 digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

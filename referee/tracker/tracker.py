@@ -6,7 +6,10 @@ a hand, an `occluded` one, one below `min_confidence` or a missing one holds the
 also drops a new state not yet settled: it is seen anew once the hand has gone). The change
 keeps the capture time of the first frame the new state was seen; the touches (the first
 frame of each hand's contact with, or cover of, a zone) let the referee date an event to the
-moment the card touched its pile.
+moment the card touched its pile. A card read under a spit pile's top (`ZoneReading.under`) settles
+the same way, with its top: the same top and card under it (or none) in `settle_frames`
+consecutive readable frames with no hand over the zone, so a misread of it in one frame never
+reaches the referee.
 
 >>> from referee.observations import Observation, ZoneReading
 >>> tracker = Tracker(TrackerConfig(settle_frames=2))
@@ -88,7 +91,9 @@ class Snapshot:
     zones `unsettled` now (under a hand, unreadable, or showing a new state not yet settled),
     what changed in this frame (settled changes and new touches), the zones seen before that
     this frame left `unread` (a reader leaves out a zone that changed and is not read yet), and
-    what this frame `read` in the zones with no hand over them (settled or not)."""
+    what this frame `read` in the zones with no hand over them (settled or not), and `under`:
+    per zone, the card settled under its settled top (read under that top in `settle_frames`
+    consecutive readable frames; zones with none left out)."""
 
     t: float
     frame: int
@@ -98,6 +103,7 @@ class Snapshot:
     touches: tuple[Touch, ...] = ()
     unread: frozenset[str] = frozenset()
     read: Mapping[str, str] = field(default_factory=dict)
+    under: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -108,6 +114,11 @@ class _Zone:
     first_t: float = 0.0
     first_frame: int = 0
     low: float = 1.0
+    pair: tuple[str, str | None] | None = None
+    """The top and the card under it read in the last readable frames (`pair_count` of them in a row)."""
+    pair_count: int = 0
+    under: tuple[str, str] | None = None
+    """The settled card under a top: (top, card under it)."""
 
 
 @dataclass(slots=True)
@@ -118,6 +129,7 @@ class Tracker:
     _zones: dict[str, _Zone] = field(default_factory=dict)
     _stable: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     _touching: dict[tuple[str, str, bool], int] = field(default_factory=dict)
+    _under: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def update(self, obs: Observation) -> Snapshot:
         """Track one frame; frames must come in capture order (dropped frames may be missing)."""
@@ -151,11 +163,17 @@ class Tracker:
                 z = zones[name] = _Zone()
             if name in covered or seen in HOLD or reading.confidence < floor:
                 z.count = 0
+                z.pair = None
                 if name in covered:
                     z.candidate = None  # what shows once the hand has gone is seen anew
                 covered.add(name)
                 continue
             read[name] = seen
+            pair = (seen, reading.under)
+            if pair == z.pair:
+                z.pair_count += 1
+            else:
+                z.pair, z.pair_count = pair, 1
             if seen == z.stable:
                 if z.candidate is not None:
                     z.candidate = None
@@ -180,8 +198,30 @@ class Tracker:
                 covered.add(name)
         if changes:
             self._stable = MappingProxyType({n: z.stable for n, z in zones.items() if z.stable is not None})
+        if self._settle_under(read):
+            self._under = MappingProxyType({n: z.under[1] for n, z in zones.items()
+                                            if z.under is not None and z.under[0] == z.stable})
         unread = frozenset(name for name in zones if name not in obs.zones)
-        return Snapshot(obs.t, frame, self._stable, frozenset(covered), tuple(changes), tuple(touches), unread, read)
+        return Snapshot(obs.t, frame, self._stable, frozenset(covered), tuple(changes), tuple(touches), unread, read,
+                        self._under)
+
+    def _settle_under(self, read: Mapping[str, str]) -> bool:
+        """Settles the card under each zone's top that was read the same, with that settled top,
+        in `settle_frames` readable frames in a row; a top that changed drops the card settled
+        under the old one. True when any zone's card under its top changed."""
+        changed = False
+        k = self.config.settle_frames
+        for name in read:
+            z = self._zones[name]
+            under = z.under
+            if z.pair is not None and z.pair[0] == z.stable and z.pair_count >= k:
+                under = (z.stable, z.pair[1]) if z.pair[1] is not None else None
+            elif under is not None and under[0] != z.stable:
+                under = None
+            if under != z.under:
+                z.under = under
+                changed = True
+        return changed
 
     @property
     def zones(self) -> Mapping[str, str]:

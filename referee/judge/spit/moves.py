@@ -407,6 +407,12 @@ class TableMoves:
         card = parse_card(seen)
         if (pile, seen) in self._flagged and (pile, seen) not in self._unsure:
             return self._relaid(pile, card)
+        deferred, self._deferred = self._deferred, False
+        if self._laid_under(pile, seen):
+            return True
+        if self._deferred:
+            return False  # the place the card read under it may have been turned on is not read yet
+        self._deferred = deferred
         source = self._stock_top_of(card)
         first_seen = self._seen[pile]
         if source is not None:
@@ -551,6 +557,73 @@ class TableMoves:
             pass
         self._flagged[pile, seen] = (side, when[0])
         return False
+
+    def _laid_under(self, pile: str, top: str) -> bool:
+        """A card read settled under `pile`'s new top `top` (`Snapshot.under`), which the engine has
+        neither as its top there nor anywhere in that pile, was laid on the pile before the top, by
+        the hand that touched (else covered) the pile last before the one that laid the top (its
+        last contact before the top was first seen), since the pile last settled before the top:
+        for a face-up stock top, its player's hand; for a card the engine has nowhere, the last
+        hand's, turned unseen on a face-down top that hand touched (`_turned_unseen`; not at a
+        stalemate, when an unknown card laid is a spit card). No other contact with the pile since
+        it settled may come before that touch unexplained: a card laid then may lie under it unseen
+        (it may have been refused on that one). It is judged at that touch only where it plays on
+        the engine's top: a card read under another never makes a call against a player. True when
+        the engine moved."""
+        code = self._under_seen.get(pile)
+        state = self.state
+        if code is None or code == top or state.phase != "play" or code == self._expected(pile):
+            return False
+        under = parse_card(code)
+        if under in state.pile(pile):
+            return False
+        source = self._stock_top_of(under)
+        if source is None and (state.cards()[under] or state.is_stalemate()):
+            return False
+        reads = self._pile_reads.get(pile, ())
+        seen = self._seen[pile]
+        since = reads[-2][1] if len(reads) >= 2 and reads[-1][0] == top else -math.inf
+        laid_top = self._top_touch(pile, top, seen, since)
+        if laid_top is None:
+            return False  # no hand seen laying the top: nothing tells which touch laid the card under it
+        touches = [touch for touch in self._touches.get(pile, ()) if since < touch.t < laid_top
+                   and (pile, touch.side, touch.t) not in self._used
+                   and (source is None or touch.side == source[0])]
+        touch = next((t for t in reversed(touches) if t.contact), touches[-1] if touches else None)
+        if touch is None or any(other.contact and since < other.t < touch.t
+                                and (pile, other.side, other.t) not in self._used for other in self._touches.get(pile, ())):
+            return False  # (another card may lie under it unseen, the one it was truly laid on)
+        side, laid = touch.side, (touch.t, touch.frame)
+        turned: tuple[str, When] | None = None
+        if source is not None:
+            place = source[1]
+        else:
+            turned = self._turned_unseen(side, laid[0])
+            if turned is None:
+                return False
+            place = turned[0]
+            if state.check(TurnUp(side, place, under)) is not None:
+                return False
+            state = state.apply(TurnUp(side, place, under))
+        if state.check(Play(side, under, place, pile)) is not None:
+            return False
+        if turned is not None and not self._try(TurnUp(side, place, under), turned[1]):
+            return False
+        return self._attempt(side, under, place, pile, laid, visible=True)
+
+    def _top_touch(self, pile: str, top: str, seen: When, since: float) -> float | None:
+        """When the hand that laid `top` on `pile` (first seen there at `seen`) touched it, after
+        `since`: for a stock top, its player's last contact with the pile before then (else the last
+        time their hand came over it; else, their hand not seen there, the top's first read), else
+        the last contact of any hand's; None when no such touch was seen."""
+        source = self._stock_top_of(parse_card(top))
+        if source is None:
+            last = self._last_touch(pile, seen)
+            return None if last is None or last[1][0] <= since else last[1][0]
+        own = [touch for touch in self._touches.get(pile, ())
+               if touch.side == source[0] and since < touch.t <= seen[0]]
+        touch = next((t for t in reversed(own) if t.contact), own[-1] if own else None)
+        return seen[0] if touch is None else touch.t
 
     def _glimpsed_under(self, pile: str, card: Card, player: str, zone: str, seen: When) -> bool:
         """`player`'s stock top `card`, settled on `pile` (first seen at `seen`) where the engine would

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -209,6 +209,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._glimpsed: dict[str, tuple[list[tuple[str, When]], float]] = {}
         """Per spit pile, the glimpses read there before its last settled change, and when the pile
         had settled before them (`TableMoves._glimpsed_under`)."""
+        self._under_seen: Mapping[str, str] = {}
+        """Per spit pile, the card settled under its settled top (`Snapshot.under`; `TableMoves._laid_under`)."""
         self._resync_plays: list[tuple[str, str, str, str, When, float]] = []
         """Plays found at a re-read, logged once the card has stayed (`_settle_resync_plays`)."""
         self._now: When = (0.0, 0)
@@ -239,6 +241,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._out = []
         self._left_unread = snap.unread
         self._read_now = frozenset(snap.read)
+        self._under_seen = snap.under
         if self._owner and snap.unsettled >= set(self._owner) | set(self._piles):
             if self._blocked_runs and self._blocked_runs[-1][1] == previous:
                 self._blocked_runs[-1][1] = snap.t

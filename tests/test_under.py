@@ -1,0 +1,124 @@
+"""A card read under a spit pile's top: the reading's format, the truth reader's rule, the tracker's
+settling and the referee's rule (`TableMoves._laid_under`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from test_judge import _of, _opened
+from test_judge_covered import _over
+from test_observe import BrightBlobDetector, _card, _setup
+
+from referee.observations import BadObservation, HandSeen, Observation, ZoneReading
+from referee.render.truth import INDEX_SHOWN, index_shown
+from referee.synth import CardPlacement
+from referee.tracker import Tracker, TrackerConfig
+from referee.vision.detections import Detections
+from referee.vision.observe import DetectorReader
+
+
+def test_a_zone_reading_with_a_card_under_its_top_round_trips_and_older_readings_load_unchanged() -> None:
+    obs = Observation.from_json('{"t": 0.5, "frame": 15, "zones": {"R": {"seen": "4D", "under": "3H"}, "L": "7C"}}')
+    assert obs.zones["R"].under == "3H" and obs.zones["L"].under is None
+    assert Observation.from_json(obs.to_json()) == obs
+    assert ZoneReading("7C").to_dict() == "7C"
+    with pytest.raises(BadObservation):
+        ZoneReading("4D", under="3X")
+    with pytest.raises(BadObservation):
+        ZoneReading("back", under="3H")  # a card under a face-down top is not read
+
+
+def test_the_truth_reader_reads_a_card_under_the_top_only_where_one_of_its_index_corners_shows() -> None:
+    under = CardPlacement("3H", 0.0, 0.0, 0.0, 0, 0.0, "R")
+    assert index_shown(under, [CardPlacement("4D", 0.2, 0.1, 3.0, 1, 0.03, "R")]) < INDEX_SHOWN  # squarely covered
+    assert index_shown(under, [CardPlacement("4D", 1.2, 0.0, 0.0, 1, 0.03, "R")]) >= INDEX_SHOWN  # shifted: its left index shows
+    assert index_shown(under, [CardPlacement("4D", 0.0, 0.0, 90.0, 1, 0.03, "R")]) < INDEX_SHOWN  # across it: the corners hidden
+    assert index_shown(under, []) == 1.0
+
+
+def _track(readings: list[ZoneReading]) -> list[dict[str, str]]:
+    tracker = Tracker(TrackerConfig(settle_frames=3))
+    return [dict(tracker.update(Observation(i / 30, i, {"R": r})).under) for i, r in enumerate(readings)]
+
+
+def test_a_card_under_a_top_settles_with_it_and_a_one_frame_misread_of_it_never_settles() -> None:
+    under = _track([ZoneReading("4D", under="3H")] * 3 + [ZoneReading("4D", under="9S")] + [ZoneReading("4D", under="3H")] * 2)
+    assert under == [{}, {}, {"R": "3H"}, {"R": "3H"}, {"R": "3H"}, {"R": "3H"}]
+    misread = _track([ZoneReading("4D")] * 3 + [ZoneReading("4D", under="9S")] + [ZoneReading("4D")] * 3)
+    assert all(u == {} for u in misread)
+    new_top = _track([ZoneReading("4D", under="3H")] * 3 + [ZoneReading("5C")] * 3)
+    assert new_top[-1] == {}  # the card under the old top is no longer read under the new one
+
+
+def _laid_unseen_then_covered(under: str, frames_read: int, rival_first: bool = False) -> tuple[list, float, float]:
+    """A turns 3♥ on A4 under its arm and lays it on R (on 2♠); it is never read there: B's hand
+    lays 4♦ from B2 on it at once; R then shows 4♦ with `under` read below it in its first
+    `frames_read` frames. With `rival_first`, B's hand touched R before A's (a card may lie under the 3♥ unseen)."""
+    film = _opened()  # R shows 3♣
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
+    _over(film, 4, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 3♥ on A4 (never read there)
+    if rival_first:
+        _over(film, 2, HandSeen("A", ("A4",), {}), HandSeen("B", ("R",), {"R": film.t}))
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": ta}))  # and lays it on R, its arm over A4 all along
+    arm = HandSeen("A", ("A4",), {})
+    _over(film, 1, arm, HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦
+    film.zones["B2"] = "back"
+    tb = film.t
+    _over(film, 3, arm, HandSeen("B", ("B2", "R"), {"R": tb}))  # and lays it on R
+    film.zones["R"] = "4D"
+    first = len(film.frames)
+    _over(film, 6, arm)
+    film.still(40)  # the arm leaves: A4 shows the next face-down card
+    for i in range(first, first + frames_read):
+        obs = film.frames[i]
+        film.frames[i] = Observation(obs.t, obs.frame, dict(obs.zones, R=ZoneReading("4D", under=under)), obs.hands)
+    return film.judge(), ta, tb
+
+
+def test_a_card_read_under_a_new_top_that_the_engine_lacks_there_was_laid_before_it() -> None:
+    events, ta, tb = _laid_unseen_then_covered("3H", 40)
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A4", "3H")]
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-2:] == \
+        [("A", "3H", "A4", ta), ("B", "4D", "B2", tb)]
+    assert not _of(events, "illegal_play")
+
+
+def test_a_card_read_under_a_top_in_one_frame_only_makes_no_event() -> None:
+    events, _, _ = _laid_unseen_then_covered("3H", 1)
+    assert not [e for e in _of(events, "play") if e["card"] == "3H"]
+    assert not _of(events, "turn_up")
+
+
+def test_a_card_read_under_a_top_that_would_be_refused_on_the_engine_s_top_makes_no_call() -> None:
+    events, _, _ = _laid_unseen_then_covered("9H", 40)  # 9♥ is not next to 2♠: no play, and no call against A
+    assert not [e for e in events if e.type in ("play", "turn_up", "illegal_play") and e.get("card") == "9H"]
+
+
+class PeekingCardDetector(BrightBlobDetector):
+    """Finds every card as `BrightBlobDetector` does (a 7♣ read at 0.99), and a 3♥ peeking from under it read at `sure`."""
+
+    def __init__(self, sure: float) -> None:
+        super().__init__()
+        self.sure = sure
+
+    def detect(self, image: np.ndarray) -> Detections:
+        found = super().detect(image)
+        return Detections(tuple(replace(c, confidence=0.99) for c in found.cards)
+                          + tuple(replace(c, code="3H", confidence=self.sure) for c in found.cards), found.width, found.height)
+
+
+def test_the_detector_reader_reads_a_card_under_a_spit_pile_s_top_only_when_it_reads_it_surely() -> None:
+    calibration, table, _, _ = _setup()
+    frame = _card(_card(table, calibration, "L"), calibration, "A3")
+    read = DetectorReader(PeekingCardDetector(0.95)).read(frame, calibration, ["L", "A3"])  # type: ignore[arg-type]
+    assert read == {"L": ZoneReading("7C", 0.99, under="3H"), "A3": ZoneReading("7C", 0.99)}  # a stock place: no card under
+    read = DetectorReader(PeekingCardDetector(0.6)).read(frame, calibration, ["L"])  # type: ignore[arg-type]
+    assert read == {"L": ZoneReading("7C", 0.99)}
+
+
+def test_a_card_read_under_a_top_is_not_laid_after_a_contact_with_the_pile_that_nothing_explains() -> None:
+    events, _, _ = _laid_unseen_then_covered("3H", 40, rival_first=True)  # the 3♥ may lie on a card of B's unseen
+    assert not [e for e in events if e.type in ("play", "turn_up") and e.get("card") == "3H"]

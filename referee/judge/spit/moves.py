@@ -15,6 +15,7 @@ from referee.judge.spit.config import (
     Lift,
     When,
 )
+from referee.judge.spit.touches import made_by
 from referee.observations import CARD_CODES, EMPTY
 from referee.rules.spit import (
     MoveToSpace,
@@ -166,9 +167,9 @@ class TableMoves:
             shown = self.readings.get(pile)
             if shown not in CARD_CODES or shown == self._expected(pile) or self.state.cards()[parse_card(shown)]:
                 continue
-            took = self._took_back.get(pile, (None, math.inf, -math.inf))  # its touches laid and took back a card
+            took = self._took_back.get(pile)  # its touches laid and took back a card
             laid = [t for t in self._touches.get(pile, ()) if self._free(pile, t, player)
-                    and touches[0].t < t.t < touches[-1].t and not (t.side == took[0] and took[1] <= t.t <= took[2])]
+                    and touches[0].t < t.t < touches[-1].t and not made_by(took, t)]
             if not laid or self._rival_laid_after(pile, player, laid[0].t, took):
                 continue
             first = parse_card(shown)
@@ -177,13 +178,13 @@ class TableMoves:
                 return True
         return False
 
-    def _rival_laid_after(self, pile: str, player: str, t: float, took: tuple[str | None, float, float]) -> bool:
+    def _rival_laid_after(self, pile: str, player: str, t: float, took: tuple[str, float, float] | None) -> bool:
         """Another player's hand touched `pile` after `t`, and the pile was not read from that touch until
         its shown card was first read; the touch laid no card judged and took none back (`took`): the card
         on top is that later hand's, not `player`'s."""
         shown = self._seen[pile][0]
         return any(touch.contact and touch.side != player and t < touch.t < shown
-                   and self._free(pile, touch, touch.side) and not (touch.side == took[0] and took[1] <= touch.t <= took[2])
+                   and self._free(pile, touch, touch.side) and not made_by(took, touch)
                    and not any(touch.t < read < shown for _, read in self._pile_reads.get(pile, ()))
                    for touch in self._touches.get(pile, ()))
 

@@ -16,6 +16,12 @@ from referee.observations import CARD_CODES
 from referee.tracker import Touch
 
 
+def made_by(took: tuple[str, float, float] | None, touch: Touch) -> bool:
+    """`touch` is one of the hand's touches from laying a card to taking it back (`took`: the side,
+    the time it laid it and the time it was seen taken back)."""
+    return took is not None and touch.side == took[0] and took[1] <= touch.t <= took[2]
+
+
 class HandTouches:
     """Dating by hands: the contacts remembered (`_touches`) and the zones' settled stretches. A part of `SpitReferee`, which holds the state."""
 
@@ -28,7 +34,7 @@ class HandTouches:
         took = self._taken_off.get(zone)
         for touch in reversed(self._touches.get(zone, ())):
             if touch.t > seen[0] or (side is not None and touch.side != side) \
-                    or (took is not None and touch.side == took[0] and took[1] <= touch.t <= took[2]):
+                    or made_by(took, touch):
                 continue  # (the hand laid the card it took back off the pile then, and none since)
             if touch.t < seen[0] - TOUCH_REACH_S:
                 break

@@ -3,21 +3,20 @@ settling and the referee's rule (`TableMoves._laid_under`)."""
 
 from __future__ import annotations
 
-import cv2
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from test_judge import _of, _opened
 from test_judge_covered import _over
-from test_observe import BrightBlobDetector
+from test_observe import BrightBlobDetector, _card, _setup
 
 from referee.observations import BadObservation, HandSeen, Observation, ZoneReading
 from referee.render.truth import INDEX_SHOWN, index_shown
 from referee.synth import CardPlacement
 from referee.tracker import Tracker, TrackerConfig
-from referee.vision.detections import DetectedCard, Detections
-from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES
+from referee.vision.detections import Detections
 from referee.vision.observe import DetectorReader
-from referee.vision.under import lower_corners
 
 
 def test_a_zone_reading_with_a_card_under_its_top_round_trips_and_older_readings_load_unchanged() -> None:
@@ -98,63 +97,26 @@ def test_a_card_read_under_a_top_that_would_be_refused_on_the_engine_s_top_makes
     assert not [e for e in events if e.type in ("play", "turn_up", "illegal_play") and e.get("card") == "9H"]
 
 
-def _pile(lower_at: tuple[float, float], degrees: float = 6.0) -> tuple[np.ndarray, np.ndarray]:
-    """A pile view: grey table, a lower white card (100 x 140 px, dark border) with its top-left at
-    `lower_at`, turned by `degrees`, and an upright top card on it; the image and the top card's quad."""
-    image = np.full((260, 220, 3), 150, np.uint8)
-    angle = np.radians(degrees)
-    across, down = np.array([np.cos(angle), np.sin(angle)]) * 100, np.array([-np.sin(angle), np.cos(angle)]) * 140
-    corner = np.array(lower_at)
-    lower = np.array([corner, corner + across, corner + across + down, corner + down])
-    top = np.array([[60, 70], [160, 70], [160, 210], [60, 210]], np.float32)
-    for quad in (lower, top):
-        cv2.fillConvexPoly(image, np.round(quad).astype(np.int32), (245, 245, 245))
-        cv2.polylines(image, [np.round(quad).astype(np.int32)], True, (90, 90, 90), 1)
-    return image, top
+class PeekingCardDetector(BrightBlobDetector):
+    """Finds every card as `BrightBlobDetector` does (a 7♣ read at 0.99), and a 3♥ peeking from under it read at `sure`."""
 
-
-def test_a_lower_card_s_index_corner_outside_the_top_is_found_where_it_shows() -> None:
-    image, top = _pile((30.0, 40.0))  # the lower card's top-left corner shows above and left of the top
-    shown = [c for c in lower_corners(image, top) if c.shown >= 0.8 and c.edged >= 0.8]
-    assert any(np.linalg.norm(c.quad[0] - (30, 40)) < 4 for c in shown)
-    image, top = _pile((60.0, 70.0), 0.0)  # the lower card lies wholly under the top
-    assert lower_corners(image, top) == []
-    assert lower_corners(np.full((260, 220, 3), 150, np.uint8), top) == []  # no card stands out
-
-
-class IndexReadingDetector(BrightBlobDetector):
-    """The top card (`top`, an upright 7♣ at a known quad) as the box detector would return it, and
-    every index crop read as `code` at probability `sure` (P(none) 1 - `sure`)."""
-
-    def __init__(self, top: np.ndarray, code: str, sure: float) -> None:
+    def __init__(self, sure: float) -> None:
         super().__init__()
-        self.top, self.code, self.sure = top, code, sure
+        self.sure = sure
 
     def detect(self, image: np.ndarray) -> Detections:
-        quad = tuple((float(x), float(y)) for x, y in self.top)
-        x1, y1 = self.top.min(axis=0)
-        x2, y2 = self.top.max(axis=0)
-        return Detections((DetectedCard("7C", 0.99, (float(x1), float(y1), float(x2), float(y2)), quad),),  # type: ignore[arg-type]
-                          image.shape[1], image.shape[0])
-
-    def read_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        rank = np.zeros((len(crops), len(RANK_CLASSES)), np.float32)
-        rank[:, RANK_CLASSES.index(NO_INDEX)] = 1.0 - self.sure
-        rank[:, RANK_CLASSES.index(self.code[:-1])] = self.sure
-        suit = np.zeros((len(crops), len(SUIT_CLASSES)), np.float32)
-        suit[:, SUIT_CLASSES.index(self.code[-1])] = 1.0
-        return rank, suit
+        found = super().detect(image)
+        return Detections(tuple(replace(c, confidence=0.99) for c in found.cards)
+                          + tuple(replace(c, code="3H", confidence=self.sure) for c in found.cards), found.width, found.height)
 
 
-def test_the_detector_reader_reads_the_card_under_a_spit_pile_s_top_only_where_its_index_shows_and_reads_surely() -> None:
-    image, top = _pile((30.0, 40.0))
-    reader = DetectorReader(IndexReadingDetector(top, "3H", 0.99))  # type: ignore[arg-type]
-    assert reader._read_under(image, top, "7C") == "3H"
-    assert reader._read_under(image, top, "3H") is None  # the top's own code is never the card under it
-    unsure = DetectorReader(IndexReadingDetector(top, "3H", 0.9))  # type: ignore[arg-type]
-    assert unsure._read_under(image, top, "7C") is None
-    hidden, _ = _pile((60.0, 70.0), 0.0)
-    assert reader._read_under(hidden, top, "7C") is None
+def test_the_detector_reader_reads_a_card_under_a_spit_pile_s_top_only_when_it_reads_it_surely() -> None:
+    calibration, table, _, _ = _setup()
+    frame = _card(_card(table, calibration, "L"), calibration, "A3")
+    read = DetectorReader(PeekingCardDetector(0.95)).read(frame, calibration, ["L", "A3"])  # type: ignore[arg-type]
+    assert read == {"L": ZoneReading("7C", 0.99, under="3H"), "A3": ZoneReading("7C", 0.99)}  # a stock place: no card under
+    read = DetectorReader(PeekingCardDetector(0.6)).read(frame, calibration, ["L"])  # type: ignore[arg-type]
+    assert read == {"L": ZoneReading("7C", 0.99)}
 
 
 def test_a_card_read_under_a_top_is_not_laid_after_a_contact_with_the_pile_that_nothing_explains() -> None:

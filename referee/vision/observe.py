@@ -29,14 +29,12 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from referee.cards import FACE_DOWN, RANKS
+from referee.cards import FACE_DOWN
 from referee.errors import RefereeError
 from referee.observations import EMPTY, OCCLUDED, Observation, ZoneReading
 from referee.vision.calibrate import Calibration
-from referee.vision.corners import index_crops_of
-from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES, CardDetector
+from referee.vision.detector import CardDetector
 from referee.vision.hands import HandConfig, HandFinder, TableView, largest_difference, summed_difference
-from referee.vision.under import lower_corners
 from referee.vision.zones import CardSeen, LayoutError, fit_layout
 
 _OCCLUDED = ZoneReading(OCCLUDED)
@@ -51,29 +49,6 @@ class ZoneReader(Protocol):
 
     def read(self, frame: np.ndarray, calibration: Calibration, zones: Sequence[str]) -> dict[str, ZoneReading]:
         """The reading of each zone (`empty` when no card lies there)."""
-
-    def _read_under(self, view: np.ndarray, top: np.ndarray, top_code: str) -> str | None:
-        """The card under a spit pile's top, read geometrically: the lower cards' index corners that
-        show outside the top card (`lower_corners`, at least `under_shown` of the index outside it, and
-        `under_shown` of the card's outline outside the top showing an edge, so that no other lower card
-        lies on it) are read by the index classifier; a corner counts where it shows an index (P(none)
-        below `under_no_index`) of a rank and a suit each read at `under_sure` or more, and not the top's
-        code. One code so read is the card under; none, or two different ones, give none."""
-        corners = [c for c in lower_corners(view, top) if c.shown >= self.under_shown and c.edged >= self.under_shown]
-        if not corners:
-            return None
-        rank, suit = self.detector.read_crops(index_crops_of(view, [c.quad for c in corners], both=False))
-        no_index = RANK_CLASSES.index(NO_INDEX)
-        codes = set()
-        for r, s in zip(rank, suit):
-            ranks = np.delete(r, no_index)
-            best_rank = int(ranks.argmax())
-            if r[no_index] < self.under_no_index and ranks[best_rank] / max(float(ranks.sum()), 1e-9) >= self.under_sure \
-                    and float(s.max()) >= self.under_sure:
-                code = RANKS[best_rank] + SUIT_CLASSES[int(s.argmax())]
-                if code != top_code:
-                    codes.add(code)
-        return codes.pop() if len(codes) == 1 else None
 
     def table_cards(self, frame: np.ndarray, calibration: Calibration) -> list[CardSeen]:
         """Every face-up card seen on the play area, in table cm (for fitting a layout: the
@@ -427,21 +402,19 @@ class DetectorReader:
     zone shows the most confident card whose centre lies in it, else `empty`. A card whose index
     is hard to read keeps its low confidence (unsure, for the observer and tracker to weigh): a
     card seen is never reported as `empty`. `min_card_confidence` is what `table_cards` keeps. On a
-    spit pile, a card whose index corner shows outside the top card is the card under the top
-    (`ZoneReading.under`, `_read_under`)."""
+    spit pile, the next most confident other face-up card found there, read at `under_confidence` or
+    more, is the card under the top (`ZoneReading.under`: the detector reads a partly hidden card by
+    the index corner it shows)."""
 
     def __init__(self, detector: CardDetector, px_per_cm: float = 16.0, margin_cm: float = 1.5, per_pass: int = 4,
-                 min_card_confidence: float = 0.3, empty_confidence: float = 0.9, under_sure: float = 0.97,
-                 under_no_index: float = 0.02, under_shown: float = 0.8) -> None:
+                 min_card_confidence: float = 0.3, empty_confidence: float = 0.9, under_confidence: float = 0.9) -> None:
         self.detector = detector
         self.px_per_cm = px_per_cm
         self.margin_cm = margin_cm
         self.per_pass = per_pass
         self.min_card_confidence = min_card_confidence
         self.empty_confidence = empty_confidence
-        self.under_sure = under_sure
-        self.under_no_index = under_no_index
-        self.under_shown = under_shown
+        self.under_confidence = under_confidence
 
     def read(self, frame: np.ndarray, calibration: Calibration, zones: Sequence[str]) -> dict[str, ZoneReading]:
         out: dict[str, ZoneReading] = {}
@@ -467,45 +440,25 @@ class DetectorReader:
         for zone, view, (x, y) in zip(zones, views, places):
             polygon = view.to_pixels(np.asarray(calibration.layout.zone(zone).polygon)) + (x, y)
             contour = polygon.astype(np.float32)
-            best = None
+            best = under = None
+            spit = calibration.layout.zone(zone).is_spit
             for card in found:  # most confident first
                 cx, cy = (card.box[0] + card.box[2]) / 2, (card.box[1] + card.box[3]) / 2
-                if cv2.pointPolygonTest(contour, (cx, cy), False) >= 0:
+                if cv2.pointPolygonTest(contour, (cx, cy), False) < 0:
+                    continue
+                if best is None:
                     best = card
+                    if not spit or not best.face_up:
+                        break
+                elif card.face_up and card.code != best.code and card.confidence >= self.under_confidence:
+                    under = card.code
                     break
             if best is None:
                 out[zone] = ZoneReading(EMPTY, self.empty_confidence)
-                continue
-            under = None
-            if calibration.layout.zone(zone).is_spit and best.face_up and best.corners is not None:
-                h, w = view.image.shape[:2]
-                under = self._read_under(mosaic[y:y + h, x:x + w], np.asarray(best.corners, np.float32) - (x, y),
-                                         best.code)
-            out[zone] = ZoneReading(best.code if best.face_up else FACE_DOWN, min(1.0, best.confidence), under=under)
+            else:
+                out[zone] = ZoneReading(best.code if best.face_up else FACE_DOWN, min(1.0, best.confidence),
+                                        under=under)
         return out
-
-    def _read_under(self, view: np.ndarray, top: np.ndarray, top_code: str) -> str | None:
-        """The card under a spit pile's top, read geometrically: the lower cards' index corners that
-        show outside the top card (`lower_corners`, at least `under_shown` of the index outside it, and
-        `under_shown` of the card's outline outside the top showing an edge, so that no other lower card
-        lies on it) are read by the index classifier; a corner counts where it shows an index (P(none)
-        below `under_no_index`) of a rank and a suit each read at `under_sure` or more, and not the top's
-        code. One code so read is the card under; none, or two different ones, give none."""
-        corners = [c for c in lower_corners(view, top) if c.shown >= self.under_shown and c.edged >= self.under_shown]
-        if not corners:
-            return None
-        rank, suit = self.detector.read_crops(index_crops_of(view, [c.quad for c in corners], both=False))
-        no_index = RANK_CLASSES.index(NO_INDEX)
-        codes = set()
-        for r, s in zip(rank, suit):
-            ranks = np.delete(r, no_index)
-            best_rank = int(ranks.argmax())
-            if r[no_index] < self.under_no_index and ranks[best_rank] / max(float(ranks.sum()), 1e-9) >= self.under_sure \
-                    and float(s.max()) >= self.under_sure:
-                code = RANKS[best_rank] + SUIT_CLASSES[int(s.argmax())]
-                if code != top_code:
-                    codes.add(code)
-        return codes.pop() if len(codes) == 1 else None
 
     def table_cards(self, frame: np.ndarray, calibration: Calibration) -> list[CardSeen]:
         view = calibration.rectify(frame, None, self.px_per_cm, self.margin_cm)

@@ -5,8 +5,7 @@ for each zone a comparison of its patch with the previous frame (is it still?) a
 patch it showed when last read (did it change?). A zone under a hand reads `occluded`; a zone
 that changed and has been still for `settle_frames` with no hand over it (a spit pile: or that a
 hand has just left, where nothing changed but what the hand held in the frame before: a card
-laid on a pile, or turned over in place on a stock place most of which has lain still for the hand
-finder's `still_frames`) is read
+laid on a pile, or turned over in place on a stock place most of which is still) is read
 again by the `ZoneReader` (the detector, on rectified crops at 16 px/cm, up to four zones a pass), and
 again in the following frames until `agree` reads in a row say the same with at least
 `min_confidence` (so the tracker's hysteresis sees independent reads, and one misread cannot
@@ -283,8 +282,8 @@ class Observer:
                                                                    cfg.still_threshold) < cfg.still_fraction * pixels:
                 state.still = max(state.still, 1)  # a zone where only what a hand held in the last frame
                 # changed: the hand left what lies there still (the card it laid, or turned over in place
-                # on a stock place, is read a frame sooner; on a stock place only once most of it has lain
-                # still a while: a card turned over under the hand may still be turning as the hand leaves)
+                # on a stock place, is read a frame sooner; on a stock place only where most of it is
+                # still: a card turned over under the hand may still be turning as the hand leaves)
             else:
                 state.still = 0
             state.previous = patch
@@ -318,11 +317,11 @@ class Observer:
         return Observation(t, index, readings, hands)
 
     def _settled(self, zone: str) -> bool:
-        """Whether at least `visible_fraction` of a zone has stayed still for the hand finder's
-        `still_frames` (a card turned over under a hand has stopped turning: a turn changes the whole
-        card from frame to frame, where the hand leaving changes only what it hid)."""
+        """Whether at least `visible_fraction` of a zone has stayed still for `settle_frames` (a card
+        turned over under a hand has stopped turning: a turn changes the whole card from frame to
+        frame, where the hand leaving changes only what it hid)."""
         still = self.view.crop(self.hands.still, zone)[self.view.zones[zone]]
-        return np.count_nonzero(still >= self.config.hands.still_frames) >= self.config.visible_fraction * self._pixels[zone]
+        return np.count_nonzero(still >= self.config.settle_frames) >= self.config.visible_fraction * self._pixels[zone]
 
     def _arm_pixels(self) -> np.ndarray | None:
         """The view's pixels under an arm in this frame or the last, grown by a pixel (None: no arm in

@@ -3,20 +3,15 @@ settling and the referee's rule (`TableMoves._laid_under`)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 
-import numpy as np
 import pytest
 from test_judge import _of, _opened
 from test_judge_covered import _over
-from test_observe import BrightBlobDetector, _card, _setup
 
 from referee.observations import BadObservation, HandSeen, Observation, ZoneReading
 from referee.render.truth import INDEX_SHOWN, index_shown
 from referee.synth import CardPlacement
 from referee.tracker import Tracker, TrackerConfig
-from referee.vision.detections import Detections
-from referee.vision.observe import DetectorReader
 
 
 def test_a_zone_reading_with_a_card_under_its_top_round_trips_and_older_readings_load_unchanged() -> None:
@@ -95,28 +90,6 @@ def test_a_card_read_under_a_top_in_one_frame_only_makes_no_event() -> None:
 def test_a_card_read_under_a_top_that_would_be_refused_on_the_engine_s_top_makes_no_call() -> None:
     events, _, _ = _laid_unseen_then_covered("9H", 40)  # 9♥ is not next to 2♠: no play, and no call against A
     assert not [e for e in events if e.type in ("play", "turn_up", "illegal_play") and e.get("card") == "9H"]
-
-
-class PeekingCardDetector(BrightBlobDetector):
-    """Finds every card as `BrightBlobDetector` does (a 7♣ read at 0.99), and a 3♥ peeking from under it read at `sure`."""
-
-    def __init__(self, sure: float) -> None:
-        super().__init__()
-        self.sure = sure
-
-    def detect(self, image: np.ndarray) -> Detections:
-        found = super().detect(image)
-        return Detections(tuple(replace(c, confidence=0.99) for c in found.cards)
-                          + tuple(replace(c, code="3H", confidence=self.sure) for c in found.cards), found.width, found.height)
-
-
-def test_the_detector_reader_reads_a_card_under_a_spit_pile_s_top_only_when_it_reads_it_surely() -> None:
-    calibration, table, _, _ = _setup()
-    frame = _card(_card(table, calibration, "L"), calibration, "A3")
-    read = DetectorReader(PeekingCardDetector(0.95)).read(frame, calibration, ["L", "A3"])  # type: ignore[arg-type]
-    assert read == {"L": ZoneReading("7C", 0.99, under="3H"), "A3": ZoneReading("7C", 0.99)}  # a stock place: no card under
-    read = DetectorReader(PeekingCardDetector(0.6)).read(frame, calibration, ["L"])  # type: ignore[arg-type]
-    assert read == {"L": ZoneReading("7C", 0.99)}
 
 
 def test_a_card_read_under_a_top_is_not_laid_after_a_contact_with_the_pile_that_nothing_explains() -> None:

@@ -401,20 +401,18 @@ class DetectorReader:
     `px_per_cm` (grown by `margin_cm`), up to `per_pass` zones tiled into one image per pass; a
     zone shows the most confident card whose centre lies in it, else `empty`. A card whose index
     is hard to read keeps its low confidence (unsure, for the observer and tracker to weigh): a
-    card seen is never reported as `empty`. `min_card_confidence` is what `table_cards` keeps. On a
-    spit pile, the next most confident other face-up card found there, read at `under_confidence` or
-    more, is the card under the top (`ZoneReading.under`: the detector reads a partly hidden card by
-    the index corner it shows)."""
+    card seen is never reported as `empty`. `min_card_confidence` is what `table_cards` keeps. It
+    reports no card under a spit pile's top (`ZoneReading.under`): the box model finds one card per
+    pile (docs/pipeline.md, `under2`)."""
 
     def __init__(self, detector: CardDetector, px_per_cm: float = 16.0, margin_cm: float = 1.5, per_pass: int = 4,
-                 min_card_confidence: float = 0.3, empty_confidence: float = 0.9, under_confidence: float = 0.9) -> None:
+                 min_card_confidence: float = 0.3, empty_confidence: float = 0.9) -> None:
         self.detector = detector
         self.px_per_cm = px_per_cm
         self.margin_cm = margin_cm
         self.per_pass = per_pass
         self.min_card_confidence = min_card_confidence
         self.empty_confidence = empty_confidence
-        self.under_confidence = under_confidence
 
     def read(self, frame: np.ndarray, calibration: Calibration, zones: Sequence[str]) -> dict[str, ZoneReading]:
         out: dict[str, ZoneReading] = {}
@@ -440,24 +438,16 @@ class DetectorReader:
         for zone, view, (x, y) in zip(zones, views, places):
             polygon = view.to_pixels(np.asarray(calibration.layout.zone(zone).polygon)) + (x, y)
             contour = polygon.astype(np.float32)
-            best = under = None
-            spit = calibration.layout.zone(zone).is_spit
+            best = None
             for card in found:  # most confident first
                 cx, cy = (card.box[0] + card.box[2]) / 2, (card.box[1] + card.box[3]) / 2
-                if cv2.pointPolygonTest(contour, (cx, cy), False) < 0:
-                    continue
-                if best is None:
+                if cv2.pointPolygonTest(contour, (cx, cy), False) >= 0:
                     best = card
-                    if not spit or not best.face_up:
-                        break
-                elif card.face_up and card.code != best.code and card.confidence >= self.under_confidence:
-                    under = card.code
                     break
             if best is None:
                 out[zone] = ZoneReading(EMPTY, self.empty_confidence)
             else:
-                out[zone] = ZoneReading(best.code if best.face_up else FACE_DOWN, min(1.0, best.confidence),
-                                        under=under)
+                out[zone] = ZoneReading(best.code if best.face_up else FACE_DOWN, min(1.0, best.confidence))
         return out
 
     def table_cards(self, frame: np.ndarray, calibration: Calibration) -> list[CardSeen]:

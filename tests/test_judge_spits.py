@@ -447,10 +447,10 @@ def test_a_card_read_in_a_stock_place_since_its_player_s_turn_up_there_was_due_i
                                                           piles={"L": "10C", "R": "5C"}))
     due = TurnUp("A", "A2")  # A's only move: turning up A2 (last moved at 1.0)
     referee._moved["A2"] = 1.0
-    referee._read_in_place["QH"], referee._read_place["QH"] = 1.5, "A2"  # read on A2 once since, then under A's arm
+    referee._read_in_place["QH"] = (1.5, "A2")  # read on A2 once since, then under A's arm
     assert referee._read_turned(due, "QH")  # Q♥ laid on a spit pile is the card turned there
     assert not referee._read_turned(due, "JD")  # a card never read in a stock place may be a spit card
-    referee._read_in_place["JD"], referee._read_place["JD"] = 0.5, "A2"
+    referee._read_in_place["JD"] = (0.5, "A2")
     assert not referee._read_turned(due, "JD")  # nor one read there before the last move there
-    referee._read_in_place["3C"], referee._read_place["3C"] = 1.5, "B1"
+    referee._read_in_place["3C"] = (1.5, "B1")
     assert not referee._read_turned(due, "3C")  # nor one read in another place (a card carried over it)

@@ -64,16 +64,9 @@ class LiftedCards:
         top = parse_card(after)
         source = self._stock_top_of(top)
         own = source[0] == player if source is not None else \
-            not self.state.cards()[top] and self._touched_face_down(player, self._seen[pile][0])
+            not self.state.cards()[top] and any(self._face_down_touches(player, self._seen[pile][0]).values())
         return own and self._fits_on(top, card) \
             and not (self._expected(pile) in CARD_CODES and self._fits_on(top, parse_card(self._expected(pile))))
-
-    def _touched_face_down(self, player: str, before: float) -> bool:
-        """`player`'s hand touched a face-down stock top of theirs since the last move there, before `before`."""
-        s = self.state
-        return any(t.contact and t.side == player and self._moved.get(zone, 0.0) < t.t < before
-                   for zone in self.rules.stock_names[self.rules.player_index[player]]
-                   if s.pile(zone) and not s.face_up(zone) for t in self._touches.get(zone, ()))
 
     def _fits_on(self, card: Card, under: Card) -> bool:
         """`card` may be laid on `under` (next to it, and of the other colour where the rules ask for it)."""

@@ -295,11 +295,8 @@ class TableMoves:
         a place the card was turned on (it was not touched), so it is not waited for."""
         best: tuple[str, When] | None = None
         latest = -1.0
-        s = self.state
-        hidden = [zone for zone in self.rules.stock_names[self.rules.player_index[player]]
-                  if s.pile(zone) and not s.face_up(zone)]
-        touches = {zone: [t for t in self._touches.get(zone, ()) if (t.contact or covered) and t.side == player
-                          and self._moved.get(zone, 0.0) < t.t < before] for zone in hidden}
+        touches = self._face_down_touches(player, before, covered=covered)
+        hidden = list(touches)
         touched_places = [zone for zone in hidden if touches[zone]]
         for zone in hidden:
             touched = touches[zone]
@@ -595,22 +592,29 @@ class TableMoves:
                                 and (pile, other.side, other.t) not in self._used for other in self._touches.get(pile, ())):
             return False  # (another card may lie under it unseen, the one it was truly laid on)
         side, laid = touch.side, (touch.t, touch.frame)
-        turned: tuple[str, When] | None = None
-        if source is not None:
-            place = source[1]
-        else:
-            turned = self._turned_unseen(side, laid[0])
-            if turned is None:
-                return False
-            place = turned[0]
-            if state.check(TurnUp(side, place, under)) is not None:
-                return False
-            state = state.apply(TurnUp(side, place, under))
-        if state.check(Play(side, under, place, pile)) is not None:
+        turned = None if source is not None else self._turned_unseen(side, laid[0])
+        if source is None and turned is None:
             return False
-        if turned is not None and not self._try(TurnUp(side, place, under), turned[1]):
-            return False
-        return self._attempt(side, under, place, pile, laid, visible=True)
+        place, turned_at = (source[1], None) if turned is None else turned
+        return bool(self._played_first(side, under, place, turned_at, pile, laid))
+
+    def _played_first(self, side: str, card: Card, place: str, turned_at: When | None, pile: str,
+                      laid: When, then: Play | None = None) -> bool | None:
+        """`side` laid `card` on `pile` at `laid` from their stock place `place`: their face-up top, or
+        (`turned_at`: the turn's date) turned up there unseen first. Made where it plays on the engine's
+        position (and `then`, a play after it, plays on it); None where it does not (nothing made), else
+        whether the engine moved."""
+        state = self.state
+        if turned_at is not None:
+            if state.check(TurnUp(side, place, card)) is not None:
+                return None
+            state = state.apply(TurnUp(side, place, card))
+        first = Play(side, card, place, pile)
+        if state.check(first) is not None or (then is not None and state.apply(first).check(then) is not None):
+            return None
+        if turned_at is not None and not self._try(TurnUp(side, place, card), turned_at):
+            return None
+        return self._attempt(side, card, place, pile, laid, visible=True)
 
     def _top_touch(self, pile: str, top: str, seen: When, since: float) -> float | None:
         """When the hand that laid `top` on `pile` (first seen there at `seen`) touched it, after
@@ -644,27 +648,17 @@ class TableMoves:
                 continue
             side, laid = last
             source = self._stock_top_of(under)
-            turned: tuple[str, When] | None = None
+            turned = None
             if source is None and not self.state.cards()[under]:
                 turned = self._turned_unseen(side, laid[0])
                 if turned is None:
                     continue
-                place = turned[0]
-            elif source is not None and source[0] == side:
-                place = source[1]
-            else:
+            elif source is None or source[0] != side:
                 continue
-            state = self.state
-            if turned is not None:
-                if state.check(TurnUp(side, place, under)) is not None:
-                    continue
-                state = state.apply(TurnUp(side, place, under))
-            first = Play(side, under, place, pile)
-            if state.check(first) is not None or state.apply(first).check(Play(player, card, zone, pile)) is not None:
-                continue
-            if turned is not None and not self._try(TurnUp(side, place, under), turned[1]):
-                continue
-            return self._attempt(side, under, place, pile, laid, visible=True)
+            place, turned_at = (source[1], None) if turned is None else turned
+            made = self._played_first(side, under, place, turned_at, pile, laid, then=Play(player, card, zone, pile))
+            if made is not None:
+                return made
         return False
 
     def _in_place_after(self, zone: str, code: str, t: float, seen: float) -> bool:
@@ -673,7 +667,7 @@ class TableMoves:
         on a spit pile at `seen`: a touch of its player's on that pile at `t` did not lay it (a hand lays
         a card it holds, not one still lying in its place)."""
         return (self.readings.get(zone) != code or not self._clear(zone)) \
-            and t < self._read_in_place.get(code, -math.inf) < seen
+            and t < self._read_in_place.get(code, (-math.inf, ''))[0] < seen
 
     def _waits_for_rival(self, pile: str, player: str, t: float) -> bool:
         """`player`'s card seen on `pile`, laid at `t`, may lie on another player's card laid just
@@ -901,7 +895,7 @@ class TableMoves:
         The place and the first such contact."""
         lift = self._lifted.get(card.code)
         since = max(lift.t if lift is not None else self._moved.get(zone, 0.0), t - TOUCH_REACH_S,
-                    self._read_in_place.get(card.code, -math.inf))
+                    self._read_in_place.get(card.code, (-math.inf, ''))[0])
         for space in self.rules.stock_names[self.rules.player_index[player]]:
             if space == zone or self.state.pile(space) or self.readings.get(space) != EMPTY:
                 continue

@@ -131,10 +131,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         """Per stock place, the last frame it was read showing a face-down top, settled or not."""
         self._empty_read: dict[str, float] = {}
         """Per stock place, the last frame it was read empty, settled or not."""
-        self._read_in_place: dict[str, float] = {}
-        """Per stock card, the last frame it was read in a stock place, settled or not."""
-        self._read_place: dict[str, str] = {}
-        """Per stock card, the stock place it was read in at that frame (`_read_in_place`)."""
+        self._read_in_place: dict[str, tuple[float, str]] = {}
+        """Per stock card, the last frame it was read in a stock place, settled or not, and that place."""
         self._top_read: dict[str, float] = {}
         """Per spit pile, the last frame it was read showing the engine's top there, settled or not."""
         self._unknown_read: dict[str, tuple[str, float]] = {}
@@ -317,8 +315,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             elif seen == EMPTY and zone in self._owner:
                 self._empty_read[zone] = snap.t
             elif seen in CARD_CODES and zone in self._owner:
-                self._read_in_place[seen] = snap.t
-                self._read_place[seen] = zone
+                self._read_in_place[seen] = (snap.t, zone)
             if zone in self._owner:
                 self._turned_unread.discard(seen)
             lift = self._lifted.get(seen)

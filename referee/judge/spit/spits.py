@@ -344,8 +344,9 @@ class SpitCalls:
         is a turn-up of a stock place, and `code` was last read in that place (if only for a frame) since
         the last move there: it is the card turned there (spit cards come from the hand, never from a
         stock place), so it is no premature spit card."""
-        return isinstance(move, TurnUp) and self._read_place.get(code) == move.pile \
-            and self._read_in_place[code] > self._moved.get(move.pile, -math.inf)
+        read = self._read_in_place.get(code)
+        return isinstance(move, TurnUp) and read is not None and read[1] == move.pile \
+            and read[0] > self._moved.get(move.pile, -math.inf)
 
     def _turned_after(self, move: TurnUp, t: float) -> bool:
         """The turn-up `move` was made, dated more than `SPIT_LEAD_S` after `t` by a touch of its

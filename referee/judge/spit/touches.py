@@ -93,6 +93,14 @@ class HandTouches:
         since = self._moved.get(zone, 0.0)
         return [t for t in self._touches.get(zone, ()) if t.contact and t.side == player and since < t.t <= until]
 
+    def _face_down_touches(self, player: str, before: float, *, covered: bool = False) -> dict[str, list[Touch]]:
+        """Per face-down stock top of `player`'s, their hand's contacts there (with `covered`, its covers
+        too) since the last move there and before `before`."""
+        s = self.state
+        return {zone: [t for t in self._touches.get(zone, ()) if (t.contact or covered) and t.side == player
+                       and self._moved.get(zone, 0.0) < t.t < before]
+                for zone in self.rules.stock_names[self.rules.player_index[player]] if s.pile(zone) and not s.face_up(zone)}
+
     def _hand_came(self, zone: str, side: str, t: float) -> float:
         """When the hand of `side` whose contact with `zone` began at `t` came over it: the start of
         its last cover of the place less than `TURN_S` before (a hand taking a card), else `t`. A card

@@ -22,7 +22,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from referee.events import Event
-from referee.judge.spit.config import too_close, underneath
+from referee.judge.spit.config import TOO_CLOSE, UNDERNEATH, slap_winner
 
 Contact = tuple[str, str, float]
 """A hand's first contact as the vision reported it: (side, zone, time s)."""
@@ -85,13 +85,10 @@ def verdict(first: Mapping[str, tuple[str, float]], frame_interval: float, ender
     (a, (pile_a, t_a)), (b, (pile_b, t_b)) = sorted(first.items())
     piles = {a: pile_a, b: pile_b}
     margin = round(abs(t_b - t_a) * 1000, 3) if pile_a == pile_b else None
-    if too_close(pile_a, t_a, pile_b, t_b, frame_interval):
-        under = under or {}
-        beneath = underneath(a, under.get(a, ()), b, under.get(b, ()))
-        if beneath is not None:
-            return Verdict(beneath, piles, False, margin, underneath=True)
-        return Verdict(ender, piles, True, margin)
-    return Verdict(a if t_a <= t_b else b, piles, False, margin)
+    under = under or {}
+    winner, settled = slap_winner(a, pile_a, t_a, under.get(a, ()), b, pile_b, t_b, under.get(b, ()),
+                                  frame_interval, ender)
+    return Verdict(winner, piles, settled == TOO_CLOSE, margin, underneath=settled == UNDERNEATH)
 
 
 def score_slap(truth: Event, first: Mapping[str, tuple[str, float]], frame_interval: float, ender: str,

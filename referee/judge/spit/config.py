@@ -35,6 +35,28 @@ def underneath(a: str, under_a: Collection[str], b: str, under_b: Collection[str
     return None
 
 
+def slap_winner(a: str, pile_a: str, t_a: float, under_a: Collection[str],
+                b: str, pile_b: str, t_b: float, under_b: Collection[str],
+                frame_interval: float, ender: str) -> tuple[str, str | None]:
+    """Who takes the pile of a slap from both players' first contacts, and how that was settled:
+    None (the earlier contact), `UNDERNEATH` (too close to time, the hand seen underneath) or
+    `TOO_CLOSE` (too close to call: `ender`, who emptied their stock first, per `SLAP_FALLBACK`).
+
+    >>> slap_winner("A", "L", 2.00, (), "B", "L", 2.05, (), 1 / 30, ender="B")
+    ('A', None)
+    >>> slap_winner("A", "L", 2.00, ("B",), "B", "L", 2.01, (), 1 / 30, ender="B")
+    ('A', 'too close to time; the hand seen underneath got there first')
+    >>> slap_winner("A", "L", 2.00, (), "B", "L", 2.01, (), 1 / 30, ender="B")
+    ('B', 'too close to call')
+    """
+    if not too_close(pile_a, t_a, pile_b, t_b, frame_interval):
+        return (a if t_a <= t_b else b), None
+    beneath = underneath(a, under_a, b, under_b)
+    if beneath is not None:
+        return beneath, UNDERNEATH
+    return ender, TOO_CLOSE
+
+
 TOUCH_REACH_S: Final = 1.5
 """A change is dated by a hand's touch at most this long before the new state was first seen."""
 LAYOUT_STILL_S: Final = 1.5

@@ -14,8 +14,7 @@ from referee.judge.spit.config import (
     UNREAD_LAYOUT_S,
     When,
     layout_counts,
-    too_close,
-    underneath,
+    slap_winner,
 )
 from referee.observations import CARD_CODES, EMPTY
 from referee.rules.spit import (
@@ -86,18 +85,14 @@ class DealEnds:
         margin = round((when_b[0] - when_a[0]) * 1000, 3)
         extra: dict[str, Any] = {}
         ender = self.state.deal_ender()
-        if too_close(pile_a, when_a[0], pile_b, when_b[0], self.frame_interval):
-            beneath = underneath(a, under_a, b, under_b)
-            if beneath is not None:  # the hand seen underneath got there first
-                winner = beneath
-                extra = {"verdict": UNDERNEATH, "underneath": beneath}
-            else:
-                winner = ender[0] if ender is not None else a
-                extra = {"verdict": TOO_CLOSE, "fallback": SLAP_FALLBACK}
+        winner, settled = slap_winner(a, pile_a, when_a[0], under_a, b, pile_b, when_b[0], under_b,
+                                      self.frame_interval, ender[0] if ender is not None else a)
+        if settled is not None:
+            extra = ({"verdict": UNDERNEATH, "underneath": winner} if settled == UNDERNEATH
+                     else {"verdict": TOO_CLOSE, "fallback": SLAP_FALLBACK})
             t0 = min(when_a[0], when_b[0])
             move = Slap(((a, pile_a, t0), (b, pile_b, t0)), underneath=winner)
         else:
-            winner = a if when_a[0] <= when_b[0] else b
             move = Slap(((a, pile_a, when_a[0]), (b, pile_b, when_b[0])))
         first_pile = pile_a if winner == a else pile_b
         later = max((when_a, when_b), key=lambda w: w[0])

@@ -254,9 +254,9 @@ def test_a_card_whose_hand_touched_an_empty_place_on_its_way_to_a_pile_is_moved_
     film.play("A", "A1", "empty", "L")  # 7♣ onto 8♦: A1 is a space
     film.touch("A", "A4", 2, then="back")  # A lifts 2♠
     film.still(2)
-    tm = film.touch("A", "A1", 3)  # lays it in the space, too briefly to be read there, and takes it again
-    film.still(8)
-    tp = film.touch("A", "R", 3, then="2S")  # plays it on 3♣ (0.43 s after; 0.57 s at the least on the rendered games)
+    tm = film.touch("A", "A1", 10)  # lays it in the space under the hand, never read there, and takes it again
+    film.still(4)
+    tp = film.touch("A", "R", 3, then="2S")  # plays it on 3♣ (0.47 s after; 0.57 s at the least on the rendered games)
     film.still(10)
     events = film.judge()
     assert [(e["card"], e["from"], e["to"], e.t) for e in _of(events, "move_to_space")] == [("2S", "A4", "A1", tm)]
@@ -622,6 +622,20 @@ def test_a_card_is_not_moved_into_a_space_its_hand_touched_less_than_a_fetch_bef
     events = film.judge()
     assert not _of(events, "move_to_space")
     assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("B", "4D", "B2", t)
+
+
+def test_a_card_is_not_moved_into_a_space_read_empty_just_after_its_hand_touched_it() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A1", "empty", "L")  # 7♣ onto 8♦: A1 is a space
+    film.touch("A", "A4", 2, then="back")  # A lifts 2♠
+    film.still(2)
+    film.touch("A", "A1", 2)  # its hand brushes the space on the way
+    film.still(9)  # the space read empty: no card lies there
+    t = film.touch("A", "R", 3, then="2S")  # and lays 2♠ on 3♣, 0.37 s later
+    film.still(10)
+    events = film.judge()
+    assert not _of(events, "move_to_space")
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("A", "2S", "A4", t)
 
 
 def test_a_card_played_and_taken_back_after_a_play_on_the_other_pile_shows_the_rival_card_laid_under_it_first() -> None:

@@ -833,7 +833,8 @@ class TableMoves:
     def _emptied_unseen(self, zone: str) -> bool:
         """Stock place `zone` was read empty (if only for a frame) since the engine's last move there:
         the card the engine has on it left by a move not found, so a card put there is not stacked on it."""
-        return self._empty_read.get(zone, -math.inf) > self._moved.get(zone, -math.inf)
+        reads = self._empty_reads.get(zone)
+        return bool(reads) and reads[-1] > self._moved.get(zone, -math.inf)
 
     def _other_card_hidden(self, player: str, zone: str, pile: str, t: float) -> bool:
         """Another of `player`'s stock places, its face-up top one that plays on `pile`, has not been read
@@ -892,7 +893,8 @@ class TableMoves:
         `zone` (seen lifted, else since the last move there; after it was last read in a stock place) and at least `FETCH_S` before it touched
         a spit pile at `t` (a hand lays a card down and takes it up again no faster than it fetches
         one): the card was moved into that space first, unseen under the hand, and played from there.
-        The place and the first such contact."""
+        The place and the first such contact, leaving out a contact the place was read empty around
+        (`_read_empty_around`)."""
         lift = self._lifted.get(card.code)
         since = max(lift.t if lift is not None else self._moved.get(zone, 0.0), t - TOUCH_REACH_S,
                     self._read_in_place.get(card.code, (-math.inf, ''))[0])
@@ -901,10 +903,20 @@ class TableMoves:
                 continue
             after = max(since, self._moved.get(space, -math.inf))
             touched = [touch for touch in self._touches.get(space, ())
-                       if touch.contact and touch.side == player and after < touch.t <= t - FETCH_S]
+                       if touch.contact and touch.side == player and after < touch.t <= t - FETCH_S
+                       and not self._read_empty_around(space, touch.t)]
             if touched:
                 return space, (touched[0].t, touched[0].frame)
         return None
+
+    def _read_empty_around(self, space: str, t: float) -> bool:
+        """Stock place `space` was read empty both at or before a contact there at `t` and after it, less than
+        `FETCH_S` apart: the contact laid no card there (a card moved into a space lies there at least 0.29 s
+        before its hand takes it up again: in none of 1834 such moves on the rendered games 9001-9440 was
+        the space read empty between)."""
+        reads = self._empty_reads.get(space, ())
+        before = max((read for read in reads if read <= t), default=-math.inf)
+        return any(t < read < before + FETCH_S for read in reads)
 
     def _race(self, pile: str, raced: tuple[float, str] | None, player: str, when: When) -> None:
         """`player`'s card judged at `when` on `pile` came less than the race window after `raced`

@@ -560,8 +560,9 @@ class TableMoves:
         """A card read settled under `pile`'s new top `top` (`Snapshot.under`), which the engine has
         neither as its top there nor anywhere in that pile, was laid on the pile before the top, by
         the hand that touched (else covered) the pile last before the one that laid the top (its
-        last contact before the top was first seen), since the pile last settled before the top:
-        for a face-up stock top, its player's hand; for a card the engine has nowhere, the last
+        last contact before the top was first seen), since the pile last settled before the top (where
+        the pile showed that card settled before the top: its hand's last touch before that read, since
+        the pile settled before it): for a face-up stock top, its player's hand; for a card the engine has nowhere, the last
         hand's, turned unseen on a face-down top that hand touched (`_turned_unseen`; not at a
         stalemate, when an unknown card laid is a spit card). No other contact with the pile since
         it settled may come before that touch unexplained: a card laid then may lie under it unseen
@@ -580,8 +581,11 @@ class TableMoves:
             return False
         reads = self._pile_reads.get(pile, ())
         seen = self._seen[pile]
-        since = reads[-2][1] if len(reads) >= 2 and reads[-1][0] == top else -math.inf
-        laid_top = self._top_touch(pile, top, seen, since)
+        if len(reads) >= 3 and reads[-1][0] == top and reads[-2][0] == code:
+            since, laid_top = reads[-3][1], reads[-2][1]  # it showed settled before the top: laid before that read
+        else:
+            since = reads[-2][1] if len(reads) >= 2 and reads[-1][0] == top else -math.inf
+            laid_top = self._top_touch(pile, top, seen, since)
         if laid_top is None:
             return False  # no hand seen laying the top: nothing tells which touch laid the card under it
         touches = [touch for touch in self._touches.get(pile, ()) if since < touch.t < laid_top

@@ -837,8 +837,8 @@ class TableMoves:
     def _emptied_unseen(self, zone: str) -> bool:
         """Stock place `zone` was read empty (if only for a frame) since the engine's last move there:
         the card the engine has on it left by a move not found, so a card put there is not stacked on it."""
-        reads = self._empty_reads.get(zone)
-        return bool(reads) and reads[-1] > self._moved.get(zone, -math.inf)
+        runs = self._empty_runs.get(zone)
+        return bool(runs) and runs[-1][1] > self._moved.get(zone, -math.inf)
 
     def _other_card_hidden(self, player: str, zone: str, pile: str, t: float) -> bool:
         """Another of `player`'s stock places, its face-up top one that plays on `pile`, has not been read
@@ -918,9 +918,11 @@ class TableMoves:
         `FETCH_S` apart: the contact laid no card there (a card moved into a space lies there at least 0.29 s
         before its hand takes it up again: in none of 1834 such moves on the rendered games 9001-9440 was
         the space read empty between)."""
-        reads = self._empty_reads.get(space, ())
-        before = max((read for read in reads if read <= t), default=-math.inf)
-        return any(t < read < before + FETCH_S for read in reads)
+        runs = self._empty_runs.get(space, ())
+        if any(first <= t < last for first, last in runs):
+            return True  # read empty in the frames either side of it
+        before = max((last for _, last in runs if last <= t), default=-math.inf)
+        return any(t < first < before + FETCH_S for first, _ in runs)
 
     def _race(self, pile: str, raced: tuple[float, str] | None, player: str, when: When) -> None:
         """`player`'s card judged at `when` on `pile` came less than the race window after `raced`

@@ -254,9 +254,9 @@ def test_a_card_whose_hand_touched_an_empty_place_on_its_way_to_a_pile_is_moved_
     film.play("A", "A1", "empty", "L")  # 7♣ onto 8♦: A1 is a space
     film.touch("A", "A4", 2, then="back")  # A lifts 2♠
     film.still(2)
-    tm = film.touch("A", "A1", 3)  # lays it in the space, too briefly to be read there, and takes it again
-    film.still(8)
-    tp = film.touch("A", "R", 3, then="2S")  # plays it on 3♣ (0.43 s after; 0.57 s at the least on the rendered games)
+    tm = film.touch("A", "A1", 10)  # lays it in the space under the hand, never read there, and takes it again
+    film.still(4)
+    tp = film.touch("A", "R", 3, then="2S")  # plays it on 3♣ (0.47 s after; 0.57 s at the least on the rendered games)
     film.still(10)
     events = film.judge()
     assert [(e["card"], e["from"], e["to"], e.t) for e in _of(events, "move_to_space")] == [("2S", "A4", "A1", tm)]
@@ -622,6 +622,49 @@ def test_a_card_is_not_moved_into_a_space_its_hand_touched_less_than_a_fetch_bef
     events = film.judge()
     assert not _of(events, "move_to_space")
     assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("B", "4D", "B2", t)
+
+
+def test_a_card_is_not_moved_into_a_space_read_empty_just_after_its_hand_touched_it() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A1", "empty", "L")  # 7♣ onto 8♦: A1 is a space
+    film.touch("A", "A4", 2, then="back")  # A lifts 2♠
+    film.still(2)
+    film.touch("A", "A1", 2)  # its hand brushes the space on the way
+    film.still(9)  # the space read empty: no card lies there
+    t = film.touch("A", "R", 3, then="2S")  # and lays 2♠ on 3♣, 0.37 s later
+    film.still(10)
+    events = film.judge()
+    assert not _of(events, "move_to_space")
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("A", "2S", "A4", t)
+
+
+def test_a_hand_back_on_a_pile_after_it_showed_the_card_its_refused_card_lost_a_tie_to_lays_a_new_card() -> None:
+    film = _opened(layout=dict(LAYOUT, A5="3H", B3="3S"))  # R shows 3♣
+    film.touch("A", "A4", 2, then="back")  # A lifts 2♠
+    film.touch("B", "B2", 2, then="back")  # B lifts 4♦
+    film.still(2)
+    ta, _ = film.touch_both(("A", "R"), ("B", "R"), lag=0)  # in one frame: 4♦ shows on top
+    film.zones["R"] = "4D"
+    film.still(4)
+    film.touch("B", "R", 3, then="2S")  # B takes 4♦ back: refused on 2♠, which came first
+    arm = HandSeen("B", ("B2",), {})
+    _over(film, 8, arm)  # 4♦ back to B2 under B's arm (not read there); R shows 2♠ again
+    _over(film, 3, arm, HandSeen("B", ("B3",), {}))  # B takes 3♠, never seen lifted
+    film.zones["B3"] = "back"
+    film.touch("A", "A5", 2, then="back")  # A lifts 3♥
+    tb = film.t
+    _over(film, 2, arm, HandSeen("B", ("R",), {"R": tb}))  # B lays 3♠ on 2♠
+    ta2 = film.t
+    _over(film, 3, arm, HandSeen("B", ("R",), {"R": tb}), HandSeen("A", ("R",), {"R": ta2}))  # A's 3♥ on it
+    film.zones["R"] = "3H"
+    _over(film, 8, arm)
+    film.touch("A", "R", 3, then="3S")  # A takes 3♥ back: 3♠ came first
+    film.zones["A5"] = "3H"
+    film.zones["B2"] = "4D"
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "2S", ta), ("B", "3S", tb)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "4D", ta), ("A", "3H", ta2)]
 
 
 def test_a_card_played_and_taken_back_after_a_play_on_the_other_pile_shows_the_rival_card_laid_under_it_first() -> None:

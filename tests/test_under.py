@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 import pytest
-from test_judge import _of, _opened
+from test_judge import LAYOUT, _of, _opened
 from test_judge_covered import _over
 
 from referee.observations import BadObservation, HandSeen, Observation, ZoneReading
@@ -95,3 +95,22 @@ def test_a_card_read_under_a_top_that_would_be_refused_on_the_engine_s_top_makes
 def test_a_card_read_under_a_top_is_not_laid_after_a_contact_with_the_pile_that_nothing_explains() -> None:
     events, _, _ = _laid_unseen_then_covered("3H", 40, rival_first=True)  # the 3♥ may lie on a card of B's unseen
     assert not [e for e in events if e.type in ("play", "turn_up") and e.get("card") == "3H"]
+
+
+def test_a_card_read_under_a_new_top_after_showing_settled_on_top_is_played_at_its_touch_before_that() -> None:
+    film = _opened(layout=dict(LAYOUT, A4="4D", B2="8C"))  # R shows 3♣
+    film.touch("A", "A4", 2, then="back")  # A lifts 4♦
+    film.still(2)
+    ta, _ = film.touch_both(("A", "R"), ("B", "R"), lag=0)  # and lays it on R; B's hand touches R in that frame, laying nothing seen
+    film.zones["R"] = "4D"
+    film.still(4)  # 4♦ read settled on top: it waits for a card of B's that may lie under it
+    film.touch("A", "A5", 2, then="back")  # A lifts 5♥
+    _over(film, 2, HandSeen("A", ("R",), {}))  # its hand comes over R
+    tb = film.touch("A", "R", 3, then="5H")  # and lays 5♥ on the 4♦
+    first = len(film.frames)
+    film.still(30)
+    for i in range(first, len(film.frames)):  # 4♦ read under it
+        obs = film.frames[i]
+        film.frames[i] = Observation(obs.t, obs.frame, dict(obs.zones, R=ZoneReading("5H", under="4D")), obs.hands)
+    events = film.judge()
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("4D", ta), ("5H", tb)]

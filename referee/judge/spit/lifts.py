@@ -165,8 +165,10 @@ class LiftedCards:
 
     def _refused_card_off(self, pile: str, since: float, t: float) -> bool:
         """`pile` was read showing the card a refusal at `since` was judged on again after it and before
-        `t`: the card refused is off it (a touch of its player's from then on lays another card)."""
-        under = self._expected_in(self._state_at(since, before=True), pile)
+        `t`: the card refused is off it (a touch of its player's from then on lays another card). That card
+        is the top at `since`, a card judged there at that very time (a race the other player won by less
+        than a frame) included."""
+        under = self._expected_in(self._state_at(since), pile)
         return any(since < when < t and seen == under for seen, when in self._pile_reads.get(pile, ()))
 
     def _laid(self, touches: tuple[Touch, ...]) -> bool:

@@ -129,8 +129,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         """Per stock place, when it was last seen showing a face-down top."""
         self._face_down_read: dict[str, float] = {}
         """Per stock place, the last frame it was read showing a face-down top, settled or not."""
-        self._empty_read: dict[str, float] = {}
-        """Per stock place, the last frame it was read empty, settled or not."""
+        self._empty_runs: dict[str, list[list[float]]] = {}
+        """Per stock place, the last few stretches [first, last frame time] it was read empty frame after
+        frame, settled or not."""
         self._read_in_place: dict[str, tuple[float, str]] = {}
         """Per stock card, the last frame it was read in a stock place, settled or not, and that place."""
         self._top_read: dict[str, float] = {}
@@ -313,7 +314,12 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             if seen == FACE_DOWN:
                 self._face_down_read[zone] = snap.t
             elif seen == EMPTY and zone in self._owner:
-                self._empty_read[zone] = snap.t
+                runs = self._empty_runs.setdefault(zone, [])
+                if runs and snap.t - runs[-1][1] < 1.5 * self.frame_interval:
+                    runs[-1][1] = snap.t
+                else:
+                    runs.append([snap.t, snap.t])
+                    del runs[:-8]
             elif seen in CARD_CODES and zone in self._owner:
                 self._read_in_place[seen] = (snap.t, zone)
             if zone in self._owner:

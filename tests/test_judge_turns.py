@@ -41,17 +41,6 @@ def test_a_turn_up_after_a_move_off_its_place_under_one_touch_is_dated_after_the
     assert [e.t for e in _of(events, "spit_call")] == [turned]
 
 
-def test_a_turn_up_with_no_contact_seen_is_dated_by_the_first_frame_its_place_was_left_unread_after_its_face_down_read() -> None:
-    film, referee = _one_card_to_turn()
-    turned = film.t
-    for _ in range(6):  # A2 changes right after its face-down reads, left unread: no hand found there
-        film.frame(unread=("A2",))
-    film.over("A", "A2", 2)  # then A's arm passes over it, touching nothing
-    film.zones["A2"] = "QH"
-    film.still(10)
-    assert [(e["card"], e.t) for e in _of(_run(film, referee), "turn_up")] == [("QH", turned)]
-
-
 def test_a_turn_up_is_not_dated_before_its_place_was_last_read_face_down_if_only_for_a_frame() -> None:
     rules = SpitRules()
     state = SpitState.position(rules, {"A": ["9C", "back 5S"], "B": ["KS"]}, spit={"A": "2C", "B": "5C"},

@@ -197,7 +197,7 @@ class SpitCalls:
         find there): what it shows now is what the hand left (a card misread for a frame where nothing
         moved is not)."""
         clear = self._read_clear.get(zone, -1.0)
-        return self._unread_run.get(zone, (-1.0, -1.0))[1] > clear or any(
+        return self._left_unread_at.get(zone, -1.0) > clear or any(
             touch.side == self._owner[zone] and touch.t > clear for touch in self._touches.get(zone, ()))
 
     def _take_first_read_call(self, state: SpitState) -> bool:

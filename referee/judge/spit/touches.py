@@ -80,24 +80,10 @@ class HandTouches:
                            for pile in self._piles for touch in self._touches.get(pile, ())):
             after = since
         turning = [touch for touch in touches if touch.t > after]
-        turned = (turning[0].t, turning[0].frame) if turning else self._began_changing(zone, seen)
+        turned = (turning[0].t, turning[0].frame) if turning else seen
         if turned[0] < since:
             return self._turned_after_move(zone, since, turned)
         return turned
-
-    def _began_changing(self, zone: str, seen: When) -> When:
-        """When a stock place with no contact of its player's hand seen since it was last read face down
-        began to show its card turned, dated `seen` (a hand's cover or the first sight): the frame right
-        after that read, where the place was left unread from then on until before `seen` (it changed
-        there with no hand found: fingers the hand finder missed, the card turning), else `seen`. Only
-        after a read of the face-down card settled there (not one frame of it between an arm's passes,
-        which may have come back to turn it)."""
-        read = self._face_down_read.get(zone, -math.inf)
-        run = self._unread_run.get(zone)
-        if run is None or not read < run[0] < seen[0] or run[0] - read > 1.5 * self.frame_interval \
-                or self._read_clear.get(zone) != read:
-            return seen
-        return run[0], seen[1] - round((seen[0] - run[0]) / self.frame_interval)
 
     def _turned_after_move(self, zone: str, since: float, turned: When) -> When:
         """The date of a turn-up at stock place `zone` whose touch (`turned`) began before the last move

@@ -129,40 +129,6 @@ def test_a_spit_pile_a_hand_leaves_is_read_in_that_frame_when_only_what_the_hand
     assert left.hands == () and left.zones["L"] == ZoneReading("7C")
 
 
-def _fingers_over(table: np.ndarray, calibration: Calibration, zone: str, reach: int) -> np.ndarray:
-    """A card on `zone` with a hand's fingers over the `reach` px of it nearest A's edge, its arm reaching in from there."""
-    x, y = calibration.to_image(np.array(calibration.layout.zone(zone).centre))
-    hand = _card(table, calibration, zone)
-    cv2.rectangle(hand, (int(x) - 25, int(y) + 22 - reach), (int(x) + 25, SIZE[1] - 1), (50, 90, 160), -1)
-    return hand
-
-
-def test_a_stock_place_a_hand_leaves_is_read_in_that_frame_when_only_what_the_hand_held_changed() -> None:
-    calibration, table, reader, observer = _setup()
-    for i in range(4):
-        observer.observe(table, i / 30, i)
-    fingers = _fingers_over(table, calibration, "A3", 20)  # the fingers on the near part of the card they turned
-    covered = [observer.observe(fingers, i / 30, i) for i in range(4, 8)]
-    assert "A3" in {zone for h in covered[-1].hands for zone in h.over}
-    reader.shows["A3"] = ZoneReading("7C")
-    left = observer.observe(_card(table, calibration, "A3"), 8 / 30, 8)  # the hand gone: the card shows
-    assert left.hands == () and left.zones["A3"] == ZoneReading("7C")
-
-
-def test_a_stock_place_is_not_read_in_the_frame_the_hand_leaves_while_its_card_was_turning_in_the_frame_before() -> None:
-    calibration, table, reader, observer = _setup()
-    for i in range(4):
-        observer.observe(table, i / 30, i)
-    x, y = (int(v) for v in calibration.to_image(np.array(calibration.layout.zone("A3").centre)))
-    for i in range(4, 8):  # the card turning under the fingers until the hand leaves
-        frame = _fingers_over(table, calibration, "A3", 20)
-        cv2.rectangle(frame, (x - 15, y - 22), (x + 15, y + 1), (60 + 60 * (i % 2), 40, 200), -1)
-        observer.observe(frame, i / 30, i)
-    reader.shows["A3"] = ZoneReading("7C")
-    seen = [observer.observe(_card(table, calibration, "A3"), i / 30, i).zones.get("A3") for i in range(8, 12)]
-    assert seen[0] is None and ZoneReading("7C") in seen
-
-
 def test_a_misread_does_not_stand() -> None:
     calibration, table, reader, observer = _setup()
     answers = iter([ZoneReading("8C", 0.9), ZoneReading("7C", 0.9), ZoneReading("7C", 0.9)])

@@ -299,11 +299,6 @@ class HandFinder:
             if not grown:
                 return owned
 
-    @property
-    def still(self) -> np.ndarray:
-        """How many frames in a row each pixel of the view has stayed within `still_threshold` (at most 255)."""
-        return self._still
-
     def update(self, image: np.ndarray, t: float, frame: int,
                face_down: frozenset[str] = frozenset()) -> tuple[HandSeen, ...]:
         """One top-down view (`TableView.warp`) captured at `t`: the hands over the table; `face_down`:

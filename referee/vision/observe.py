@@ -4,8 +4,7 @@ Every frame: one warp into the small top-down view (`TableView`), the hands (`Ha
 for each zone a comparison of its patch with the previous frame (is it still?) and with the
 patch it showed when last read (did it change?). A zone under a hand reads `occluded`; a zone
 that changed and has been still for `settle_frames` with no hand over it (a spit pile: or that a
-hand has just left, where nothing changed but what the hand held in the frame before: a card
-laid on a pile, or turned over in place on a stock place most of which is still) is read
+hand has just left, where nothing changed but what the hand held in the frame before) is read
 again by the `ZoneReader` (the detector, on rectified crops at 16 px/cm, up to four zones a pass), and
 again in the following frames until `agree` reads in a row say the same with at least
 `min_confidence` (so the tracker's hysteresis sees independent reads, and one misread cannot
@@ -114,7 +113,7 @@ class ObserveConfig:
 @dataclass
 class _ZoneState:
     """One zone's reads; `taken`: its owner's hand was over it, a face-up card on top, since it was last read;
-    `under_hand`: its pixels a hand's foreground held in the last frame (None: none)."""
+    `under_hand`: a spit pile's pixels a hand's foreground held in the last frame (None: none)."""
 
     reading: ZoneReading | None = None
     read_patch: np.ndarray | None = None
@@ -254,7 +253,7 @@ class Observer:
             patch = self.view.crop(image, name)
             mask = self.view.zones[name]
             held, state.under_hand = state.under_hand, None
-            if self._arms is not None:
+            if self._arms is not None and name not in self._owner:  # (only a spit pile's is used)
                 state.under_hand = self.view.crop(self._arms, name) & mask
                 if not state.under_hand.any():
                     state.under_hand = None
@@ -276,14 +275,11 @@ class Observer:
             if state.previous is not None and self._share(patch, state.previous, mask, cfg.still_threshold) \
                     < cfg.still_fraction * pixels:
                 state.still += 1
-            elif held is not None and state.under_hand is None \
-                    and (name not in self._owner or self._settled(name)) \
+            elif held is not None and name not in self._owner and state.under_hand is None \
                     and state.previous is not None and self._share(patch, state.previous, mask & ~held,
                                                                    cfg.still_threshold) < cfg.still_fraction * pixels:
-                state.still = max(state.still, 1)  # a zone where only what a hand held in the last frame
-                # changed: the hand left what lies there still (the card it laid, or turned over in place
-                # on a stock place, is read a frame sooner; on a stock place only where most of it is
-                # still: a card turned over under the hand may still be turning as the hand leaves)
+                state.still = max(state.still, 1)  # a spit pile where only what a hand held in the last frame
+                # changed: the hand left what lies there still (the card it laid is read a frame sooner)
             else:
                 state.still = 0
             state.previous = patch
@@ -315,13 +311,6 @@ class Observer:
         done = time.perf_counter()
         self.cost = FrameCost(len(due), after_hands - began, after_zones - after_hands, done - after_zones)
         return Observation(t, index, readings, hands)
-
-    def _settled(self, zone: str) -> bool:
-        """Whether at least `visible_fraction` of a zone has stayed still for `settle_frames` (a card
-        turned over under a hand has stopped turning: a turn changes the whole card from frame to
-        frame, where the hand leaving changes only what it hid)."""
-        still = self.view.crop(self.hands.still, zone)[self.view.zones[zone]]
-        return np.count_nonzero(still >= self.config.settle_frames) >= self.config.visible_fraction * self._pixels[zone]
 
     def _arm_pixels(self) -> np.ndarray | None:
         """The view's pixels under an arm in this frame or the last, grown by a pixel (None: no arm in

@@ -33,6 +33,18 @@ def test_spit_is_called_on_the_first_read_of_the_card_turned_last() -> None:
     assert [(e["card"], e.t) for e in _of(events, "turn_up")] == [("QH", t)]
 
 
+def test_spit_is_called_on_the_first_read_of_the_card_turned_last_where_its_place_was_seen_changing_with_no_hand_found() -> None:
+    film, referee = _one_card_to_turn()
+    for _ in range(4):  # A2 changes, left unread: the fingers that turn it are not found there
+        film.frame(unread=("A2",))
+    film.zones["A2"] = "QH"  # Q♥ fits neither pile: nobody can move
+    read = film.frame()  # read once
+    film.over("A", "A2", 10)  # and hidden again by A's arm
+    film.still(10)
+    calls = _of(_run(film, referee), "spit_call")
+    assert [e["called_at"] for e in calls] == [read]
+
+
 def test_spit_is_not_called_once_a_spit_card_laid_by_a_hand_never_seen_is_read_on_its_pile() -> None:
     rules = SpitRules()  # A's face-down A2 is the one move left; the spit cards face down, unknown
     state = SpitState.position(rules, {"A": ["9C", "back |"], "B": ["KS"]}, spit={"A": "back back", "B": "back back"},

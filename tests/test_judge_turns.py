@@ -19,6 +19,27 @@ def test_a_turn_up_is_dated_by_its_player_s_touch_after_the_place_last_showed_it
     assert [(e["card"], e.t) for e in _of(_run(film, referee), "turn_up")] == [("QH", t)]
 
 
+def test_a_turn_up_after_a_move_off_its_place_under_one_touch_is_dated_after_the_place_was_read_face_down() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["", "back 9S"], "B": ["KS"]}, spit={"A": "2C", "B": "5C"},
+                               piles={"L": "4D", "R": "7D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A2": "9S", "B1": "KS", "L": "4D", "R": "7D"})
+    film.still(4)
+    film.over("A", "A2", 2)  # A's hand lifts 9♠ off A2, baring a face-down card
+    film.zones["A2"] = "back"
+    moved = film.t
+    for _ in range(6):  # and lays it in the space A1, staying there; A2 is read face down meanwhile
+        film.frame((HandSeen("A", ("A1",), {"A1": moved}),))
+    turned = film.t
+    for _ in range(4):  # A2 turning, its fingers never seen there, while the hand is still over A1
+        film.frame((HandSeen("A", ("A1",), {"A1": moved}),), unread=("A2",))
+    film.zones.update(A1="9S", A2="QH")  # Q♥ fits neither 4♦ nor 7♦, nor 9♠, nor K♠: nobody can move
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["card"], e.t) for e in _of(events, "move_to_space")] == [("9S", moved)]
+    assert [(e["card"], e.t) for e in _of(events, "turn_up")] == [("QH", turned)]
+    assert [e.t for e in _of(events, "spit_call")] == [turned]
+
 
 def test_a_turn_up_is_not_dated_before_its_place_was_last_read_face_down_if_only_for_a_frame() -> None:
     rules = SpitRules()

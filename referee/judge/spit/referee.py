@@ -179,6 +179,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._unsettled: frozenset[str] = frozenset()
         self._left_unread: frozenset[str] = frozenset()
         """The zones the last frame left unread (changed, not read yet)."""
+        self._left_unread_at: dict[str, float] = {}
+        """Per zone, the last frame that left it unread (it changed there, with or without a hand seen)."""
         self._read_now: frozenset[str] = frozenset()
         """The zones the last frame read (not under a hand), settled or not."""
         self._read_back: dict[str, float] = {}
@@ -239,6 +241,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._now = (snap.t, snap.frame)
         self._out = []
         self._left_unread = snap.unread
+        for zone in snap.unread:
+            self._left_unread_at[zone] = snap.t
         self._read_now = frozenset(snap.read)
         self._under_seen = snap.under
         if self._owner and snap.unsettled >= set(self._owner) | set(self._piles):

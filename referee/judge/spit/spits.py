@@ -192,10 +192,13 @@ class SpitCalls:
         return t
 
     def _uncovered(self, zone: str) -> bool:
-        """Its player's hand was over stock place `zone` since it was last read with no hand over it:
-        what it shows now is what the hand left (a card misread for a frame where nothing moved is not)."""
+        """Its player's hand was over stock place `zone` since it was last read with no hand over it, or
+        the place was seen changing since (left unread: a card turned by fingers the hand finder did not
+        find there): what it shows now is what the hand left (a card misread for a frame where nothing
+        moved is not)."""
         clear = self._read_clear.get(zone, -1.0)
-        return any(touch.side == self._owner[zone] and touch.t > clear for touch in self._touches.get(zone, ()))
+        return self._left_unread_at.get(zone, -1.0) > clear or any(
+            touch.side == self._owner[zone] and touch.t > clear for touch in self._touches.get(zone, ()))
 
     def _take_first_read_call(self, state: SpitState) -> bool:
         """Whether a "Spit!" was called on `state` already, from the first read of the card turned

@@ -66,7 +66,10 @@ class HandTouches:
         hand turned it later; an earlier one turned nothing, or a card gone since; the vision
         dates a contact with a face-down card from when the hand touched it, not from when it was
         found at rest on the card turned), else at `seen`; not before the last move there (one hand,
-        one card at a time: not before the card above it was played). The read does not count if their hand touched a spit pile since
+        one card at a time: not before the card above it was played; and where the touch it dates it
+        by came before that move, as when one touch moves a card off the place and turns the next, not
+        before the frame after the place was last read face down since that move: `_turned_after_move`).
+        The read does not count if their hand touched a spit pile since
         the first contact, laying no card judged: a card turned at that one may have gone there. (`seen`
         is not held to after the read: a face-down top misread for a frame over a card turned would
         make the turn late.)"""
@@ -79,8 +82,17 @@ class HandTouches:
         turning = [touch for touch in touches if touch.t > after]
         turned = (turning[0].t, turning[0].frame) if turning else seen
         if turned[0] < since:
-            return since, turned[1] + round((since - turned[0]) / self.frame_interval)
+            return self._turned_after_move(zone, since, turned)
         return turned
+
+    def _turned_after_move(self, zone: str, since: float, turned: When) -> When:
+        """The date of a turn-up at stock place `zone` whose touch (`turned`) began before the last move
+        off the place (`since`): the hand that moved the card off turned the next within the same touch.
+        The turn came after the move, and after the place was last read face down since the move, if it
+        was (one frame after that read: the card still lay face down then); else at the move."""
+        read = self._face_down_read.get(zone, -math.inf)
+        after = round(read + self.frame_interval, 6) if read >= since else since
+        return after, turned[1] + round((after - turned[0]) / self.frame_interval)
 
     def _turn_when(self, player: str, zone: str) -> When:
         """When `player` turned up the face-down top of `zone` seen turned now (`_turn_dated`), else

@@ -343,7 +343,21 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             kept = self._touches.setdefault(touch.zone, [])
             if kept and kept[0].t < horizon:
                 kept[:] = [k for k in kept if k.t >= horizon]
-            kept.append(touch)
+            kept.append(self._reached_as_it_came(touch, kept))
+
+    def _reached_as_it_came(self, touch: Touch, kept: list[Touch]) -> Touch:
+        """A contact of a player's hand with their own face-down stock top, dated (the reach's end, the
+        frame it stirred least before the card turned) one frame after that hand came over the place:
+        the hand came down on the card as it came over it, so it touched it by the frame it came, and
+        the least stirring was the turn's first frame. Dated from the hand's coming instead."""
+        s = self.state
+        if not touch.contact or self._owner.get(touch.zone) != touch.side or not s.pile(touch.zone) \
+                or s.face_up(touch.zone):
+            return touch
+        came = next((k for k in reversed(kept) if k.side == touch.side and not k.contact), None)
+        if came is None or abs(touch.t - came.t - self.frame_interval) > 0.25 * self.frame_interval:
+            return touch
+        return replace(touch, t=came.t)
 
     def _changed(self, change: ZoneChange) -> None:
         zone = change.zone

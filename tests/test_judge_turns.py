@@ -68,3 +68,17 @@ def test_a_turn_up_touched_two_frames_after_its_player_s_hand_came_over_the_plac
     film.zones["A2"] = "QH"
     film.still(10)
     assert [(e["card"], e.t) for e in _of(_run(film, referee), "turn_up")] == [("QH", touched)]
+
+
+def test_a_turn_up_whose_contact_is_found_again_in_the_same_touch_keeps_its_first_date() -> None:
+    film, referee = _one_card_to_turn()
+    touched = film.t
+    for _ in range(2):  # A's hand touches A2's card
+        film.frame((HandSeen("A", ("A2",), {"A2": touched}),))
+    film.frame((HandSeen("A", ("A2",)),))  # the card turning under it
+    rest = film.t
+    for _ in range(3):  # the hand at rest again on the card turned
+        film.frame((HandSeen("A", ("A2",), {"A2": rest}),))
+    film.zones["A2"] = "QH"
+    film.still(10)
+    assert [(e["card"], e.t) for e in _of(_run(film, referee), "turn_up")] == [("QH", touched)]

@@ -177,6 +177,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         """The calls against a player made so far (kind, time, player, card, move): none is made twice."""
         self._unsettled: frozenset[str] = frozenset()
         self._left_unread: frozenset[str] = frozenset()
+        self._unread_at: dict[str, float] = {}
+        """Per zone, the capture time of the last frame that left it unread (changed, not still yet)."""
         """The zones the last frame left unread (changed, not read yet)."""
         self._read_now: frozenset[str] = frozenset()
         """The zones the last frame read (not under a hand), settled or not."""
@@ -238,6 +240,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._now = (snap.t, snap.frame)
         self._out = []
         self._left_unread = snap.unread
+        for zone in snap.unread:
+            self._unread_at[zone] = snap.t
         self._read_now = frozenset(snap.read)
         self._under_seen = snap.under
         if self._owner and snap.unsettled >= set(self._owner) | set(self._piles):
@@ -347,6 +351,16 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                 kept[:] = [k for k in kept if k.t >= horizon]
             kept.append(self._reached_as_it_came(touch, kept))
 
+    def _lay_seen(self, zone: str, seen: When) -> When:
+        """When the new state of `zone` first read at `seen` was first seen lying there: in the frame
+        before, where that frame left the zone unread (it had changed and was not still yet; a zone is
+        read once it lies still since the frame before, so what it shows lay there in that frame
+        already); else `seen`."""
+        before = seen[0] - self.frame_interval
+        if abs(self._unread_at.get(zone, -math.inf) - before) < 0.25 * self.frame_interval:
+            return round(before, 6), seen[1] - 1
+        return seen
+
     def _came_to_rest_again(self, touch: Touch) -> None:
         """A hand's contact with a spit pile found again in the same touch with a later start
         (`Snapshot.redated`): the hand came to rest over the pile, moved on and came to rest again;
@@ -395,7 +409,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._taken_off_unseen(zone, change.after, change.seen_t)
             self._unknown_taken_off(zone, change.after, change.seen_t)
         self.readings[zone] = change.after
-        self._seen[zone] = (change.seen_t, change.seen_frame)
+        self._seen[zone] = self._lay_seen(zone, (change.seen_t, change.seen_frame))
         if self._end_t is not None:
             self._changed_since_end.add(zone)
         if zone in self._owner:

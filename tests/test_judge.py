@@ -142,6 +142,32 @@ def test_play_event_time_is_the_first_contact_frame() -> None:
     assert plays[0].t == t and plays[0]["called_at"] >= t
 
 
+def test_a_play_whose_contact_is_found_again_in_the_same_touch_is_dated_at_the_hand_s_second_rest() -> None:
+    film = _opened()
+    stopped = film.t
+    for _ in range(2):  # A's hand, its arm over A2 (9♥ taken unseen), stops over L
+        film.frame((HandSeen("A", ("A2", "L"), {"L": stopped}),))
+    film.frame((HandSeen("A", ("A2", "L")),))  # moves on
+    laid = film.t
+    for _ in range(3):  # and comes to rest again, laying the card
+        film.frame((HandSeen("A", ("A2", "L"), {"L": laid}),))
+    film.zones |= {"A2": "back", "L": "9H"}
+    film.still(6)
+    assert [(e["card"], e.t) for e in _of(film.judge(), "play")] == [("9H", laid)]
+
+
+def test_a_play_no_hand_was_seen_laying_is_dated_at_the_frame_before_its_first_read_that_left_the_pile_unread() -> None:
+    film = _opened()
+    film.zones["A2"] = "back"  # 9♥ taken, no hand seen
+    film.still(2)
+    for _ in range(3):  # L changing (the card coming), not read
+        film.frame(unread=("L",))
+    lay = film.t - round(1 / FPS, 6)  # it lay still there from the last of those frames
+    film.zones["L"] = "9H"
+    film.still(6)
+    assert [(e["card"], e.t) for e in _of(film.judge(), "play")] == [("9H", pytest.approx(lay))]
+
+
 def test_illegal_play_names_the_reason() -> None:
     film = _opened()
     t = film.play("A", "A1", "empty", "L")  # 7C onto 8D is legal; KD onto 8D is not

@@ -66,3 +66,40 @@ def test_a_turn_up_is_not_dated_before_its_place_was_last_read_face_down_if_only
     events = _run(film, SpitReferee(rules, state=state))
     assert [(e["card"], e.t) for e in _of(events, "turn_up")] == [("QH", t)]
     assert [e.t for e in _of(events, "spit_call")] == [t]
+
+
+def test_a_turn_up_touched_a_frame_after_its_player_s_hand_came_over_the_place_is_dated_from_when_the_hand_came() -> None:
+    film, referee = _one_card_to_turn()
+    came = film.t
+    film.over("A", "A2", 1)  # A's hand comes over A2 and down on its card
+    touched = film.t
+    for _ in range(4):  # its contact dated a frame later (the least stirring: the turn's first frame)
+        film.frame((HandSeen("A", ("A2",), {"A2": touched}),))
+    film.zones["A2"] = "QH"
+    film.still(10)
+    assert [(e["card"], e.t) for e in _of(_run(film, referee), "turn_up")] == [("QH", came)]
+
+
+def test_a_turn_up_touched_two_frames_after_its_player_s_hand_came_over_the_place_is_dated_by_the_touch() -> None:
+    film, referee = _one_card_to_turn()
+    film.over("A", "A2", 2)  # A's hand comes over A2, still reaching
+    touched = film.t
+    for _ in range(4):
+        film.frame((HandSeen("A", ("A2",), {"A2": touched}),))
+    film.zones["A2"] = "QH"
+    film.still(10)
+    assert [(e["card"], e.t) for e in _of(_run(film, referee), "turn_up")] == [("QH", touched)]
+
+
+def test_a_turn_up_whose_contact_is_found_again_in_the_same_touch_keeps_its_first_date() -> None:
+    film, referee = _one_card_to_turn()
+    touched = film.t
+    for _ in range(2):  # A's hand touches A2's card
+        film.frame((HandSeen("A", ("A2",), {"A2": touched}),))
+    film.frame((HandSeen("A", ("A2",)),))  # the card turning under it
+    rest = film.t
+    for _ in range(3):  # the hand at rest again on the card turned
+        film.frame((HandSeen("A", ("A2",), {"A2": rest}),))
+    film.zones["A2"] = "QH"
+    film.still(10)
+    assert [(e["card"], e.t) for e in _of(_run(film, referee), "turn_up")] == [("QH", touched)]

@@ -71,6 +71,19 @@ def test_touch_marks_the_first_contact_frame() -> None:
     assert touches == [("L", "A", 4, False), ("L", "A", 4, True)]
 
 
+def test_a_contact_found_again_in_the_same_touch_with_a_later_start_is_redated() -> None:
+    tracker = Tracker()
+    touches, redated = [], []
+    for i in range(10):
+        start = 4 / FPS if i < 6 else 6 / FPS  # at rest from frame 4, stirring in frame 6, at rest again
+        hands = (HandSeen("A", ("L",), {"L": start} if i != 6 else {}),) if 4 <= i < 9 else ()
+        snap = tracker.update(Observation(i / FPS, i, {"L": ZoneReading("7C")}, hands))
+        touches.extend((t.side, t.t, t.contact) for t in snap.touches)
+        redated.extend((t.side, t.t, t.frame) for t in snap.redated)
+    assert touches == [("A", 4 / FPS, False), ("A", 4 / FPS, True)]  # still one touch
+    assert redated == [("A", 6 / FPS, 7)]  # dated from the second rest, once
+
+
 def test_snapshot_zones_are_read_only() -> None:
     tracker = Tracker()
     snap = None

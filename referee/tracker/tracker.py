@@ -24,6 +24,7 @@ reaches the referee.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -91,9 +92,11 @@ class Snapshot:
     zones `unsettled` now (under a hand, unreadable, or showing a new state not yet settled),
     what changed in this frame (settled changes and new touches), the zones seen before that
     this frame left `unread` (a reader leaves out a zone that changed and is not read yet), and
-    what this frame `read` in the zones with no hand over them (settled or not), and `under`:
+    what this frame `read` in the zones with no hand over them (settled or not), `under`:
     per zone, the card settled under its settled top (read under that top in `settle_frames`
-    consecutive readable frames; zones with none left out)."""
+    consecutive readable frames; zones with none left out), and `redated`: contacts of a touch
+    under way found again with a later start (lost for at most `touch_gap_frames`: the hand that
+    came to rest moved on and came to rest again), each with that later start."""
 
     t: float
     frame: int
@@ -104,6 +107,7 @@ class Snapshot:
     unread: frozenset[str] = frozenset()
     read: Mapping[str, str] = field(default_factory=dict)
     under: Mapping[str, str] = field(default_factory=dict)
+    redated: tuple[Touch, ...] = ()
 
 
 @dataclass(slots=True)
@@ -129,6 +133,7 @@ class Tracker:
     _zones: dict[str, _Zone] = field(default_factory=dict)
     _stable: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     _touching: dict[tuple[str, str, bool], int] = field(default_factory=dict)
+    _contact_start: dict[tuple[str, str], float] = field(default_factory=dict)
     _under: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def update(self, obs: Observation) -> Snapshot:
@@ -138,6 +143,7 @@ class Tracker:
         floor = cfg.min_confidence
         covered: set[str] = set()
         touches: list[Touch] = []
+        redated: list[Touch] = []
         frame = obs.frame
         gap = cfg.touch_gap_frames + 1
         touching = self._touching
@@ -152,6 +158,11 @@ class Tracker:
                     if last is None or frame - last > gap:
                         when = contact[zone] if is_contact else obs.t
                         touches.append(Touch(zone, side, when, frame, is_contact, hand.under if is_contact else ()))
+                        if is_contact:
+                            self._contact_start[zone, side] = when
+                    elif is_contact and contact[zone] > self._contact_start.get((zone, side), math.inf):
+                        self._contact_start[zone, side] = contact[zone]
+                        redated.append(Touch(zone, side, contact[zone], frame, True, hand.under))
                     touching[key] = frame
         changes: list[ZoneChange] = []
         read: dict[str, str] = {}
@@ -203,7 +214,7 @@ class Tracker:
                                             if z.under is not None and z.under[0] == z.stable})
         unread = frozenset(name for name in zones if name not in obs.zones)
         return Snapshot(obs.t, frame, self._stable, frozenset(covered), tuple(changes), tuple(touches), unread, read,
-                        self._under)
+                        self._under, tuple(redated))
 
     def _settle_under(self, read: Mapping[str, str]) -> bool:
         """Settles the card under each zone's top that was read the same, with that settled top,

@@ -154,8 +154,9 @@ to call would have dealt too (the same places filled) is counted as that verdict
 cards and stock places, once the spit cards laid show the slap went that way (`OTHER_SLAP`).
 
 Event times are capture times of the frame where the card first touched its zone (the hand's
-first contact frame; a turn-up: the frame the hand came over the place, if it was kept from
-coming to rest there by the card turning under it), else the first frame the new state was seen.
+first contact frame; a turn-up: the hand's contact with the face-down card, or the frame the hand
+came over the place where that contact is dated the frame after), else the first frame the new state
+was seen.
 Extra fields: `frame` (that frame's index) and `called_at` (the capture time of the frame at
 which the call was made).
 """

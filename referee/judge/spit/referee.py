@@ -262,6 +262,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         if snap.touches:
             self._remember(tuple(touch if touch.t >= self._resumed_at else replace(touch, t=snap.t, frame=snap.frame)
                                  for touch in snap.touches))
+        for touch in snap.redated:
+            self._came_to_rest_again(touch)
         if snap.changes:
             for change in snap.changes:
                 if change.zone in self._piles:
@@ -353,7 +355,55 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             kept = self._touches.setdefault(touch.zone, [])
             if kept and kept[0].t < horizon:
                 kept[:] = [k for k in kept if k.t >= horizon]
-            kept.append(touch)
+            kept.append(self._reached_as_it_came(touch, kept))
+
+    def _lay_seen(self, zone: str, seen: When) -> When:
+        """When the new state of `zone` first read at `seen` was first seen lying there: in the frame
+        before, where that frame left the zone unread (it had changed and was not still yet; a zone is
+        read once it lies still since the frame before, so what it shows lay there in that frame
+        already); else `seen`."""
+        before = seen[0] - self.frame_interval
+        if abs(self._left_unread_at.get(zone, -math.inf) - before) < 0.25 * self.frame_interval:
+            return round(before, 6), seen[1] - 1
+        return seen
+
+    def _came_to_rest_again(self, touch: Touch) -> None:
+        """A hand's contact with a spit pile found again in the same touch with a later start
+        (`Snapshot.redated`): the hand came to rest over the pile, moved on and came to rest again;
+        the card it laid touched at that second rest, so the touch is dated from it. Not where the
+        first date has been used already (a card judged at it, a call made or a record kept at it):
+        what was dated there stays."""
+        if touch.zone not in self._piles or touch.t < self._resumed_at:
+            return
+        kept = self._touches.get(touch.zone, [])
+        i = next((i for i in range(len(kept) - 1, -1, -1) if kept[i].contact and kept[i].side == touch.side), None)
+        if i is None or kept[i].t >= touch.t or self._dated_at(kept[i].t):
+            return
+        kept[i] = replace(kept[i], t=touch.t, frame=touch.frame)
+
+    def _dated_at(self, t: float) -> bool:
+        """Something was judged, called or remembered at capture time `t` (a touch's date in use)."""
+        if any(item[2] == t for item in self._used) or any(when == t for when, _ in self._made) \
+                or any(item[1] == round(t, 6) for item in self._flags_called):
+            return True
+        kept = (list(self._took_back.values()) + list(self._taken_off.values()) + self._returns + list(self._held.values())
+                + self._last_laid + self._refused + list(self._pending_spit.values()) + list(self._slaps.values())
+                + list(self._flagged.values()) + list(self._laid_seen.values()) + list(self._lifted.values()))
+        return any(_holds(item, t) for item in kept)
+
+    def _reached_as_it_came(self, touch: Touch, kept: list[Touch]) -> Touch:
+        """A contact of a player's hand with their own face-down stock top, dated (the reach's end, the
+        frame it stirred least before the card turned) one frame after that hand came over the place:
+        the hand came down on the card as it came over it, so it touched it by the frame it came, and
+        the least stirring was the turn's first frame. Dated from the hand's coming instead."""
+        s = self.state
+        if not touch.contact or self._owner.get(touch.zone) != touch.side or not s.pile(touch.zone) \
+                or s.face_up(touch.zone):
+            return touch
+        came = next((k for k in reversed(kept) if k.side == touch.side and not k.contact), None)
+        if came is None or abs(touch.t - came.t - self.frame_interval) > 0.25 * self.frame_interval:
+            return touch
+        return replace(touch, t=came.t)
 
     def _changed(self, change: ZoneChange) -> None:
         zone = change.zone
@@ -365,7 +415,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._taken_off_unseen(zone, change.after, change.seen_t)
             self._unknown_taken_off(zone, change.after, change.seen_t)
         self.readings[zone] = change.after
-        self._seen[zone] = (change.seen_t, change.seen_frame)
+        self._seen[zone] = self._lay_seen(zone, (change.seen_t, change.seen_frame))
         if self._end_t is not None:
             self._changed_since_end.add(zone)
         if zone in self._owner:
@@ -633,3 +683,13 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         """What `state` has on top of spit pile `pile`."""
         top = state.top(pile)
         return EMPTY if top is None else top.code
+
+
+def _holds(item: object, t: float) -> bool:
+    """`item` (a record: a tuple, perhaps nested, or a dataclass) holds the time `t`."""
+    if isinstance(item, float):
+        return item == t
+    if isinstance(item, tuple):
+        return any(_holds(part, t) for part in item)
+    fields = getattr(item, "__dataclass_fields__", None)
+    return fields is not None and any(_holds(getattr(item, name), t) for name in fields)

@@ -28,7 +28,7 @@ class HandTouches:
     def _when(self, zone: str, side: str | None, seen: When) -> When:
         """The start of the last contact of a hand of `side` (any side: None) with `zone` within
         `TOUCH_REACH_S` before `seen`; else the start of the last time such a hand covered it;
-        else `seen` itself (the first frame the new state was seen). Not the touches of a hand that
+        else `seen` itself (when the new state was first seen lying there). Not the touches of a hand that
         laid a card judged played there and took it back off the pile (`_taken_off`)."""
         cover: When | None = None
         took = self._taken_off.get(zone)

@@ -9,8 +9,7 @@ import pytest
 
 from referee.vision import corners
 from referee.vision.corners import (
-    CARD_ASPECT, CROP_SIZE, INDEX_REGION, READ_REGION, box_quad, card_quads_at_corners, index_crops, index_crops_of,
-    order_quad, scaled_quad,
+    CARD_ASPECT, CROP_SIZE, box_quad, card_quads_at_corners, index_crops, index_crops_of, order_quad, scaled_quad,
 )
 from referee.vision.detections import BadDetection, DetectedCard, Detections
 from referee.vision.detector import NO_INDEX, RANK_CLASSES, SUIT_CLASSES, merge_corners, probiou, rotated_nms
@@ -174,12 +173,3 @@ def test_real_split_is_fixed_blocks() -> None:
     splits = [split_of(i) for i in range(80)]
     assert splits[:8] == ["train"] * 8 and splits[8:16] == ["holdout"] * 8
     assert splits.count("holdout") == 32
-
-
-def test_the_reader_cuts_its_index_crops_with_a_margin_beyond_the_trained_region() -> None:
-    image = np.full((200, 160, 3), 255, np.uint8)
-    card = order_quad(np.array([[0, 0], [100, 0], [100, 140], [0, 140]], np.float32))
-    image[14:28, 27:29] = 0  # 0.27-0.29 of the card's width from its corner: outside INDEX_REGION, inside READ_REGION
-    assert INDEX_REGION[0] < 0.28 < READ_REGION[0]
-    assert index_crops_of(image, [card])[0].min() > 200
-    assert index_crops_of(image, [card], region=READ_REGION)[0].min() < 100

@@ -13,14 +13,7 @@ import numpy as np
 CARD_ASPECT: Final = 88.9 / 63.5
 """Height over width of a poker-size card; bridge and pinochle cards are close to it."""
 INDEX_REGION: Final = (0.27, 0.33)
-"""Fraction of the card's width and height, from a corner, that holds the rank and suit index: the
-region the index classifier's training crops are cut from."""
-READ_REGION: Final = (0.29, 0.35)
-"""The region the card reader cuts its index crops from (`CardDetector`): `INDEX_REGION` grown by 2 %
-of the card's width and height. A box or outline a pixel or two off cut the edge of a small index
-(8-9.5 % of the card's height in three of the rendered face styles, a few pixels at 720p), and the
-classifier then took one suit for the other of its colour (J of diamonds for hearts, 2 of spades for
-clubs); with the margin the index lies whole inside the crop (docs/pipeline.md, branch `detgap`)."""
+"""Fraction of the card's width and height, from a corner, that holds the rank and suit index."""
 CROP_SIZE: Final = (32, 56)
 """Width and height of an index crop, as the classifier takes it."""
 READ_SCALES: Final = (1.0, 0.93, 1.07)
@@ -176,20 +169,18 @@ _HALF_TURN: Final = np.array([[-1.0, 0.0, 1.0], [0.0, -1.0, 1.0], [0.0, 0.0, 1.0
 """The unit card turned by 180° about its centre: the opposite corner's crop from the first's transform."""
 
 
-@lru_cache(maxsize=16)
-def _crop_to_card(factor: int, region: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+@lru_cache(maxsize=8)
+def _crop_to_card(factor: int) -> tuple[np.ndarray, np.ndarray]:
     """For a crop warped at `factor` times the crop size, the maps from its pixels to the unit card's
-    index `region` at the first corner and at the opposite corner turned by 180°."""
+    index region at the first corner and at the opposite corner turned by 180°."""
     warp_w, warp_h = CROP_SIZE[0] * factor, CROP_SIZE[1] * factor
-    scale = np.array([[region[0] / warp_w, 0, 0], [0, region[1] / warp_h, 0], [0, 0, 1]], dtype=np.float64)
+    scale = np.array([[INDEX_REGION[0] / warp_w, 0, 0], [0, INDEX_REGION[1] / warp_h, 0], [0, 0, 1]], dtype=np.float64)
     return scale, _HALF_TURN @ scale
 
 
-def index_crops_of(image: np.ndarray, quads: Sequence[np.ndarray], both: bool = True,
-                   region: tuple[float, float] = INDEX_REGION) -> np.ndarray:
+def index_crops_of(image: np.ndarray, quads: Sequence[np.ndarray], both: bool = True) -> np.ndarray:
     """`index_crops` of many quads in the quads' order, (2 * len(quads), CROP_SIZE[1], CROP_SIZE[0], 3);
-    with `both` False only each quad's first corner, (len(quads), ...); `region`: the share of the
-    card's width and height each crop covers from its corner (the reader cuts `READ_REGION`).
+    with `both` False only each quad's first corner, (len(quads), ...).
 
     Each crop is warped at about the source resolution (a whole multiple of the crop size), then
     shrunk by area averaging, so a large card's index is not aliased. One perspective transform
@@ -201,9 +192,9 @@ def index_crops_of(image: np.ndarray, quads: Sequence[np.ndarray], both: bool = 
     for n, quad in enumerate(quads):
         quad = np.asarray(quad, dtype=np.float32).reshape(4, 2)
         card_h = math.hypot(float(quad[2, 0] - quad[1, 0]), float(quad[2, 1] - quad[1, 1]))
-        factor = max(1, int(round(card_h * region[1] / out_h)))
+        factor = max(1, int(round(card_h * INDEX_REGION[1] / out_h)))
         card_to_image = cv2.getPerspectiveTransform(_CANONICAL, quad)
-        for k, crop_to_card in enumerate(_crop_to_card(factor, region)[:per_quad]):
+        for k, crop_to_card in enumerate(_crop_to_card(factor)[:per_quad]):
             warped = cv2.warpPerspective(image, card_to_image @ crop_to_card, (out_w * factor, out_h * factor),
                                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
             crops[per_quad * n + k] = warped if factor == 1 else cv2.resize(warped, (out_w, out_h), interpolation=cv2.INTER_AREA)

@@ -13,8 +13,7 @@ import numpy as np
 
 from referee.cards import FACE_DOWN, RANKS, SUITS
 from referee.errors import RefereeError
-from referee.vision.corners import (READ_REGION, READ_SCALES, card_quads_at_corners, index_crops_of, order_quad, outline_in_box,
-                                    scaled_quad)
+from referee.vision.corners import READ_SCALES, card_quads_at_corners, index_crops_of, order_quad, outline_in_box, scaled_quad
 from referee.vision.detections import DetectedCard, Detections
 
 if TYPE_CHECKING:
@@ -250,9 +249,8 @@ class CardDetector:
             return
         groups = []
         for _, group in unsure:
-            scaled = index_crops_of(image, [scaled_quad(q, f) for q in group for f in READ_SCALES[1:]], region=READ_REGION)
-            corners = index_crops_of(image, [card for q in group for card in card_quads_at_corners(q)], both=False,
-                                     region=READ_REGION)
+            scaled = index_crops_of(image, [scaled_quad(q, f) for q in group for f in READ_SCALES[1:]])
+            corners = index_crops_of(image, [card for q in group for card in card_quads_at_corners(q)], both=False)
             groups.append(np.concatenate([scaled, corners]))
         rank, suit = self._read_indices(np.concatenate(groups))
         start = 0
@@ -278,7 +276,7 @@ class CardDetector:
         codes: dict[int, tuple[str, float]] = {}
         if face_up:
             groups = [[q for q in outlines[i] if q is not None] for i in face_up]
-            crops = index_crops_of(work, [q for group in groups for q in group], region=READ_REGION)
+            crops = index_crops_of(work, [q for group in groups for q in group])
             rank, suit = self._read_indices(crops)
             start = 0
             read: dict[int, tuple[np.ndarray, np.ndarray]] = {}

@@ -151,6 +151,8 @@ class DealEnds:
         held = self._layout_holdings(filled)
         if held is None:
             return
+        doubted = self._shown_twice()
+        unread |= doubted
         stocks: dict[str, list[tuple[int, str | None]]] = {}
         spit_cards = {}
         tops: dict[str, str] = {}
@@ -159,7 +161,7 @@ class DealEnds:
             counts, spit_cards[player] = layout_counts(r.layout, held[player])
             stocks[player] = []
             for count, zone in zip(counts, r.stock_names[i]):
-                top = self.readings.get(zone) if count else None
+                top = self.readings.get(zone) if count and zone not in doubted else None
                 stocks[player].append((count, top))
                 if top is not None:
                     tops[zone] = top
@@ -188,6 +190,22 @@ class DealEnds:
         self._landed.clear()
         self._history.clear()
         self._emit("layout", latest, counts=self.state.counts(), tops=tops)
+
+    def _shown_twice(self) -> set[str]:
+        """The stock places whose read card another place shows with a surer read (a card of the
+        game is in one place only): one of the two reads is wrong, so the less sure one is taken as
+        not read, as a top never read is (`_unread_tops`: its next read turns it up), rather than
+        the layout never being read at all. Between equally sure reads the later-listed place is doubted."""
+        places = [zone for names in self.rules.stock_names for zone in names if self.readings.get(zone) in CARD_CODES]
+        places.sort(key=lambda zone: -self._read_confidence.get(zone, 1.0))
+        shown: dict[str, int] = {}
+        doubted = set()
+        for zone in places:
+            code = self.readings[zone]
+            shown[code] = shown.get(code, 0) + 1
+            if shown[code] > self.rules.decks:
+                doubted.add(zone)
+        return doubted
 
     def _dealt_unread(self, filled: dict[str, tuple[bool, ...]], unread: set[str]) -> dict[str, tuple[bool, ...]] | None:
         """The places filled with those never read taken as dealt, if that gives every player the

@@ -64,6 +64,8 @@ class TableMoves:
         card = parse_card(seen)
         expected = self._expected(zone)
         if expected == FACE_DOWN and zone in self._unread_tops:
+            if s.cards()[card]:
+                return False  # read as a card lying elsewhere (`_shown_twice`): doubted until read otherwise
             self._unread_tops.discard(zone)
             since = self._moved.get(zone, 0.0)
             if not any(t.contact and t.side == owner and t.t > since for t in self._touches.get(zone, ())):

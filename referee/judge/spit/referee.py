@@ -72,6 +72,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._starter = dict(zip(r.spit_pile_names, r.player_names))
         self.readings: dict[str, str] = {}
         self._seen: dict[str, When] = {}
+        self._read_confidence: dict[str, float] = {}
+        """Per zone, the reader's lowest confidence over the frames that settled its last change."""
         self._touches: dict[str, list[Touch]] = {}
         self._lifted: dict[str, Lift] = {}
         self._flagged: dict[tuple[str, str], tuple[str, float]] = {}
@@ -416,6 +418,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._unknown_taken_off(zone, change.after, change.seen_t)
         self.readings[zone] = change.after
         self._seen[zone] = self._lay_seen(zone, (change.seen_t, change.seen_frame))
+        self._read_confidence[zone] = change.confidence
         if self._end_t is not None:
             self._changed_since_end.add(zone)
         if zone in self._owner:

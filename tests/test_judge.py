@@ -1842,6 +1842,27 @@ def test_a_layout_place_the_reader_cannot_make_out_is_dealt_with_its_top_unread(
     assert [(e["player"], e["card"], e["reason"]) for e in _of(events, "illegal_play")] == [("B", "8S", "8♠ is not next to 3♣")]
 
 
+def test_a_layout_showing_one_card_twice_is_read_with_the_less_sure_place_doubted() -> None:
+    """B3 (8♠) misread 9♥, A2's card, less surely than A2: the layout is read all the same, B3's top
+    taken as not read until it is read as another card; A2's 9♥ plays."""
+    film = Film(dict(LAYOUT, B3="9H", L="empty", R="empty"))
+    film.still(6)
+    film.touch("A", "L", 3, then="8D")
+    film.touch("B", "R", 3, then="3C")
+    film.still(6)
+    film.play("A", "A2", "back", "L")  # 9♥ onto 8♦, while B3 still reads 9♥
+    film.zones["B3"] = "8S"  # read right at last, its player's hand never there
+    film.still(6)
+    film.play("B", "B3", "back", "R")  # 8♠ is not next to 3♣: refused, so it was known
+    film.frames = [Observation(o.t, o.frame, {z: ZoneReading(r.seen, 0.7) if z == "B3" and r.seen == "9H" else r
+                                              for z, r in o.zones.items()}, o.hands) for o in film.frames]
+    events = film.judge()
+    layout = _of(events, "layout")[0]
+    assert layout["counts"] == {"A": 26, "B": 26} and layout["tops"]["A2"] == "9H" and "B3" not in layout["tops"]
+    assert [(e["card"], e["to"]) for e in _of(events, "play")] == [("9H", "L")]
+    assert [(e["player"], e["card"], e["reason"]) for e in _of(events, "illegal_play")] == [("B", "8S", "8♠ is not next to 3♣")]
+
+
 def test_the_referees_parts_never_define_the_same_method() -> None:
     """`SpitReferee` is made of mixins sharing its state: a method two parts both define would
     silently take the place of the other's (the method resolution order picks one)."""

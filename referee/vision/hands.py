@@ -346,6 +346,7 @@ class HandFinder:
                     recoloured = _rooted(recoloured, edges)
                 parts = recoloured
                 covered = self._covered(parts, moving[y:y + h, x:x + w], (x, y))
+            sharing = []
             for player, part in parts.items():
                 area = int(part.sum())
                 if area >= self._min_area:
@@ -354,10 +355,29 @@ class HandFinder:
                     others = [q for q in parts.values() if q is not part]
                     beneath = np.any(others, axis=0) if others else None
                     hand = self._describe(player, part, hiding, (x, y), stirring, beneath)
-                    hands.append(replace(hand, covered=covered[player]) if covered.get(player) else hand)
+                    sharing.append(replace(hand, covered=covered[player]) if covered.get(player) else hand)
+            hands.extend(self._under_other_pile(sharing))
         self._learn(image, hand_mask, moving_mask)
         self.hands = tuple(hands)
         return self._report(t, frame, face_down)
+
+    def _under_other_pile(self, sharing: list[Hand]) -> list[Hand]:
+        """The hands of one blob, a hand lying under the other arm given the pile that arm covers.
+        Where a hand came down on a spit pile and the other came down over it, the first hand's
+        visible part ends at the pile's edge or in the gap beside it (the rest lies under the other
+        arm), and going back along it from its end meets the neighbouring spit pile. So a hand
+        whose grip lies on a spit pile it is not over grips instead the other spit pile that
+        the other hand both grips and is over."""
+        if len(sharing) != 2:
+            return sharing
+        spit = {zone.name for zone in self.view.calibration.layout.piles if zone.is_spit}
+        out = []
+        for hand, other in ((sharing[0], sharing[1]), (sharing[1], sharing[0])):
+            mine, theirs = hand.grip_zone, other.grip_zone
+            if mine in spit and theirs in spit and mine != theirs and mine not in hand.over and theirs in other.over:
+                hand = replace(hand, grip_zone=theirs)
+            out.append(hand)
+        return out
 
     def _covered(self, parts: dict[str, np.ndarray], moving: np.ndarray,
                  offset: tuple[int, int]) -> dict[str, dict[tuple[str, str], int]]:

@@ -9,7 +9,7 @@ import pytest
 from referee.observations import HandSeen
 from referee.pipeline.sources import VideoFile
 from referee.vision.calibrate import calibrate_manual, calibrate_markers
-from referee.vision.hands import BadHandConfig, HandConfig, HandFinder, TableView, _rooted
+from referee.vision.hands import BadHandConfig, Hand, HandConfig, HandFinder, TableView, _rooted
 from test_pipeline_clip import Clip, clip  # noqa: F401  (the shared clip fixture)
 
 FRAME = 1 / 30
@@ -323,3 +323,19 @@ def test_a_hand_lying_still_on_its_zone_keeps_its_touch_while_only_its_tip_jumps
     one dated when it stopped, and is not made again later."""
     contacts = _contacts_reaching_l([0.3, 0.6, 0.85, 0.97, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], edge_at=8)
     assert all(contact == {"L": pytest.approx(5 / 30)} for contact in contacts[5:])
+
+
+def test_a_hand_under_the_other_arm_grips_the_pile_that_arm_covers_not_the_one_beside_it() -> None:
+    """B's hand lies on L under A's hand: its visible end stops in the gap beside R and going back
+    along it meets R, which it is not over; A's hand is over L and grips it: B grips L. A hand over
+    the pile it grips keeps it, and so does a hand whose grip the other's does not contradict."""
+    _, _, view, finder, _ = _watching_l()
+    mask = np.zeros((view.size[1], view.size[0]), bool)
+    a = Hand("A", mask, ("A3", "L"), (30.0, 30.0), (40.0, -9.0), "L")
+    b = Hand("B", mask, ("B3",), (38.0, 28.0), (30.0, 65.0), "R")
+    assert [hand.grip_zone for hand in finder._under_other_pile([a, b])] == ["L", "L"]
+    b_over_r = Hand("B", mask, ("B3", "R"), (40.0, 28.0), (30.0, 65.0), "R")  # two hands, two piles
+    assert [hand.grip_zone for hand in finder._under_other_pile([a, b_over_r])] == ["L", "R"]
+    a_not_over = Hand("A", mask, ("A3",), (30.0, 30.0), (40.0, -9.0), "L")  # neither over the pile it grips
+    assert [hand.grip_zone for hand in finder._under_other_pile([a_not_over, b])] == ["L", "R"]
+    assert finder._under_other_pile([b]) == [b]

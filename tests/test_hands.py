@@ -11,7 +11,7 @@ import pytest
 from referee.observations import HandSeen
 from referee.pipeline.sources import VideoFile
 from referee.vision.calibrate import calibrate_manual, calibrate_markers
-from referee.vision.hands import BadHandConfig, Hand, HandConfig, HandFinder, TableView, _rooted
+from referee.vision.hands import BadHandConfig, Hand, HandConfig, HandFinder, TableView, _rooted, _Step
 from test_pipeline_clip import Clip, clip  # noqa: F401  (the shared clip fixture)
 
 FRAME = 1 / 30
@@ -332,7 +332,8 @@ def test_a_hand_under_the_other_arm_grips_the_pile_that_arm_covers_not_the_one_b
     visible end stops in the gap beside R and going back along it meets R, which it is not over;
     A's hand is over L and grips it: B grips L. A hand that the other arm did not come over keeps
     its grip (two hands on the two piles, their arms touching), and so does a hand over its pile,
-    or one whose grip the other's does not contradict."""
+    or one whose grip the other's does not contradict, or one seen over its pile a frame before (B
+    laying a card on R, A's arm sweeping past onto L over B's arm)."""
     _, _, view, finder, _ = _watching_l()
     mask = np.zeros((view.size[1], view.size[0]), bool)
     came_over = {("A", "L"): 48}
@@ -346,6 +347,8 @@ def test_a_hand_under_the_other_arm_grips_the_pile_that_arm_covers_not_the_one_b
     a_not_over = replace(a, over=("A3",))
     assert [hand.grip_zone for hand in finder._under_other_pile([a_not_over, b], 1.0)] == ["L", "R"]
     assert finder._under_other_pile([b], 1.0) == [b]
+    finder._tracks["B"].history.append(_Step(0.9, 0.05, True, (40.0, 27.0), "R", {}, ("B3", "R")))
+    assert [hand.grip_zone for hand in finder._under_other_pile([a, b], 1.0)] == ["L", "R"]  # B was over R
 
 
 def test_a_hand_under_the_other_arm_gripping_the_other_players_place_or_nothing_grips_the_pile_that_arm_covers() -> None:

@@ -241,7 +241,7 @@ class Hand:
 @dataclass(frozen=True)
 class _Step:
     """One frame of a side's hand: capture time, stirring, at rest, tip, the zone under its grip,
-    its pixels the other arm came over (`Hand.covered`)."""
+    its pixels the other arm came over (`Hand.covered`), the zones it was over."""
 
     t: float
     stirring: float
@@ -249,6 +249,7 @@ class _Step:
     tip: tuple[float, float]
     grip: str | None = None
     covered: dict[tuple[str, str], int] = field(default_factory=dict)
+    over: tuple[str, ...] = ()
 
 
 @dataclass
@@ -374,7 +375,8 @@ class HandFinder:
         So, first, a hand whose grip lies on another player's place it is not over (where no
         player reaches) grips the one spit pile it is over. Then, where the other hand both grips
         and is over a spit pile and its arm came over this hand there (`_came_over`), a hand whose
-        grip lies on another spit pile it is not over, or that grips nothing while its visible end
+        grip lies on another spit pile it is not over and was not over in the last `COVER_S`
+        (`_was_over`), or that grips nothing while its visible end
         lies within `EDGE_CM` of that pile, grips it (two hands laying cards on the two piles, their
         arms touching, keep their own piles: neither came over the other on the other's pile)."""
         if len(sharing) != 2:
@@ -393,12 +395,19 @@ class HandFinder:
             other, mine, theirs = sharing[1 - k], grips[k], grips[1 - k]
             if theirs in spit and theirs in other.over and theirs != mine \
                     and self._came_over(hand, other.side, theirs, t):
-                if mine in spit and mine not in hand.over:
+                if mine in spit and not self._was_over(hand, mine, t):
                     mine = theirs
                 elif mine is None and self._near(hand.tip, piles[theirs].polygon):
                     mine = theirs
             out.append(hand if mine == hand.grip_zone else replace(hand, grip_zone=mine))
         return out
+
+    def _was_over(self, hand: Hand, zone: str, t: float) -> bool:
+        """Whether `hand` (captured at `t`) is over `zone`, or its side's hand was in the last `COVER_S`
+        (a hand laying a card on a pile, seen over it a frame before, is on it even where the other
+        arm sweeping past takes its pixels on the pile beside it)."""
+        steps = self._tracks[hand.side].history if hand.side in self._tracks else []
+        return zone in hand.over or any(zone in step.over for step in steps if step.t > t - COVER_S)
 
     def _came_over(self, hand: Hand, other: str, zone: str, t: float) -> bool:
         """Whether the other side's arm came over `hand` on `zone` (captured at `t`): in the last
@@ -654,7 +663,7 @@ class HandFinder:
             rest = stirring <= cfg.stir_share and track.tip is not None \
                 and math.dist(track.tip, hand.tip) < cfg.stop_cm
             track.tip = hand.tip
-            track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone, hand.covered))
+            track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone, hand.covered, hand.over))
             del track.history[:-16]
             grip = hand.grip_zone
             if rest and grip is not None and grip not in track.contact:

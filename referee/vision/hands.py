@@ -375,7 +375,7 @@ class HandFinder:
         So, first, a hand whose grip lies on another player's place it is not over (where no
         player reaches) grips the one spit pile it is over. Then, where the other hand both grips
         and is over a spit pile and its arm came over this hand there (`_came_over`), a hand whose
-        grip lies on another spit pile it is not over and was not over in the last `COVER_S`
+        grip lies on another spit pile it is not over and was not over in the frame before
         (`_was_over`), or that grips nothing while its visible end
         lies within `EDGE_CM` of that pile, grips it (two hands laying cards on the two piles, their
         arms touching, keep their own piles: neither came over the other on the other's pile)."""
@@ -395,19 +395,19 @@ class HandFinder:
             other, mine, theirs = sharing[1 - k], grips[k], grips[1 - k]
             if theirs in spit and theirs in other.over and theirs != mine \
                     and self._came_over(hand, other.side, theirs, t):
-                if mine in spit and not self._was_over(hand, mine, t):
+                if mine in spit and not self._was_over(hand, mine):
                     mine = theirs
                 elif mine is None and self._near(hand.tip, piles[theirs].polygon):
                     mine = theirs
             out.append(hand if mine == hand.grip_zone else replace(hand, grip_zone=mine))
         return out
 
-    def _was_over(self, hand: Hand, zone: str, t: float) -> bool:
-        """Whether `hand` (captured at `t`) is over `zone`, or its side's hand was in the last `COVER_S`
-        (a hand laying a card on a pile, seen over it a frame before, is on it even where the other
-        arm sweeping past takes its pixels on the pile beside it)."""
+    def _was_over(self, hand: Hand, zone: str) -> bool:
+        """Whether `hand` is over `zone`, or its side's hand was in the frame before (a hand laying
+        a card on a pile, seen over it a frame before, is on it even where the other arm sweeping
+        past takes its pixels on the pile beside it; `over` flickers from frame to frame there)."""
         steps = self._tracks[hand.side].history if hand.side in self._tracks else []
-        return zone in hand.over or any(zone in step.over for step in steps if step.t > t - COVER_S)
+        return zone in hand.over or bool(steps) and zone in steps[-1].over
 
     def _came_over(self, hand: Hand, other: str, zone: str, t: float) -> bool:
         """Whether the other side's arm came over `hand` on `zone` (captured at `t`): in the last

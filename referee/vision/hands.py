@@ -376,9 +376,9 @@ class HandFinder:
         player reaches) grips the one spit pile it is over. Then, where the other hand both grips
         and is over a spit pile and its arm came over this hand there (`_came_over`), a hand whose
         grip lies on another spit pile it is not over and was not over in the frame before
-        (`_was_over`), or that grips nothing while its visible end
-        lies within `EDGE_CM` of that pile, grips it (two hands laying cards on the two piles, their
-        arms touching, keep their own piles: neither came over the other on the other's pile)."""
+        (`_was_over`), or that grips nothing while its visible end lies within `EDGE_CM` of that
+        pile, grips it (two hands laying cards on the two piles, their arms touching, keep their
+        own piles: neither came over the other on the other's pile)."""
         if len(sharing) != 2:
             return sharing
         piles = {zone.name: zone for zone in self.view.calibration.layout.piles}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -9,7 +11,7 @@ import pytest
 from referee.observations import HandSeen
 from referee.pipeline.sources import VideoFile
 from referee.vision.calibrate import calibrate_manual, calibrate_markers
-from referee.vision.hands import BadHandConfig, HandConfig, HandFinder, TableView, _rooted
+from referee.vision.hands import BadHandConfig, Hand, HandConfig, HandFinder, TableView, _rooted, _Step
 from test_pipeline_clip import Clip, clip  # noqa: F401  (the shared clip fixture)
 
 FRAME = 1 / 30
@@ -323,3 +325,44 @@ def test_a_hand_lying_still_on_its_zone_keeps_its_touch_while_only_its_tip_jumps
     one dated when it stopped, and is not made again later."""
     contacts = _contacts_reaching_l([0.3, 0.6, 0.85, 0.97, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], edge_at=8)
     assert all(contact == {"L": pytest.approx(5 / 30)} for contact in contacts[5:])
+
+
+def test_a_hand_under_the_other_arm_grips_the_pile_that_arm_covers_not_the_one_beside_it() -> None:
+    """B's hand lies on L and A's came down over it there (taking 3 cm² of its pixels on L): B's
+    visible end stops in the gap beside R and going back along it meets R, which it is not over;
+    A's hand is over L and grips it: B grips L. A hand that the other arm did not come over keeps
+    its grip (two hands on the two piles, their arms touching), and so does a hand over its pile,
+    or one whose grip the other's does not contradict, or one seen over its pile a frame before (B
+    laying a card on R, A's arm sweeping past onto L over B's arm)."""
+    _, _, view, finder, _ = _watching_l()
+    mask = np.zeros((view.size[1], view.size[0]), bool)
+    came_over = {("A", "L"): 48}
+    a = Hand("A", mask, ("A3", "L"), (30.0, 30.0), (40.0, -9.0), "L")
+    b = Hand("B", mask, ("B3",), (38.0, 28.0), (30.0, 65.0), "R", covered=came_over)
+    assert [hand.grip_zone for hand in finder._under_other_pile([a, b], 1.0)] == ["L", "L"]
+    beside = replace(b, covered={})
+    assert [hand.grip_zone for hand in finder._under_other_pile([a, beside], 1.0)] == ["L", "R"]
+    b_over_r = replace(b, over=("B3", "R"))
+    assert [hand.grip_zone for hand in finder._under_other_pile([a, b_over_r], 1.0)] == ["L", "R"]
+    a_not_over = replace(a, over=("A3",))
+    assert [hand.grip_zone for hand in finder._under_other_pile([a_not_over, b], 1.0)] == ["L", "R"]
+    assert finder._under_other_pile([b], 1.0) == [b]
+    finder._tracks["B"].history.append(_Step(0.9, 0.05, True, (40.0, 27.0), "R", {}, ("B3", "R")))
+    assert [hand.grip_zone for hand in finder._under_other_pile([a, b], 1.0)] == ["L", "R"]  # B was over R
+
+
+def test_a_hand_under_the_other_arm_gripping_the_other_players_place_or_nothing_grips_the_pile_that_arm_covers() -> None:
+    """Where the split leaves B's hand a strip along A's arm ending on A's place A2 (no player
+    reaches the other's places), B grips the spit pile it is over; where B grips nothing, A's arm
+    came over it on L and its visible end lies at the edge of L, which A's hand is over and grips,
+    B grips L."""
+    _, _, view, finder, _ = _watching_l()
+    mask = np.zeros((view.size[1], view.size[0]), bool)
+    a = Hand("A", mask, ("A3", "L"), (30.0, 30.0), (40.0, -9.0), "L")
+    strip = Hand("B", mask, ("B4", "L"), (30.0, 8.0), (24.0, 65.0), "A2")
+    assert [hand.grip_zone for hand in finder._under_other_pile([a, strip], 1.0)] == ["L", "L"]
+    left, _ = np.asarray(view.calibration.layout.zone("L").polygon).min(0)
+    edge = Hand("B", mask, ("B4",), (float(left) - 1.0, 27.0), (24.0, 65.0), None, covered={("A", "L"): 48})
+    assert [hand.grip_zone for hand in finder._under_other_pile([a, edge], 1.0)] == ["L", "L"]
+    away = replace(edge, tip=(float(left) - 4.0, 27.0))
+    assert [hand.grip_zone for hand in finder._under_other_pile([a, away], 1.0)] == ["L", None]

@@ -32,7 +32,8 @@ turn in which it stirred least.
 Where two hands touch one zone, a hand lies *under* the other when the other arm came over it
 there: in the last `COVER_S` the other arm's part took many of its pixels on the zone (pixels
 that changed), and few went back. Two slaps on one pile within a frame are settled by it (the
-hand underneath got there first).
+hand underneath got there first). A hand the other arm came over on a spit pile, whose visible
+end stops beside that pile, grips that pile, not the one its end lies nearer.
 """
 
 from __future__ import annotations
@@ -69,6 +70,9 @@ COVER_S = 0.5
 COVER_ODDS = 2.0
 """A touching hand lies under the other when at least this many times more of its pixels on the zone
 went to the other's part than came back from it (in the last `COVER_S`)."""
+EDGE_CM = 1.5
+"""A hand that grips nothing, its visible end this close to the spit pile the other hand covers, lies under it there."""
+
 COVER_CM2 = 2.0
 """The least area of a touching hand's pixels the other must have taken on the zone to lie over it."""
 
@@ -237,7 +241,7 @@ class Hand:
 @dataclass(frozen=True)
 class _Step:
     """One frame of a side's hand: capture time, stirring, at rest, tip, the zone under its grip,
-    its pixels the other arm came over (`Hand.covered`)."""
+    its pixels the other arm came over (`Hand.covered`), the zones it was over."""
 
     t: float
     stirring: float
@@ -245,6 +249,7 @@ class _Step:
     tip: tuple[float, float]
     grip: str | None = None
     covered: dict[tuple[str, str], int] = field(default_factory=dict)
+    over: tuple[str, ...] = ()
 
 
 @dataclass
@@ -346,6 +351,7 @@ class HandFinder:
                     recoloured = _rooted(recoloured, edges)
                 parts = recoloured
                 covered = self._covered(parts, moving[y:y + h, x:x + w], (x, y))
+            sharing = []
             for player, part in parts.items():
                 area = int(part.sum())
                 if area >= self._min_area:
@@ -354,10 +360,68 @@ class HandFinder:
                     others = [q for q in parts.values() if q is not part]
                     beneath = np.any(others, axis=0) if others else None
                     hand = self._describe(player, part, hiding, (x, y), stirring, beneath)
-                    hands.append(replace(hand, covered=covered[player]) if covered.get(player) else hand)
+                    sharing.append(replace(hand, covered=covered[player]) if covered.get(player) else hand)
+            hands.extend(self._under_other_pile(sharing, t))
         self._learn(image, hand_mask, moving_mask)
         self.hands = tuple(hands)
         return self._report(t, frame, face_down)
+
+    def _under_other_pile(self, sharing: list[Hand], t: float) -> list[Hand]:
+        """The hands of one blob, a hand lying under the other arm given the pile that arm covers.
+        Where a hand came down on a spit pile and the other came down over it, the first hand's
+        visible part ends at the pile's edge or in the gap beside it (the rest lies under the other
+        arm), and going back along it from its end meets the neighbouring spit pile, or the split
+        of the blob leaves it a thin strip along the other arm ending at the other player's places.
+        So, first, a hand whose grip lies on another player's place it is not over (where no
+        player reaches) grips the one spit pile it is over. Then, where the other hand both grips
+        and is over a spit pile and its arm came over this hand there (`_came_over`), a hand whose
+        grip lies on another spit pile it is not over and was not over in the frame before
+        (`_was_over`), or that grips nothing while its visible end lies within `EDGE_CM` of that
+        pile, grips it (two hands laying cards on the two piles, their arms touching, keep their
+        own piles: neither came over the other on the other's pile)."""
+        if len(sharing) != 2:
+            return sharing
+        piles = {zone.name: zone for zone in self.view.calibration.layout.piles}
+        spit = {name for name, zone in piles.items() if zone.is_spit}
+        grips = []
+        for hand in sharing:
+            grip = hand.grip_zone
+            if grip in piles and piles[grip].player not in (None, hand.side) and grip not in hand.over:
+                over = [zone for zone in hand.over if zone in spit]
+                grip = over[0] if len(over) == 1 else grip
+            grips.append(grip)
+        out = []
+        for k, hand in enumerate(sharing):
+            other, mine, theirs = sharing[1 - k], grips[k], grips[1 - k]
+            if theirs in spit and theirs in other.over and theirs != mine \
+                    and self._came_over(hand, other.side, theirs, t):
+                if mine in spit and not self._was_over(hand, mine):
+                    mine = theirs
+                elif mine is None and self._near(hand.tip, piles[theirs].polygon):
+                    mine = theirs
+            out.append(hand if mine == hand.grip_zone else replace(hand, grip_zone=mine))
+        return out
+
+    def _was_over(self, hand: Hand, zone: str) -> bool:
+        """Whether `hand` is over `zone`, or its side's hand was in the frame before (a hand laying
+        a card on a pile, seen over it a frame before, is on it even where the other arm sweeping
+        past takes its pixels on the pile beside it; `over` flickers from frame to frame there)."""
+        steps = self._tracks[hand.side].history if hand.side in self._tracks else []
+        return zone in hand.over or bool(steps) and zone in steps[-1].over
+
+    def _came_over(self, hand: Hand, other: str, zone: str, t: float) -> bool:
+        """Whether the other side's arm came over `hand` on `zone` (captured at `t`): in the last
+        `COVER_S`, this frame included, it took at least `COVER_CM2` of the hand's pixels there."""
+        steps = self._tracks[hand.side].history if hand.side in self._tracks else []
+        taken = hand.covered.get((other, zone), 0) \
+            + sum(step.covered.get((other, zone), 0) for step in steps if step.t > t - COVER_S)
+        return taken >= COVER_CM2 * self.config.px_per_cm**2
+
+    @staticmethod
+    def _near(point: tuple[float, float], polygon: np.ndarray) -> bool:
+        """Whether a point (table cm) lies within `EDGE_CM` of a zone's polygon."""
+        outline = np.asarray(polygon, np.float32).reshape(-1, 1, 2)
+        return cv2.pointPolygonTest(outline, (float(point[0]), float(point[1])), True) >= -EDGE_CM
 
     def _covered(self, parts: dict[str, np.ndarray], moving: np.ndarray,
                  offset: tuple[int, int]) -> dict[str, dict[tuple[str, str], int]]:
@@ -599,7 +663,7 @@ class HandFinder:
             rest = stirring <= cfg.stir_share and track.tip is not None \
                 and math.dist(track.tip, hand.tip) < cfg.stop_cm
             track.tip = hand.tip
-            track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone, hand.covered))
+            track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone, hand.covered, hand.over))
             del track.history[:-16]
             grip = hand.grip_zone
             if rest and grip is not None and grip not in track.contact:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from referee.cards import FACE_DOWN, Card, parse_card
 from referee.errors import IllegalMove
@@ -402,29 +403,28 @@ class TableMoves:
         self._lifted[move.card.code] = Lift(move.player, move.source, dated)
 
     def _pile(self, pile: str, seen: str) -> bool:
+        """Explains `seen`, a card read settled on spit pile `pile` where the engine has another top:
+        a card refused there laid again, a card laid under another, a stock card played (from its
+        place, or turned up and played unseen), a spit card laid (a "Spit!" or a premature spit); True
+        when the engine's position changed, False when nothing explained it or the card waits
+        (`_deferred`)."""
         if seen not in CARD_CODES:
             return False
         card = parse_card(seen)
         if (pile, seen) in self._flagged and (pile, seen) not in self._unsure:
             return self._relaid(pile, card)
-        deferred, self._deferred = self._deferred, False
-        if self._laid_under(pile, seen):
-            return True
-        if self._deferred:
-            return False  # the place the card read under it may have been turned on is not read yet
-        self._deferred = deferred
+        ruled = self._ruled(lambda: self._laid_under(pile, seen))
+        if ruled is not None:
+            return ruled  # (False: the place the card read under it may have been turned on is not read yet)
         source = self._stock_top_of(card)
         first_seen = self._seen[pile]
         if source is not None:
             player, zone = source
             if pile in self._pending_spit and self._spat_alone():
                 return True
-            deferred, self._deferred = self._deferred, False
-            if self._glimpsed_under(pile, card, player, zone, first_seen):
-                return True
-            if self._deferred:
-                return False  # the place the glimpsed card may have been turned on is not read yet
-            self._deferred = deferred
+            ruled = self._ruled(lambda: self._glimpsed_under(pile, card, player, zone, first_seen))
+            if ruled is not None:
+                return ruled  # (False: the place the glimpsed card may have been turned on is not read yet)
             when = self._when(pile, player, first_seen)
             if self._in_place_after(zone, seen, when[0], first_seen[0]):
                 when = first_seen  # that touch came before the card left its place: it laid another
@@ -557,6 +557,18 @@ class TableMoves:
             pass
         self._flagged[pile, seen] = (side, when[0])
         return False
+
+    def _ruled(self, rule: Callable[[], bool]) -> bool | None:
+        """Applies a rule that may make the card wait (`_deferred`: a place it needs is not read yet)
+        with that flag cleared first: True when the rule explained the card, False when it made it
+        wait, None (the flag as it was before) when it did neither."""
+        deferred, self._deferred = self._deferred, False
+        if rule():
+            return True
+        if self._deferred:
+            return False
+        self._deferred = deferred
+        return None
 
     def _laid_under(self, pile: str, top: str) -> bool:
         """A card read settled under `pile`'s new top `top` (`Snapshot.under`), which the engine has

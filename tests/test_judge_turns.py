@@ -68,27 +68,31 @@ def test_a_turn_up_is_not_dated_before_its_place_was_last_read_face_down_if_only
     assert [e.t for e in _of(events, "spit_call")] == [t]
 
 
-def test_a_turn_up_touched_a_frame_after_its_player_s_hand_came_over_the_place_is_dated_from_when_the_hand_came() -> None:
+def _turned_after_coming(frames_over: int) -> tuple[float, float, float]:
+    """A's hand over A2's face-down card for `frames_over` frames, then touching it (its contact dated
+    at the frame after those) while the card turns to Q♥: when the hand came, when it touched, and the
+    turn-up's date."""
     film, referee = _one_card_to_turn()
     came = film.t
-    film.over("A", "A2", 1)  # A's hand comes over A2 and down on its card
-    touched = film.t
-    for _ in range(4):  # its contact dated a frame later (the least stirring: the turn's first frame)
-        film.frame((HandSeen("A", ("A2",), {"A2": touched}),))
-    film.zones["A2"] = "QH"
-    film.still(10)
-    assert [(e["card"], e.t) for e in _of(_run(film, referee), "turn_up")] == [("QH", came)]
-
-
-def test_a_turn_up_touched_two_frames_after_its_player_s_hand_came_over_the_place_is_dated_by_the_touch() -> None:
-    film, referee = _one_card_to_turn()
-    film.over("A", "A2", 2)  # A's hand comes over A2, still reaching
+    film.over("A", "A2", frames_over)
     touched = film.t
     for _ in range(4):
         film.frame((HandSeen("A", ("A2",), {"A2": touched}),))
     film.zones["A2"] = "QH"
     film.still(10)
-    assert [(e["card"], e.t) for e in _of(_run(film, referee), "turn_up")] == [("QH", touched)]
+    [turn] = _of(_run(film, referee), "turn_up")
+    assert turn["card"] == "QH"
+    return came, touched, turn.t
+
+
+def test_a_turn_up_touched_a_frame_after_its_player_s_hand_came_over_the_place_is_dated_from_when_the_hand_came() -> None:
+    came, _, dated = _turned_after_coming(1)  # the least stirring, the contact's date, was the turn's first frame
+    assert dated == came
+
+
+def test_a_turn_up_touched_two_frames_after_its_player_s_hand_came_over_the_place_is_dated_by_the_touch() -> None:
+    _, touched, dated = _turned_after_coming(2)  # the hand still reaching when it came over the place
+    assert dated == touched
 
 
 def test_a_turn_up_whose_contact_is_found_again_in_the_same_touch_keeps_its_first_date() -> None:

@@ -576,8 +576,8 @@ class TableMoves:
         the hand that touched (else covered) the pile last before the one that laid the top (its
         last contact before the top was first seen), since the pile last settled before the top (where
         the pile showed that card settled before the top: its hand's last touch before that read, since
-        the pile settled before it): for a face-up stock top, its player's hand; for a card the engine has nowhere, the last
-        hand's, turned unseen on a face-down top that hand touched (`_turned_unseen`; not at a
+        the pile settled before it): for a face-up stock top, its player's hand; for a card the engine
+        has nowhere, the last hand's, turned unseen on a face-down top that hand touched (`_turned_unseen`; not at a
         stalemate, when an unknown card laid is a spit card). No other contact with the pile since
         it settled may come before that touch unexplained: a card laid then may lie under it unseen
         (it may have been refused on that one). It is judged at that touch only where it plays on

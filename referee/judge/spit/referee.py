@@ -132,8 +132,10 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._face_down_read: dict[str, float] = {}
         """Per stock place, the last frame it was read showing a face-down top, settled or not."""
         self._empty_runs: dict[str, list[list[float]]] = {}
-        """Per stock place, the last few stretches [first, last frame time] it was read empty frame after
-        frame, settled or not."""
+        """Per stock place, the last 8 stretches [first, last frame time] it was read empty frame after
+        frame, settled or not: a bound on memory (every empty frame of `touch_memory_s` outgrew the
+        judge's record bound in long games); the rules ask only for the last stretch and those around a
+        contact (`_emptied_unseen`, `_read_empty_around`)."""
         self._read_in_place: dict[str, tuple[float, str]] = {}
         """Per stock card, the last frame it was read in a stock place, settled or not, and that place."""
         self._top_read: dict[str, float] = {}

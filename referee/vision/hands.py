@@ -57,7 +57,8 @@ DIP = 1.1
 NEAR_STOP = 1.3
 """A hand turning a card over comes near a stop twice: at its reach's end and at the top of its lift, the
 card on its edge. A dip stirring up to this many times the least dip before a rest is one of those two
-stops; a shallower one is a reach slowing on its way."""
+stops; a shallower one is a reach slowing on its way. It compares the hand's stirring in two frames, which
+a camera shows, and assumes nothing about how long a turn takes."""
 
 
 COLOUR_BINS = 16

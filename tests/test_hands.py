@@ -187,6 +187,24 @@ def test_a_hand_turning_a_face_down_card_touches_it_from_the_frame_it_stirred_le
     assert contacts[frozenset()][-1]["L"] > 9 / 30  # a card landing: dated when the hand stopped stirring
 
 
+def _turn_dated(stirrings: list[float]) -> float:
+    """The date `HandFinder._turned` gives a hand on face-down L that stirred so in frames 0, 1, ...
+    (at rest from the first frame stirring under `stir_share`)."""
+    _, _, _, finder, _ = _watching_l()
+    history = [_Step(i * FRAME, s, s <= finder.config.stir_share, (0.0, 0.0), "L") for i, s in enumerate(stirrings)]
+    return finder._turned(history, "L")
+
+
+def test_a_turn_is_dated_at_the_reach_s_end_though_the_top_of_the_hand_s_lift_stirred_less() -> None:
+    reach_end = 3
+    assert _turn_dated([0.8, 0.6, 0.4, 0.25, 0.5, 0.6, 0.2, 0.5, 0.3, 0.02]) == pytest.approx(reach_end * FRAME)
+
+
+def test_a_reach_slowing_on_its_way_is_not_taken_for_its_end() -> None:
+    reach_end = 4
+    assert _turn_dated([0.8, 0.6, 0.7, 0.4, 0.2, 0.5, 0.6, 0.25, 0.5, 0.02]) == pytest.approx(reach_end * FRAME)
+
+
 def test_settings_are_checked() -> None:
     with pytest.raises(BadHandConfig):
         HandConfig(threshold=0)

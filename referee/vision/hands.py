@@ -27,7 +27,7 @@ A hand lying still on the zone it touches keeps that touch through a frame in wh
 jumps (its leading edge flipping between a finger and the card it just laid), rather than touching
 it again later. A hand turning over a face-down card in place stirs until the card lies turned,
 so a touch on a zone showing a face-down card is dated from the frame between its reach and the
-turn in which it stirred least.
+turn in which it came near a stop (the first such dip: the top of its lift in the turn is another).
 
 Where two hands touch one zone, a hand lies *under* the other when the other arm came over it
 there: in the last `COVER_S` the other arm's part took many of its pixels on the zone (pixels
@@ -54,6 +54,11 @@ EDGE_OF: dict[str, str] = {"A": "bottom", "B": "top", "C": "left", "D": "right"}
 
 DIP = 1.1
 """A hand stirring this many times less in a frame than in a frame beside it stopped there (less is noise)."""
+NEAR_STOP = 1.3
+"""A hand turning a card over comes near a stop twice: at its reach's end and at the top of its lift, the
+card on its edge. A dip stirring up to this many times the least dip before a rest is one of those two
+stops; a shallower one is a reach slowing on its way. It compares the hand's stirring in two frames, which
+a camera shows, and assumes nothing about how long a turn takes."""
 
 
 COLOUR_BINS = 16
@@ -121,8 +126,8 @@ class HandConfig:
     previous frame and its tip (the middle of its leading `lead_cm`) moved less than `stop_cm`;
     it touches the first pile zone met going back along the arm from `grip_cm` behind the tip
     (a hand carrying a card) to `palm_cm` (a flat hand, fingers beyond the pile); on a zone showing
-    a face-down card (turned over in place, stirring under the hand) it touches from the frame it
-    stirred least in, at most `turn_s` before it came to rest."""
+    a face-down card (turned over in place, stirring under the hand) it touches from the first frame
+    it came near a stop in, at most `turn_s` before it came to rest."""
 
     px_per_cm: float = 4.0
     margin_cm: float = 10.0
@@ -722,22 +727,26 @@ class HandFinder:
         """When a hand found at rest in the last frame on a face-down card touched it: the card it
         turns over in place stirs under it until it lies turned, so the hand is at rest only then;
         between its reach and the turn it stirs least (its reach has ended, the card not yet begun
-        to move). That is the frame of the least stirring that rose again in the next frame, by
-        `DIP` times on one side or the other (not a reach wavering on its way), in the `turn_s`
-        before the run at rest on `zone` began and since the hand last rested elsewhere; else the
-        first frame of that run (the hand stopped on the card before turning it: its contact,
-        found again once the card lies turned, is dated the same both times)."""
+        to move). A dip is a frame of least stirring that rose again in the next frame, by `DIP`
+        times on one side or the other (not a reach wavering on its way), in the `turn_s` before
+        the run at rest on `zone` began and since the hand last rested elsewhere. The hand comes
+        near a stop a second time in the turn, at the top of its lift, and that dip may be the
+        deeper: of the dips stirring at most `NEAR_STOP` times the least, the first is the reach's
+        end. With no dip, the first frame of the run at rest (the hand stopped on the card before
+        turning it: its contact, found again once the card lies turned, is dated the same both times)."""
         j = len(history) - 1
         while j > 0 and history[j - 1].rest:
             j -= 1
-        least: _Step | None = None
+        dips: list[_Step] = []
         for k in range(j - 2, -1, -1):
             step = history[k]
             if step.t < history[j].t - self.config.turn_s or (step.rest and step.grip != zone):
                 break
             before = history[k - 1].stirring if k > 0 else step.stirring
             after = history[k + 1].stirring
-            if step.stirring <= before and step.stirring < after and max(before, after) > DIP * step.stirring \
-                    and (least is None or step.stirring < least.stirring):
-                least = step
-        return (least or history[j]).t
+            if step.stirring <= before and step.stirring < after and max(before, after) > DIP * step.stirring:
+                dips.append(step)
+        if not dips:
+            return history[j].t
+        least = min(step.stirring for step in dips)
+        return min(step.t for step in dips if step.stirring <= NEAR_STOP * least)

@@ -37,7 +37,7 @@ import onnxruntime
 
 from referee.events import Event, read_events
 from referee.judge.contacts import ContactScore, score_contacts
-from referee.judge.score import Score, score
+from referee.judge.score import SPIT_CALL_BOUND_S, Score, score
 from referee.observations import Observation
 from referee.pipeline import Pipeline, PipelineConfig, VideoFile
 from referee.render import RenderOptions
@@ -161,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{kind:<16} recall {total.recall(kind):.2%}  precision {total.precision(kind):.2%}  "
                   f"({total.truth[kind]} true)")
     print(f"false flags      {10 * total.false_flags / max(1, len(seeds)):.1f} per 10 games")
-    print(f"Spit! calls      {total.matched.get('spit_call', 0)}/{total.truth.get('spit_call', 0)}, latency "
+    print(f"Spit! calls      {total.matched.get('spit_call', 0)}/{total.truth.get('spit_call', 0)} "
+          f"({total.spits_in_time()} within {SPIT_CALL_BOUND_S * 1000:.0f} ms), latency "
           f"median {statistics.median(spit_lat) * 1000 if spit_lat else float('nan'):.0f} ms, max "
           f"{max(spit_lat, default=float('nan')) * 1000:.0f} ms; called while a move existed: "
           f"{total.spits_while_move}")

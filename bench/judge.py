@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from referee.judge.camera import CameraConfig, Faults, observe_log
 from referee.judge.judge import Judge
-from referee.judge.score import Score, score
+from referee.judge.score import SPIT_CALL_BOUND_S, Score, score
 from referee.simulate import simulate_game
 from referee.tracker import TrackerConfig
 
@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         if total.truth.get(kind) or total.judged.get(kind):
             print(f"{kind:16} recall {total.recall(kind):.2%}  precision {total.precision(kind):.2%}  "
                   f"({total.truth.get(kind, 0)} true)")
-    print(f"Spit! calls      recall {total.recall('spit_call'):.2%}; latency from the true stalemate: median "
+    print(f"Spit! calls      recall {total.recall('spit_call'):.2%} ({total.spits_in_time()} of "
+          f"{total.truth.get('spit_call', 0)} within {SPIT_CALL_BOUND_S * 1000:.0f} ms); latency from the true stalemate: median "
           f"{1000 * statistics.median(spit_lat):.0f} ms, p95 {1000 * _pct(spit_lat, 0.95):.0f} ms, max "
           f"{1000 * max(spit_lat):.0f} ms; called with no true stalemate: {total.spits_while_move}"
           if spit_lat else "Spit! calls      none")

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from referee.events import Event, read_events  # noqa: E402
 from referee.judge.judge import Judge  # noqa: E402
-from referee.judge.score import Score, score  # noqa: E402
+from referee.judge.score import SPIT_CALL_BOUND_S, Score, score  # noqa: E402
 from referee.observations import Observation  # noqa: E402
 from referee.pipeline import PipelineConfig  # noqa: E402
 from referee.render.cache import renderer_version  # noqa: E402
@@ -96,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"illegal plays    recall {total.recall('illegal_play'):.2%}  ({total.truth.get('illegal_play', 0)} true)")
     print(f"false flags      {total.false_flags * 10 / max(1, total.games):.1f} per 10 games")
     spit_lat = total.latencies.get("spit_call", [])
-    print(f"Spit! calls      {total.matched.get('spit_call', 0)}/{total.truth.get('spit_call', 0)}, latency "
+    print(f"Spit! calls      {total.matched.get('spit_call', 0)}/{total.truth.get('spit_call', 0)} "
+          f"({total.spits_in_time()} within {SPIT_CALL_BOUND_S * 1000:.0f} ms), latency "
           f"median {statistics.median(spit_lat) * 1000 if spit_lat else float('nan'):.0f} ms, max "
           f"{max(spit_lat, default=float('nan')) * 1000:.0f} ms; called while a move existed: "
           f"{total.spits_while_move}")

@@ -32,6 +32,12 @@ def test_a_spit_called_after_a_spit_card_was_laid_was_made_while_a_move_existed(
     assert result.recall("spit_call") == 0.0 and result.spits_while_move == 1
 
 
+def test_a_spit_called_more_than_500_ms_into_the_stalemate_is_matched_but_not_in_time() -> None:
+    result = score(STALEMATE, [_call(11.748, 12.281)])  # 533 ms after, before B's spit card (12.289)
+    assert result.recall("spit_call") == 1.0 and result.spits_while_move == 0
+    assert result.spits_in_time() == 0 and result.spits_in_time(0.6) == 1
+
+
 def test_a_second_call_in_the_same_stalemate_is_extra_but_not_while_a_move_existed() -> None:
     result = score(STALEMATE, [_call(11.748, 11.9), _call(11.748, 12.0)])
     assert result.matched["spit_call"] == 1 and result.unmatched("spit_call") == 1 and result.spits_while_move == 0

@@ -47,6 +47,9 @@ KEYS: Final[dict[str, tuple[str, ...]]] = {
 """The fields that identify an event of each scored type."""
 FLAGS: Final = ("illegal_play", "premature_spit")
 """Calls against a player: a judged one with no true event is a false flag."""
+SPIT_CALL_BOUND_S: Final = 0.5
+"""The target for a "Spit!" call: made within this long of the true stalemate. A call made later,
+while the stalemate still stands (the spit cards not laid yet), is matched but late."""
 
 
 @dataclass
@@ -74,6 +77,10 @@ class Score:
     def precision(self, kind: str) -> float:
         n = self.judged.get(kind, 0)
         return self.matched.get(kind, 0) / n if n else 1.0
+
+    def spits_in_time(self, bound_s: float = SPIT_CALL_BOUND_S) -> int:
+        """Matched "Spit!" calls made within `bound_s` of their true stalemate (the others were late)."""
+        return sum(latency <= bound_s + 1e-9 for latency in self.latencies.get("spit_call", []))
 
     def unmatched(self, kind: str) -> int:
         """Judged events of `kind` with no true one."""

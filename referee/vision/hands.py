@@ -399,7 +399,7 @@ class HandFinder:
                     mine = theirs
                 elif mine is None and self._near(hand.tip, piles[theirs].polygon):
                     mine = theirs
-            out.append(hand if mine == hand.grip_zone else replace(hand, grip_zone=mine, grips_beneath=True))
+            out.append(hand if mine == hand.grip_zone else replace(hand, grip_zone=mine))
         return out
 
     def _was_over(self, hand: Hand, zone: str) -> bool:

@@ -281,6 +281,7 @@ class HandFinder:
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self.hands: tuple[Hand, ...] = ()
         self._colours: dict[str, np.ndarray] = {}
+        self._spit = frozenset(zone.name for zone in view.calibration.layout.piles if zone.is_spit)
 
     def _edges(self, labels: np.ndarray) -> dict[str, set[int]]:
         """The labels touching each player's edge of the view."""
@@ -660,8 +661,11 @@ class HandFinder:
             # a hand whose grip lies under the other arm is still only where that arm is: its own
             # visible part may lie still while the hidden hand moves on beneath
             stirring = max([hand.stirring] + [h.stirring for h in self.hands if hand.grips_beneath and h.side != hand.side])
+            # a hand gripping the spit pile it gripped in the frame before rests by its stirring alone:
+            # where the other arm lies over it there, its tip jumps between strips of its rim
+            steady = hand.grip_zone in self._spit and bool(track.history) and track.history[-1].grip == hand.grip_zone
             rest = stirring <= cfg.stir_share and track.tip is not None \
-                and math.dist(track.tip, hand.tip) < cfg.stop_cm
+                and (math.dist(track.tip, hand.tip) < cfg.stop_cm or steady)
             track.tip = hand.tip
             track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone, hand.covered, hand.over))
             del track.history[:-16]

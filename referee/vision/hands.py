@@ -379,7 +379,11 @@ class HandFinder:
         grip lies on another spit pile it is not over and was not over in the frame before
         (`_was_over`), or that grips nothing while its visible end lies within `EDGE_CM` of that
         pile, grips it (two hands laying cards on the two piles, their arms touching, keep their
-        own piles: neither came over the other on the other's pile)."""
+        own piles: neither came over the other on the other's pile). A hand so given the pile,
+        where the other arm took none of its pixels in this frame (it came over it earlier), lies
+        hidden under that arm (`Hand.grips_beneath`): its visible part, a strip of its arm's rim, lies
+        still while the hand beneath may still move, so it is at rest only where that arm is. While
+        the other arm is still coming over it, its own stirring stands (the hand lay there first)."""
         if len(sharing) != 2:
             return sharing
         piles = {zone.name: zone for zone in self.view.calibration.layout.piles}
@@ -400,7 +404,10 @@ class HandFinder:
                     mine = theirs
                 elif mine is None and self._near(hand.tip, piles[theirs].polygon):
                     mine = theirs
-            out.append(hand if mine == hand.grip_zone else replace(hand, grip_zone=mine))
+            if mine != hand.grip_zone:
+                hidden = not hand.covered.get((other.side, mine))
+                hand = replace(hand, grip_zone=mine, grips_beneath=hidden)
+            out.append(hand)
         return out
 
     def _was_over(self, hand: Hand, zone: str) -> bool:

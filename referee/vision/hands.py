@@ -668,9 +668,12 @@ class HandFinder:
             # a hand whose grip lies under the other arm is still only where that arm is: its own
             # visible part may lie still while the hidden hand moves on beneath
             stirring = max([hand.stirring] + [h.stirring for h in self.hands if hand.grips_beneath and h.side != hand.side])
-            # a hand gripping the spit pile it gripped in the frame before rests by its stirring alone:
-            # where the other arm lies over it there, its tip jumps between strips of its rim
-            steady = hand.grip_zone in self._spit and bool(track.history) and track.history[-1].grip == hand.grip_zone
+            # a hand gripping the spit pile it gripped in the frame before rests by its stirring alone
+            # (where the other arm lies over it there, its tip jumps between strips of its rim), but not
+            # while the other arm comes over it there (its grip may then be that arm's doing)
+            coming = sum(n for (_, zone), n in hand.covered.items() if zone == hand.grip_zone)
+            steady = hand.grip_zone in self._spit and bool(track.history) and track.history[-1].grip == hand.grip_zone \
+                and coming < COVER_CM2 * cfg.px_per_cm**2
             rest = stirring <= cfg.stir_share and track.tip is not None \
                 and (math.dist(track.tip, hand.tip) < cfg.stop_cm or steady)
             track.tip = hand.tip

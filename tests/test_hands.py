@@ -336,6 +336,23 @@ def test_a_hand_gripping_the_spit_pile_it_gripped_before_comes_to_rest_there_whi
     assert all(contact == {"L": pytest.approx(5 / 30)} for contact in contacts[5:])
 
 
+def test_a_hand_the_other_arm_comes_over_on_its_pile_does_not_rest_there_while_its_tip_jumps() -> None:
+    """A's hand grips L in two frames, lying still in the second while its tip jumps 5 cm: it rests on L,
+    unless B's arm took 6 cm² of its pixels on L in that frame (B's arm sweeping over it there: A's grip
+    on L may be the split's doing)."""
+    def touches(covered: dict[tuple[str, str], int]) -> dict[str, float]:
+        _, _, view, finder, _ = _watching_l()
+        mask = np.ones((view.size[1], view.size[0]), bool)
+        for frame, (tip, stirring, cover) in enumerate([((30.0, 28.0), 0.5, {}), ((30.0, 30.0), 0.4, {}),
+                                                        ((30.0, 35.0), 0.02, covered)], start=1):
+            finder.hands = (Hand("A", mask, ("L",), tip, (30.0, -9.0), "L", stirring, covered=cover),)
+            seen = finder._report(frame / 30, frame, frozenset())
+        return dict(seen[0].contact)
+
+    assert touches({}) == {"L": pytest.approx(2 / 30)}
+    assert touches({("B", "L"): 96}) == {}
+
+
 def test_a_hand_under_the_other_arm_grips_the_pile_that_arm_covers_not_the_one_beside_it() -> None:
     """B's hand lies on L and A's came down over it there (taking 3 cm² of its pixels on L): B's
     visible end stops in the gap beside R and going back along it meets R, which it is not over;

@@ -25,9 +25,7 @@ and the touched zone is the first pile zone under the hand going back along the 
 behind the tip (a card carried under the fingers) to the palm (a flat slap, fingers beyond).
 A hand lying still on the zone it touches keeps that touch through a frame in which only its tip
 jumps (its leading edge flipping between a finger and the card it just laid), rather than touching
-it again later; a hand gripping the spit pile it gripped in the frame before comes to rest there by
-its stirring alone (its tip jumping between strips of its rim where the other arm lies over it), except
-while the other arm comes over it there. A hand turning over a face-down card in place stirs until the card lies turned,
+it again later. A hand turning over a face-down card in place stirs until the card lies turned,
 so a touch on a zone showing a face-down card is dated from the frame between its reach and the
 turn in which it stirred least.
 
@@ -36,7 +34,10 @@ there: in the last `COVER_S` the other arm's part took many of its pixels on the
 that changed), and few went back. Two slaps on one pile within a frame are settled by it (the
 hand underneath got there first). A hand the other arm came over on a spit pile, whose visible
 end stops beside that pile, grips that pile, not the one its end lies nearer; once that arm no
-longer comes over it, it lies hidden under it, at rest only where that arm is.
+longer comes over it, it lies hidden under it, at rest only where that arm is. A hand gripping the
+spit pile it gripped in the frame before comes to rest there by its stirring alone (where the other
+arm lies over it, its tip jumps between strips of its rim), except while the other arm comes over it
+there.
 """
 
 from __future__ import annotations

@@ -122,7 +122,8 @@ class HandConfig:
     (`forget_frames` for a pixel inside a hand: an arm lying still that long becomes table);
     `over_fraction`: share of a zone a hand's foreground pixels must cover for it to be over the
     zone; a hand is at rest when no more than `stir_share` of its pixels changed since the
-    previous frame and its tip (the middle of its leading `lead_cm`) moved less than `stop_cm`;
+    previous frame and its tip (the middle of its leading `lead_cm`) moved less than `stop_cm` (on
+    the spit pile it gripped in the frame before, the stirring alone);
     it touches the first pile zone met going back along the arm from `grip_cm` behind the tip
     (a hand carrying a card) to `palm_cm` (a flat hand, fingers beyond the pile); on a zone showing
     a face-down card (turned over in place, stirring under the hand) it touches from the frame it

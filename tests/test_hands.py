@@ -345,6 +345,32 @@ def test_a_hand_lying_still_on_its_zone_keeps_its_touch_while_only_its_tip_jumps
     assert all(contact == {"L": pytest.approx(5 / 30)} for contact in contacts[5:])
 
 
+def test_a_hand_gripping_the_spit_pile_it_gripped_before_comes_to_rest_there_while_only_its_tip_jumps() -> None:
+    """A's hand stops on L in frame 5; in the next frame, the first it is seen still, a card's thin
+    edge shows beyond its fingers, its tip jumping 4 cm while its grip stays on L: it touches L from
+    that frame on, dated when it stopped (not two frames later, once its tip lies still again)."""
+    contacts = _contacts_reaching_l([0.3, 0.6, 0.85, 0.97, 1.0, 1.0, 1.0, 1.0], edge_at=6)
+    assert [bool(contact) for contact in contacts] == [False] * 5 + [True] * 3
+    assert all(contact == {"L": pytest.approx(5 / 30)} for contact in contacts[5:])
+
+
+def test_a_hand_the_other_arm_comes_over_on_its_pile_does_not_rest_there_while_its_tip_jumps() -> None:
+    """A's hand grips L in two frames, lying still in the second while its tip jumps 5 cm: it rests on L,
+    unless B's arm took 6 cm² of its pixels on L in that frame (B's arm sweeping over it there: A's grip
+    on L may be the split's doing)."""
+    def touches(covered: dict[tuple[str, str], int]) -> dict[str, float]:
+        _, _, view, finder, _ = _watching_l()
+        mask = np.ones((view.size[1], view.size[0]), bool)
+        for frame, (tip, stirring, cover) in enumerate([((30.0, 28.0), 0.5, {}), ((30.0, 30.0), 0.4, {}),
+                                                        ((30.0, 35.0), 0.02, covered)], start=1):
+            finder.hands = (Hand("A", mask, ("L",), tip, (30.0, -9.0), "L", stirring, covered=cover),)
+            seen = finder._report(frame / 30, frame, frozenset())
+        return dict(seen[0].contact)
+
+    assert touches({}) == {"L": pytest.approx(2 / 30)}
+    assert touches({("B", "L"): 96}) == {}
+
+
 def test_a_hand_under_the_other_arm_grips_the_pile_that_arm_covers_not_the_one_beside_it() -> None:
     """B's hand lies on L and A's came down over it there (taking 3 cm² of its pixels on L): B's
     visible end stops in the gap beside R and going back along it meets R, which it is not over;
@@ -367,6 +393,22 @@ def test_a_hand_under_the_other_arm_grips_the_pile_that_arm_covers_not_the_one_b
     assert finder._under_other_pile([b], 1.0) == [b]
     finder._tracks["B"].history.append(_Step(0.9, 0.05, True, (40.0, 27.0), "R", {}, ("B3", "R")))
     assert [hand.grip_zone for hand in finder._under_other_pile([a, b], 1.0)] == ["L", "R"]  # B was over R
+
+
+def test_a_hand_given_the_pile_the_other_arm_covers_lies_beneath_it_once_that_arm_no_longer_comes_over_it() -> None:
+    """B's hand is given L, the pile A's arm came over it on. In a frame in which A's arm still takes
+    B's pixels there, B's own stirring dates its rest (it lay there first); once A's arm took them in
+    an earlier frame and takes none now, B lies hidden under it (`grips_beneath`: at rest only where
+    A's arm is)."""
+    _, _, view, finder, _ = _watching_l()
+    mask = np.zeros((view.size[1], view.size[0]), bool)
+    a = Hand("A", mask, ("A3", "L"), (30.0, 30.0), (40.0, -9.0), "L")
+    b = Hand("B", mask, ("B3",), (38.0, 28.0), (30.0, 65.0), "R", covered={("A", "L"): 48})
+    coming = finder._under_other_pile([a, b], 1.0)[1]
+    assert coming.grip_zone == "L" and not coming.grips_beneath
+    finder._tracks["B"].history.append(_Step(0.95, 0.3, False, (38.0, 28.0), "R", {("A", "L"): 48}, ("B3",)))
+    lying = finder._under_other_pile([a, replace(b, covered={})], 1.0)[1]
+    assert lying.grip_zone == "L" and lying.grips_beneath
 
 
 def test_a_hand_under_the_other_arm_gripping_the_other_players_place_or_nothing_grips_the_pile_that_arm_covers() -> None:

@@ -33,7 +33,11 @@ Where two hands touch one zone, a hand lies *under* the other when the other arm
 there: in the last `COVER_S` the other arm's part took many of its pixels on the zone (pixels
 that changed), and few went back. Two slaps on one pile within a frame are settled by it (the
 hand underneath got there first). A hand the other arm came over on a spit pile, whose visible
-end stops beside that pile, grips that pile, not the one its end lies nearer.
+end stops beside that pile, grips that pile, not the one its end lies nearer; once that arm no
+longer comes over it, it lies hidden under it, at rest only where that arm is. A hand gripping the
+spit pile it gripped in the frame before comes to rest there by its stirring alone (where the other
+arm lies over it, its tip jumps between strips of its rim), except while the other arm comes over it
+there.
 """
 
 from __future__ import annotations
@@ -123,7 +127,8 @@ class HandConfig:
     (`forget_frames` for a pixel inside a hand: an arm lying still that long becomes table);
     `over_fraction`: share of a zone a hand's foreground pixels must cover for it to be over the
     zone; a hand is at rest when no more than `stir_share` of its pixels changed since the
-    previous frame and its tip (the middle of its leading `lead_cm`) moved less than `stop_cm`;
+    previous frame and its tip (the middle of its leading `lead_cm`) moved less than `stop_cm` (on
+    the spit pile it gripped in the frame before, the stirring alone);
     it touches the first pile zone met going back along the arm from `grip_cm` behind the tip
     (a hand carrying a card) to `palm_cm` (a flat hand, fingers beyond the pile); on a zone showing
     a face-down card (turned over in place, stirring under the hand) it touches from the first frame
@@ -286,6 +291,7 @@ class HandFinder:
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self.hands: tuple[Hand, ...] = ()
         self._colours: dict[str, np.ndarray] = {}
+        self._spit = frozenset(zone.name for zone in view.calibration.layout.piles if zone.is_spit)
 
     def _edges(self, labels: np.ndarray) -> dict[str, set[int]]:
         """The labels touching each player's edge of the view."""
@@ -383,7 +389,11 @@ class HandFinder:
         grip lies on another spit pile it is not over and was not over in the frame before
         (`_was_over`), or that grips nothing while its visible end lies within `EDGE_CM` of that
         pile, grips it (two hands laying cards on the two piles, their arms touching, keep their
-        own piles: neither came over the other on the other's pile)."""
+        own piles: neither came over the other on the other's pile). A hand so given the pile,
+        where the other arm took none of its pixels in this frame (it came over it earlier), lies
+        hidden under that arm (`Hand.grips_beneath`): its visible part, a strip of its arm's rim, lies
+        still while the hand beneath may still move, so it is at rest only where that arm is. While
+        the other arm is still coming over it, its own stirring stands (the hand lay there first)."""
         if len(sharing) != 2:
             return sharing
         piles = {zone.name: zone for zone in self.view.calibration.layout.piles}
@@ -404,7 +414,10 @@ class HandFinder:
                     mine = theirs
                 elif mine is None and self._near(hand.tip, piles[theirs].polygon):
                     mine = theirs
-            out.append(hand if mine == hand.grip_zone else replace(hand, grip_zone=mine))
+            if mine != hand.grip_zone:
+                hidden = not hand.covered.get((other.side, mine))
+                hand = replace(hand, grip_zone=mine, grips_beneath=hidden)
+            out.append(hand)
         return out
 
     def _was_over(self, hand: Hand, zone: str) -> bool:
@@ -665,8 +678,14 @@ class HandFinder:
             # a hand whose grip lies under the other arm is still only where that arm is: its own
             # visible part may lie still while the hidden hand moves on beneath
             stirring = max([hand.stirring] + [h.stirring for h in self.hands if hand.grips_beneath and h.side != hand.side])
+            # a hand gripping the spit pile it gripped in the frame before rests by its stirring alone
+            # (where the other arm lies over it there, its tip jumps between strips of its rim), but not
+            # while the other arm comes over it there (its grip may then be that arm's doing)
+            coming = sum(n for (_, zone), n in hand.covered.items() if zone == hand.grip_zone)
+            steady = hand.grip_zone in self._spit and bool(track.history) and track.history[-1].grip == hand.grip_zone \
+                and coming < COVER_CM2 * cfg.px_per_cm**2
             rest = stirring <= cfg.stir_share and track.tip is not None \
-                and math.dist(track.tip, hand.tip) < cfg.stop_cm
+                and (math.dist(track.tip, hand.tip) < cfg.stop_cm or steady)
             track.tip = hand.tip
             track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone, hand.covered, hand.over))
             del track.history[:-16]

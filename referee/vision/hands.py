@@ -424,16 +424,20 @@ class HandFinder:
         """Whether `hand` is over `zone`, or its side's hand was in the frame before (a hand laying
         a card on a pile, seen over it a frame before, is on it even where the other arm sweeping
         past takes its pixels on the pile beside it; `over` flickers from frame to frame there)."""
-        steps = self._tracks[hand.side].history if hand.side in self._tracks else []
+        steps = self._steps(hand.side)
         return zone in hand.over or bool(steps) and zone in steps[-1].over
 
     def _came_over(self, hand: Hand, other: str, zone: str, t: float) -> bool:
         """Whether the other side's arm came over `hand` on `zone` (captured at `t`): in the last
         `COVER_S`, this frame included, it took at least `COVER_CM2` of the hand's pixels there."""
-        steps = self._tracks[hand.side].history if hand.side in self._tracks else []
         taken = hand.covered.get((other, zone), 0) \
-            + sum(step.covered.get((other, zone), 0) for step in steps if step.t > t - COVER_S)
+            + sum(step.covered.get((other, zone), 0) for step in self._steps(hand.side) if step.t > t - COVER_S)
         return taken >= COVER_CM2 * self.config.px_per_cm**2
+
+    def _steps(self, side: str) -> list[_Step]:
+        """The recent steps of `side`'s hand, up to the frame before (none where it has no track)."""
+        track = self._tracks.get(side)
+        return track.history if track is not None else []
 
     @staticmethod
     def _near(point: tuple[float, float], polygon: np.ndarray) -> bool:

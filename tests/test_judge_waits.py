@@ -273,3 +273,24 @@ def test_a_card_turned_unseen_laid_a_frame_after_another_hand_touched_the_pile_w
     events = film.judge()
     ten = [e for e in events if e.type in ("play", "illegal_play") and e["card"] == "10C"]
     assert ten and all(e["called_at"] >= cleared for e in ten)  # B's card may lie under it: A4 is waited for
+
+
+def test_a_card_turned_unseen_does_not_wait_for_a_face_down_place_read_since_its_player_touched_it() -> None:
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ onto it: A2 shows its last card, face down
+    film.play("A", "A4", "back", "R")  # 2♠ onto the 3♣: A4 shows its next card, face down
+    turned = film.touch("A", "A4", 3)  # A turns A4's card (10♣), never read face up
+    film.still(3)  # A4 read face down again, no hand over it: the 10♣ left it
+    laid = film.t
+    for _ in range(3):  # A lays the 10♣ on the 2♠ (refused there), the arm over A4 again
+        film.frame((HandSeen("A", ("A4", "R"), {"R": laid}),))
+    film.zones["R"] = "10C"
+    for _ in range(20):  # the arm rests over A4 while 10♣ is read on R
+        film.frame((HandSeen("A", ("A4",), {}),))
+    cleared = film.t
+    film.still(6)
+    events = film.judge()
+    assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("A4", "10C", turned)]
+    refused = [e for e in _of(events, "illegal_play") if e["card"] == "10C"]
+    assert [(e["from"], e["to"], e.t) for e in refused] == [("A4", "R", laid)]
+    assert refused[0]["called_at"] < cleared  # not held until A4 is read once more

@@ -129,6 +129,35 @@ def test_a_spit_pile_a_hand_leaves_is_read_in_that_frame_when_only_what_the_hand
     assert left.hands == () and left.zones["L"] == ZoneReading("7C")
 
 
+def _left_with_the_arm_s_edge_over(observer: Observer, table: np.ndarray, calibration: Calibration,
+                                   reader: ScriptedReader) -> ZoneReading | None:
+    """A hand lays a card on L and leaves it, the edge of its arm still over the pile's side in the
+    frame it leaves (over less than a tenth of the pile); what L reads in that frame."""
+    for i in range(4):
+        observer.observe(table, i / 30, i)
+    hand = _hand_over(table, calibration, "L")
+    for i in range(4, 8):
+        observer.observe(hand, i / 30, i)
+    reader.shows["L"] = ZoneReading("7C")
+    x, y = (int(v) for v in calibration.to_image(np.array(calibration.layout.zone("L").centre)))
+    frame = _card(table, calibration, "L")
+    cv2.rectangle(frame, (x + 22, y - 20), (x + 25, SIZE[1] - 1), (50, 90, 160), -1)
+    left = observer.observe(frame, 8 / 30, 8)
+    assert "L" not in {zone for hand in left.hands for zone in hand.over}
+    return left.zones.get("L")
+
+
+def test_a_spit_pile_a_hand_leaves_is_read_in_that_frame_when_only_what_its_arm_held_or_its_edge_still_holds_changed() -> None:
+    calibration, table, reader, observer = _setup()
+    assert _left_with_the_arm_s_edge_over(observer, table, calibration, reader) == ZoneReading("7C")
+
+
+def test_a_spit_pile_a_hand_leaves_waits_while_its_arm_lies_over_more_than_its_edge() -> None:
+    calibration, table, reader, _ = _setup()
+    observer = Observer(calibration, reader, config=ObserveConfig(edge_fraction=0.02))  # the arm's edge: over more
+    assert _left_with_the_arm_s_edge_over(observer, table, calibration, reader) is None
+
+
 def test_a_misread_does_not_stand() -> None:
     calibration, table, reader, observer = _setup()
     answers = iter([ZoneReading("8C", 0.9), ZoneReading("7C", 0.9), ZoneReading("7C", 0.9)])
@@ -181,6 +210,8 @@ def test_settings_are_checked() -> None:
         ObserveConfig(settle_frames=0)
     with pytest.raises(BadObserveConfig):
         ObserveConfig(visible_fraction=0)
+    with pytest.raises(BadObserveConfig):
+        ObserveConfig(edge_fraction=1)
 
 
 class BrightBlobDetector:

@@ -4,7 +4,8 @@ Every frame: one warp into the small top-down view (`TableView`), the hands (`Ha
 for each zone a comparison of its patch with the previous frame (is it still?) and with the
 patch it showed when last read (did it change?). A zone under a hand reads `occluded`; a zone
 that changed and has been still for `settle_frames` with no hand over it (a spit pile: or that a
-hand has just left, where nothing changed but what the hand held in the frame before) is read
+hand has just left, where nothing changed but what the hand held in the frame before or, lying over
+no more than `edge_fraction` of it, holds in this one) is read
 again by the `ZoneReader` (the detector, on rectified crops at 16 px/cm, up to four zones a pass), and
 again in the following frames until `agree` reads in a row say the same with at least
 `min_confidence` (so the tracker's hysteresis sees independent reads, and one misread cannot
@@ -75,7 +76,9 @@ class ObserveConfig:
     unexplained) is the light changing and is followed at once; a zone that changed with an arm
     (this frame's or the last's) over part of it is still, and read, by the pixels the arms leave
     when they leave at least `visible_fraction` of it, and is left unread when those look as when
-    it was last read;
+    it was last read; a spit pile a hand has just left is still when what no hand held in the last
+    frame nor holds in this one is still, while an arm lies over no more than `edge_fraction` of it
+    (its edge: enough of the card shows to be read);
     `hands`: the hand finder's settings."""
 
     change_threshold: int = 40
@@ -93,6 +96,7 @@ class ObserveConfig:
     relight_correlation: float = 0.8
     relight_residual: float = 0.25
     visible_fraction: float = 0.5
+    edge_fraction: float = 0.1
     hands: HandConfig = field(default_factory=HandConfig)
 
     def __post_init__(self) -> None:
@@ -108,6 +112,8 @@ class ObserveConfig:
             raise BadObserveConfig("blocked_fraction and relight_correlation lie in (0, 1], relight_residual in [0, 1)")
         if not 0 < self.visible_fraction <= 1:
             raise BadObserveConfig("visible_fraction lies in (0, 1]")
+        if not 0 <= self.edge_fraction < 1:
+            raise BadObserveConfig("edge_fraction lies in [0, 1)")
 
 
 @dataclass
@@ -275,11 +281,13 @@ class Observer:
             if state.previous is not None and self._share(patch, state.previous, mask, cfg.still_threshold) \
                     < cfg.still_fraction * pixels:
                 state.still += 1
-            elif held is not None and name not in self._owner and state.under_hand is None \
-                    and state.previous is not None and self._share(patch, state.previous, mask & ~held,
-                                                                   cfg.still_threshold) < cfg.still_fraction * pixels:
+            elif held is not None and name not in self._owner and state.previous is not None \
+                    and self._arm_s_edge_at_most(state.under_hand, name) \
+                    and self._share(patch, state.previous, self._left_by_hands(mask, held, state.under_hand),
+                                    cfg.still_threshold) < cfg.still_fraction * pixels:
                 state.still = max(state.still, 1)  # a spit pile where only what a hand held in the last frame
-                # changed: the hand left what lies there still (the card it laid is read a frame sooner)
+                # (or, by its edge, holds in this one) changed: the hand left what lies there still (the card it
+                # laid is read a frame sooner)
             else:
                 state.still = 0
             state.previous = patch
@@ -311,6 +319,20 @@ class Observer:
         done = time.perf_counter()
         self.cost = FrameCost(len(due), after_hands - began, after_zones - after_hands, done - after_zones)
         return Observation(t, index, readings, hands)
+
+    def _arm_s_edge_at_most(self, under_hand: np.ndarray | None, zone: str) -> bool:
+        """No arm lies over spit pile `zone` in this frame (`under_hand`, None: none), or only its edge,
+        over no more than `edge_fraction` of it: the card shows. (An arm over more of the pile may be a
+        hand still laying a card there, whose contact the hand finder reports a frame later: read before
+        that report, the card would be dated by an earlier cover of the pile.)"""
+        return under_hand is None or np.count_nonzero(under_hand) <= self.config.edge_fraction * self._pixels[zone]
+
+    @staticmethod
+    def _left_by_hands(mask: np.ndarray, held: np.ndarray, under_hand: np.ndarray | None) -> np.ndarray:
+        """The pixels of `mask` that no hand held in the last frame (`held`) nor holds in this one
+        (`under_hand`): what lies still there once the hand leaves shows in them."""
+        left = mask & ~held
+        return left if under_hand is None else left & ~under_hand
 
     def _arm_pixels(self) -> np.ndarray | None:
         """The view's pixels under an arm in this frame or the last, grown by a pixel (None: no arm in

@@ -295,7 +295,8 @@ class TableMoves:
         and the pile it was laid on).
         Where some face-down place was touched so (without `covered`, by a contact), one under the
         hand but not touched does not hold the verdict up: what it shows once read cannot make it
-        a place the card was turned on (it was not touched), so it is not waited for."""
+        a place the card was turned on (it was not touched), so it is not waited for; nor does a
+        touched one read since that touch (`_read_since_touched`)."""
         best: tuple[str, When] | None = None
         latest = -1.0
         touches = self._face_down_touches(player, before, covered=covered)
@@ -304,6 +305,7 @@ class TableMoves:
         for zone in hidden:
             touched = touches[zone]
             if not self._clear(zone) and not self._hurried and not self._hidden_again(zone) \
+                    and not self._read_since_touched(zone, touched) \
                     and not (only and touched and self._turned_only_here(player, zone, hidden, touched_places, laid, before)) \
                     and (touched or covered or not touched_places):
                 self._deferred = True  # the card may still show there once the hand has gone
@@ -312,6 +314,14 @@ class TableMoves:
                 latest = touched[-1].t
                 best = (zone, (touched[0].t, touched[0].frame))
         return best
+
+    def _read_since_touched(self, zone: str, touched: list[Touch]) -> bool:
+        """Face-down stock top `zone`, touched (`touched`: the touches that may have turned the card), was
+        read settled with no hand over it after the last of them began: what the touch left there was seen
+        (a card turned and left on the place is called as turned up; one read face down shows that the
+        card turned is gone), so a hand hiding the place again does not make the card laid wait for it to
+        be read once more."""
+        return bool(touched) and self._read_clear.get(zone, -math.inf) > touched[-1].t
 
     def _turned_only_here(self, player: str, zone: str, hidden: list[str], touched: list[str],
                           laid: tuple[Card, str] | None, before: float) -> bool:

@@ -68,7 +68,7 @@ class ObserveConfig:
     between the median colours of the ring's four sides (tables are lit unevenly: a cream card on
     a light table differs from the table's colour by less than a spot in a gradient does), and a
     pixel differs when it is further from it than `table_threshold` (summed over the channels) or
-    than 1.5 times what the ring itself strays from it (its 90th percentile: a grained table);
+    than 1.5 times what the ring itself strays from it (a grained table);
     `blocked_fraction`: the share of the top-down view that, differing from the still table,
     makes the view blocked (far more than two arms cover: something over most of the table, the
     light changed); a change that a gain and an offset per colour channel explain (a correlation
@@ -188,8 +188,10 @@ class Observer:
         lies inside its own zone). The bare table is a colour varying linearly across the box,
         fitted to the median colours of the ring's four sides: a table lit unevenly darkens
         across a zone by more than a cream card differs from it, and a side's median is not
-        moved by a neighbour card's edge within the ring. How far it strays is the 90th percentile
-        of the ring's differences from it (summed over the channels)."""
+        moved by a neighbour card's edge within the ring. How far it strays is the ring's differences
+        from it (summed over the channels) at the 90th percentile of a grain, from their 75th:
+        a pile's own overhanging edges and a neighbour's card can cover more than a tenth of the
+        ring (9038: a red back on wood taken for bare table)."""
         height, width = image.shape[:2]
         ring = max(1, round(self.config.ring_cm * self.view.px_per_cm))
         bare = {}
@@ -208,7 +210,9 @@ class Observer:
             plane = middle + (columns[..., None] - (w - 1) / 2) * across + (rows[..., None] - (h - 1) / 2) * down
             outside = np.ones((y1 - y0, x1 - x0), bool)
             outside[y - y0 : y - y0 + h, x - x0 : x - x0 + w] = False
-            spread = float(np.percentile(np.abs(around[outside] - plane[outside]).sum(axis=1), 90))
+            strays = np.abs(around[outside] - plane[outside]).sum(axis=1)
+            spread = 1.45 * float(np.percentile(strays, 75))  # ~ the 90th percentile of a grain, where up to a
+            # quarter of the ring is a card's edge
             inside = plane[y - y0 : y - y0 + h, x - x0 : x - x0 + w]
             bare[name] = np.clip(np.round(inside), 0, 255).astype(np.uint8), spread
         return bare

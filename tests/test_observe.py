@@ -200,6 +200,25 @@ def test_a_neighbour_card_s_edge_in_the_ring_leaves_the_bare_table_as_it_is() ->
     assert np.abs(colour.astype(int) - 150).max() <= 1 and spread <= 1
 
 
+def test_a_back_on_grained_wood_between_card_edges_in_its_ring_is_seen_as_a_card() -> None:
+    calibration, _, reader, observer = _setup()
+    width, height = SIZE
+    grain = np.random.default_rng(1).normal(0, 12, (1, width, 1)).repeat(height, axis=0)
+    table = np.clip(np.array([46, 82, 126]) + grain, 0, 255).astype(np.uint8)  # wood, grained across
+    x, y = calibration.to_image(np.array(calibration.layout.zone("B3").centre))
+    x, y = int(x), int(y)
+    first = table.copy()  # the pile's edges overhanging its box on three sides: a fifth of the ring
+    cv2.rectangle(first, (x - 24, y - 35), (x + 24, y + 35), (235, 235, 235), -1)
+    observer.observe(first, 0.0, 0)
+    with_back = table.copy()
+    cv2.rectangle(with_back, (x - 16, y - 24), (x + 16, y + 24), (40, 30, 170), -1)  # a red back
+    reader.shows["B3"] = ZoneReading("back", 0.9)
+    for i in range(1, 4):
+        obs = observer.observe(with_back, i / 30, i)
+    assert obs.zones["B3"] == ZoneReading("back", 0.9)
+    assert obs.zones["A3"] == ZoneReading("empty")  # the grain alone is table
+
+
 def test_an_unsure_reading_is_read_again() -> None:
     calibration, table, reader, observer = _setup()
     reader.shows["R"] = ZoneReading("9H", 0.3)

@@ -196,8 +196,8 @@ def test_a_neighbour_card_s_edge_in_the_ring_leaves_the_bare_table_as_it_is() ->
     first = table.copy()  # a card's edge along one side of B3's ring, in the first view
     cv2.rectangle(first, (int(x) + 29, int(y) - 20), (int(x) + 31, int(y) + 20), (245, 245, 245), -1)
     observer.observe(first, 0.0, 0)
-    colour, spread = observer._bare["B3"]
-    assert np.abs(colour.astype(int) - 150).max() <= 1 and spread <= 1
+    bare, spread = observer._bare["B3"]
+    assert np.abs(bare.astype(int) - 150).max() <= 1 and spread <= 1
 
 
 def test_a_back_on_grained_wood_between_card_edges_in_its_ring_is_seen_as_a_card() -> None:

@@ -194,6 +194,60 @@ def test_a_cream_card_on_an_unevenly_lit_light_table_is_seen_as_a_card() -> None
     assert obs.zones["B3"] == ZoneReading("empty")  # bare table, darker or lighter, is still table
 
 
+def _steep_light(height: int, width: int) -> np.ndarray:
+    """A light table lit far more strongly at the far side than near player A: across a zone and
+    the ring around it the grey level changes by over 40 (per channel)."""
+    shade = np.linspace(240, 80, height).astype(np.uint8)
+    return np.repeat(np.repeat(shade[:, None, None], width, axis=1), 3, axis=2)
+
+
+def test_the_bare_table_follows_the_light_across_a_zone() -> None:
+    calibration, _, reader, observer = _setup()
+    width, height = SIZE
+    table = _steep_light(height, width)
+    x, y = calibration.to_image(np.array(calibration.layout.zone("A3").centre))
+    near = int(table[int(y), int(x), 0])
+    with_card = table.copy()  # a cream card a little lighter than the table where it lies
+    cv2.rectangle(with_card, (int(x) - 15, int(y) - 22), (int(x) + 15, int(y) + 22), (near + 28,) * 3, -1)
+    cv2.putText(with_card, "7C", (int(x) - 12, int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1)
+    reader.shows["A3"] = ZoneReading("7C", 0.9)
+    reader.shows["L"] = ZoneReading("7C", 0.9)  # a misread of a bare place
+    for i in range(3):
+        obs = observer.observe(with_card, i / 30, i)
+    assert obs.zones["A3"] == ZoneReading("7C", 0.9)  # the table's colour in the middle of the ring is not the card's
+    assert obs.zones["B3"] == ZoneReading("empty")
+    assert obs.zones["L"] == ZoneReading("7C", 0.0)
+
+
+def test_a_neighbour_card_s_edge_in_the_ring_leaves_the_bare_table_as_it_is() -> None:
+    calibration, table, reader, observer = _setup()
+    x, y = calibration.to_image(np.array(calibration.layout.zone("B3").centre))
+    first = table.copy()  # a card's edge along one side of B3's ring, in the first view
+    cv2.rectangle(first, (int(x) + 29, int(y) - 20), (int(x) + 31, int(y) + 20), (245, 245, 245), -1)
+    observer.observe(first, 0.0, 0)
+    bare, spread = observer._bare["B3"]
+    assert np.abs(bare.astype(int) - 150).max() <= 1 and spread <= 1
+
+
+def test_a_back_on_grained_wood_between_card_edges_in_its_ring_is_seen_as_a_card() -> None:
+    calibration, _, reader, observer = _setup()
+    width, height = SIZE
+    grain = np.random.default_rng(1).normal(0, 12, (1, width, 1)).repeat(height, axis=0)
+    table = np.clip(np.array([46, 82, 126]) + grain, 0, 255).astype(np.uint8)  # wood, grained across
+    x, y = calibration.to_image(np.array(calibration.layout.zone("B3").centre))
+    x, y = int(x), int(y)
+    first = table.copy()  # the pile's edges overhanging its box on three sides: a fifth of the ring
+    cv2.rectangle(first, (x - 24, y - 35), (x + 24, y + 35), (235, 235, 235), -1)
+    observer.observe(first, 0.0, 0)
+    with_back = table.copy()
+    cv2.rectangle(with_back, (x - 16, y - 24), (x + 16, y + 24), (40, 30, 170), -1)  # a red back
+    reader.shows["B3"] = ZoneReading("back", 0.9)
+    for i in range(1, 4):
+        obs = observer.observe(with_back, i / 30, i)
+    assert obs.zones["B3"] == ZoneReading("back", 0.9)
+    assert obs.zones["A3"] == ZoneReading("empty")  # the grain alone is table
+
+
 def test_an_unsure_reading_is_read_again() -> None:
     calibration, table, reader, observer = _setup()
     reader.shows["R"] = ZoneReading("9H", 0.3)

@@ -64,11 +64,12 @@ class ObserveConfig:
     `settle_frames`: still frames before a changed zone is read; a zone is read until `agree`
     reads in a row with at least `min_confidence` say the same, at most `retries` reads; a read of
     `empty` where over `occupied_fraction` of the zone differs from the bare table around it, or
-    of a card where it does not, is unsure (confidence 0): the bare table is the median colour of
-    a ring `ring_cm` wide around the zone in the first view (tables are lit unevenly, and a cream
-    card on a light table differs from the table's colour by less than a spot in a gradient does),
-    and a pixel differs when it is further from it than `table_threshold` (summed over the
-    channels) or than 1.5 times what the ring itself varies (its 90th percentile: a grained table);
+    of a card where it does not, is unsure (confidence 0): the bare table is the colour of a ring
+    `ring_cm` wide around the zone in the first view, taken to vary linearly across the zone
+    between the median colours of the ring's four sides (tables are lit unevenly: a cream card on
+    a light table differs from the table's colour by less than a spot in a gradient does), and a
+    pixel differs when it is further from it than `table_threshold` (summed over the channels) or
+    than 1.5 times what the ring itself strays from it (a grained table);
     `blocked_fraction`: the share of the top-down view that, differing from the still table,
     makes the view blocked (far more than two arms cover: something over most of the table, the
     light changed); a change that a gain and an offset per colour channel explain (a correlation
@@ -188,28 +189,44 @@ class Observer:
         self._grow = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
 
     def _bare_table(self, image: np.ndarray) -> dict[str, tuple[np.ndarray, float]]:
-        """Each zone's bare-table colour and how far the table itself strays from it: the median
-        and the 90th percentile of the difference over a ring `ring_cm` wide around the zone's box
-        (table, and little of any neighbour's card, which lies inside its own zone)."""
+        """Each zone's bare table and how far the table itself strays from it, from a ring
+        `ring_cm` wide around the zone's box (table, and little of any neighbour's card, which
+        lies inside its own zone). The bare table is a colour varying linearly across the box,
+        fitted to the median colours of the ring's four sides: a table lit unevenly darkens
+        across a zone by more than a cream card differs from it, and a side's median is not
+        moved by a neighbour card's edge within the ring. How far it strays is the ring's differences
+        from it (summed over the channels) at the 90th percentile of a grain, from their 75th:
+        a pile's own overhanging edges and a neighbour's card can cover more than a tenth of the
+        ring (9038: a red back on wood taken for bare table)."""
         height, width = image.shape[:2]
         ring = max(1, round(self.config.ring_cm * self.view.px_per_cm))
         bare = {}
         for name, (x, y, w, h) in self.view.boxes.items():
             x0, y0, x1, y1 = max(0, x - ring), max(0, y - ring), min(width, x + w + ring), min(height, y + h + ring)
+            around = image[y0:y1, x0:x1].astype(np.float32)
+            top, bottom = around[: y - y0], around[y + h - y0 :]
+            left, right = around[y - y0 : y + h - y0, : x - x0], around[y - y0 : y + h - y0, x + w - x0 :]
+            sides = [np.median(side.reshape(-1, 3), axis=0) if side.size else None for side in (top, bottom, left, right)]
+            known = [side for side in sides if side is not None]
+            middle = np.mean(known, axis=0)
+            top_c, bottom_c, left_c, right_c = (middle if side is None else side for side in sides)
+            across = (right_c - left_c) / (w + (x1 - x - w) / 2 - (x - x0) / 2)  # per pixel, between the sides' middles
+            down = (bottom_c - top_c) / (h + (y1 - y - h) / 2 - (y - y0) / 2)
+            rows, columns = np.mgrid[y0 - y : y1 - y, x0 - x : x1 - x].astype(np.float32)
+            plane = middle + (columns[..., None] - (w - 1) / 2) * across + (rows[..., None] - (h - 1) / 2) * down
             outside = np.ones((y1 - y0, x1 - x0), bool)
             outside[y - y0 : y - y0 + h, x - x0 : x - x0 + w] = False
-            pixels = image[y0:y1, x0:x1][outside].astype(np.int16)
-            colour = np.median(pixels, axis=0)
-            spread = float(np.percentile(np.abs(pixels - colour).sum(axis=1), 90))
-            bare[name] = colour.astype(np.uint8), spread
+            strays = np.abs(around[outside] - plane[outside]).sum(axis=1)
+            spread = 1.45 * float(np.percentile(strays, 75))  # ~ the 90th percentile of a grain, where up to a
+            # quarter of the ring is a card's edge
+            inside = plane[y - y0 : y - y0 + h, x - x0 : x - x0 + w]
+            bare[name] = np.clip(np.round(inside), 0, 255).astype(np.uint8), spread
         return bare
 
     def _looks_occupied(self, patch: np.ndarray, zone: str) -> bool:
         """Whether a zone's patch holds something other than the bare table around it."""
         assert self._bare is not None
-        colour, spread = self._bare[zone]
-        bare = np.empty_like(patch)
-        bare[:] = colour
+        bare, spread = self._bare[zone]
         threshold = min(max(float(self.config.table_threshold), 1.5 * spread), 200.0)  # the sum saturates at 255
         other = summed_difference(patch, bare) > threshold
         return np.count_nonzero(other[self.view.zones[zone]]) >= self.config.occupied_fraction * self._pixels[zone]

@@ -909,3 +909,27 @@ def test_a_stock_top_read_where_its_player_s_lifted_card_was_judged_at_the_same_
     events = film.judge()
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("B", "7D", t)
     assert not _of(events, "illegal_play")
+
+
+def _laid_and_taken_back_under_the_arm(glimpsed: bool) -> list:
+    """A's arm stays over A3 (K♦) while A lays the K♦ on R (3♣) and takes it back: the place is never
+    read without it; R shows the K♦ for one frame at A's contact, or never."""
+    film = _opened()  # R shows 3♣
+    film.still(80)  # no touch of A's laid a card there in the last `TAKE_BACK_S`
+    arm = HandSeen("A", ("A3",), {})
+    _over(film, 4, arm)  # A takes the K♦, its place hidden
+    ta = film.t
+    _over(film, 2, HandSeen("A", ("A3", "R"), {"R": ta}))  # and lays it on R
+    film.frame((arm,), **({"R": "KD"} if glimpsed else {}))  # read there for one frame, or not
+    _over(film, 3, HandSeen("A", ("A3", "R"), {}))  # A takes it back
+    _over(film, 4, arm)
+    film.still(10)  # A3 shows the K♦ again, R the 3♣
+    return [(e["player"], e["card"], e["from"], e["to"], e.t == ta) for e in _of(film.judge(), "illegal_play")]
+
+
+def test_a_card_read_on_a_pile_at_its_players_touch_and_back_in_its_place_never_seen_lifted_is_refused_there() -> None:
+    assert _laid_and_taken_back_under_the_arm(glimpsed=True) == [("A", "KD", "A3", "R", True)]
+
+
+def test_a_hidden_place_read_again_after_a_touch_is_not_refused_without_its_card_read_on_the_pile() -> None:
+    assert _laid_and_taken_back_under_the_arm(glimpsed=False) == []

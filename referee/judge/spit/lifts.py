@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 from referee.cards import Card, is_adjacent, parse_card
 from referee.judge.spit.config import (
+    FETCH_S,
     RETURN_MIN_S,
     TAKE_BACK_S,
     TIE_WAIT_S,
@@ -12,7 +15,7 @@ from referee.judge.spit.config import (
     When,
 )
 from referee.observations import CARD_CODES, EMPTY
-from referee.rules.spit import Play, Spit
+from referee.rules.spit import Play, Spit, TurnUp
 from referee.tracker import Touch
 
 
@@ -339,6 +342,68 @@ class LiftedCards:
                         and not self._still_taken_back(code, pile, touch.t):
                     self._returns.append((parse_card(code), lift, pile, (touch.t, touch.frame)))
                     return
+
+    def _back_unseen(self, zone: str, seen: str, shown: float | None, t: float) -> None:
+        """Stock place `zone`, hidden under its player's hand since it was last read at `shown`, is
+        read again at `t` showing the same face-up top, and that card was read on a spit pile meanwhile,
+        if only for a frame (`_read_on_pile`): it was lifted, laid there and brought back with its place
+        never read without it (the arm over the place all along), so it is judged at its player's last
+        free contact with that pile up to that read (refused if it does not fit there), as a card seen
+        lifted that came back. Not where another card of theirs was in a hand meanwhile, where another
+        place of theirs was not read again since the touch (a card lifted unseen there may have been
+        the one laid), where the pile does not show the engine's top or took a card of theirs or a spit
+        card since (`_left_as_it_was`), at a stalemate, shortly after a card of theirs was judged on that
+        pile (the touch may take it back), or where the pile showed a card the engine does not have there."""
+        if shown is None or self.state.phase != "play" or seen not in CARD_CODES or seen in self._lifted \
+                or self._expected(zone) != seen or t - shown < 2 * RETURN_MIN_S:
+            return
+        owner = self._owner[zone]
+        if not any(touch.side == owner and shown <= touch.t < t for touch in self._touches.get(zone, ())):
+            return
+        if any(lift.player == owner and not lift.attempted for lift in self._lifted.values()) \
+                or any(getattr(move, "player", None) == owner and not isinstance(move, TurnUp) and when >= shown
+                       for when, move in self._made):
+            return  # another card of theirs was in that hand meanwhile: the touch may be its
+        lift = Lift(owner, zone, shown)
+        glimpse = self._read_on_pile.get(seen)
+        if glimpse is None or not shown < glimpse[1] < t:
+            return
+        pile = glimpse[0]
+        touches = [touch for touch in self._touches.get(pile, ())
+                   if self._free(pile, touch, owner) and shown <= touch.t <= min(t - RETURN_MIN_S, glimpse[1] + 2 * self.frame_interval)
+                   and not self._taking_back(pile, touch) and not self._still_taken_back(seen, pile, touch.t)]
+        if not touches:
+            return
+        touch = touches[-1]
+        others = [z for z in self.rules.stock_names[self.rules.player_index[owner]] if z != zone]
+        if any(self._read_clear.get(other, -math.inf) < touch.t for other in others):
+            return
+        if not self._left_as_it_was(pile, owner, touch.t):
+            return
+        position = self._state_at(touch.t)
+        top = position.top(zone)
+        if top is None or top.code != seen or not any(isinstance(move, Play) for move in position.useful_moves()):
+            return  # not yet face up there at the touch; or a stalemate: hands go to the piles to lay spit cards
+        if any(used_pile == pile and side == owner and touch.t - TAKE_BACK_S <= used < touch.t
+               for used_pile, side, used in self._used):
+            return  # a card of theirs judged there shortly before: the touch may take it back
+        if any(shown <= when <= touch.t and read != self._expected_in(self._state_at(when), pile)
+               for read, when in self._pile_reads.get(pile, ())):
+            return  # the pile showed a card the engine does not have there: the touch may take it back
+        self._returns.append((parse_card(seen), lift, pile, (touch.t, touch.frame)))
+
+    def _left_as_it_was(self, pile: str, player: str, t: float) -> bool:
+        """`pile`, read clear since `player`'s touch at `t`, shows the engine's top, and no card has
+        gone there since `t` but the other players' cards judged played on it (no spit either, and
+        none within `FETCH_S` before the touch: its slap): the touch left no card of `player`'s there."""
+        if self._read_clear.get(pile, -math.inf) <= t or self.readings.get(pile) != self._expected(pile):
+            return False
+        for when, move in self._made:
+            if isinstance(move, Spit) and when >= t - FETCH_S:
+                return False
+            if isinstance(move, Play) and move.to == pile and when >= t and move.player == player:
+                return False
+        return True
 
     def _still_taken_back(self, code: str, pile: str, t: float) -> bool:
         """`code` was refused on `pile` less than `TAKE_BACK_S` before `t` and not yet seen back in its place:

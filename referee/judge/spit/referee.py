@@ -161,6 +161,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         counts (nor the cards each player held at a later deal, whose layouts are counted from them)."""
         self._spits: list[tuple[float, frozenset[str]]] = []
         """The last spits applied: their time and the players whose cards they were."""
+        self._read_on_pile: dict[str, tuple[str, float]] = {}
+        """Per stock card: the spit pile it was last read on (if only for a frame) and when."""
         self._made: list[tuple[float, SpitMove]] = []
         """The last moves applied, with their times."""
         self._doubted: dict[tuple[str, str], tuple[str, When, PrematureSpit]] = {}
@@ -309,6 +311,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         if snap.read and self.state.phase == "play":
             self._call_on_first_read(snap.read)
         for zone, seen in snap.read.items():  # a stock top read on a spit pile or in its place, if only for a frame
+            if zone in self._piles and seen in CARD_CODES:
+                self._read_on_pile[seen] = (zone, snap.t)
             if zone in self._piles and seen != self.readings.get(zone):
                 self._note_laid(zone, seen, self._now)
                 glimpses = self._glimpses.setdefault(zone, [])
@@ -344,6 +348,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         shown = set()
         for zone in snap.zones:
             if zone not in snap.unsettled and zone not in snap.unread:
+                if zone in self._owner:
+                    self._back_unseen(zone, snap.zones[zone], self._read_clear.get(zone), snap.t)
                 self._read_clear[zone] = snap.t
                 self._waited.pop(zone, None)  # read: no longer waited for
                 if zone in self._owner:

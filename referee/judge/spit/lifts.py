@@ -348,7 +348,7 @@ class LiftedCards:
         read again at `t` showing the same face-up top, and that card was read on a spit pile meanwhile,
         if only for a frame (`_read_on_pile`): it was lifted, laid there and brought back with its place
         never read without it (the arm over the place all along), so it is judged at its player's last
-        free contact with that pile up to that read (refused if it does not fit there), as a card seen
+        free contact with that pile up to two frames after that read (refused if it does not fit there), as a card seen
         lifted that came back. Not where another card of theirs was in a hand meanwhile, where another
         place of theirs was not read again since the touch (a card lifted unseen there may have been
         the one laid), where the pile does not show the engine's top or took a card of theirs or a spit

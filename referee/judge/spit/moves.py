@@ -615,7 +615,7 @@ class TableMoves:
             return False  # no hand seen laying the top: nothing tells which touch laid the card under it
         top_source = self._stock_top_of(parse_card(top))
         touches = [touch for touch in self._touches.get(pile, ())
-                   if (since < touch.t < laid_top or self._tied_with_top(touch, laid_top, top_source))
+                   if (since < touch.t < laid_top or self._tied_with_top(pile, touch, laid_top, top_source))
                    and (pile, touch.side, touch.t) not in self._used
                    and (source is None or touch.side == source[0])]
         touch = next((t for t in reversed(touches) if t.contact), touches[-1] if touches else None)
@@ -629,12 +629,13 @@ class TableMoves:
         place, turned_at = (source[1], None) if turned is None else turned
         return bool(self._played_first(side, under, place, turned_at, pile, laid))
 
-    @staticmethod
-    def _tied_with_top(touch: Touch, laid_top: float, top_source: tuple[str, str] | None) -> bool:
-        """`touch` is another player's contact with the pile found at the very instant (`laid_top`) of the
-        contact that laid the top (both hands' contacts dated to the same frame): the card under the
-        top was laid then too, not at that hand's earlier coming over the pile."""
-        return touch.contact and touch.t == laid_top and top_source is not None and touch.side != top_source[0]
+    def _tied_with_top(self, pile: str, touch: Touch, laid_top: float, top_source: tuple[str, str] | None) -> bool:
+        """`touch` is another player's contact with `pile` found at the very instant (`laid_top`) of the
+        contact of the top's player that laid the top (both hands' contacts dated to the same frame): the
+        card under the top was laid then too, not at that hand's earlier coming over the pile."""
+        return touch.contact and touch.t == laid_top and top_source is not None and touch.side != top_source[0] \
+            and any(other.contact and other.side == top_source[0] and other.t == laid_top
+                    for other in self._touches.get(pile, ()))
 
     def _played_first(self, side: str, card: Card, place: str, turned_at: When | None, pile: str,
                       laid: When, then: Play | None = None) -> bool | None:

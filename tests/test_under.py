@@ -114,3 +114,27 @@ def test_a_card_read_under_a_new_top_after_showing_settled_on_top_is_played_at_i
         film.frames[i] = Observation(obs.t, obs.frame, dict(obs.zones, R=ZoneReading("5H", under="4D")), obs.hands)
     events = film.judge()
     assert [(e["card"], e.t) for e in _of(events, "play")] == [("4D", ta), ("5H", tb)]
+
+
+def test_a_card_read_under_a_top_whose_contact_was_found_at_the_very_instant_of_the_top_s_is_dated_at_it() -> None:
+    """A turns 3♥ on A4 and its hand comes over R three frames before any contact is found there; the hand
+    finder then dates A's contact with R and B's (laying 4♦ on the 3♥) to the same frame. The 3♥ read
+    under the 4♦ was laid at that contact (`TableMoves._tied_with_top`), not when A's hand came over R."""
+    film = _opened()  # R shows 3♣
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
+    _over(film, 4, HandSeen("A", ("A4",), {"A4": film.t}))  # A turns 3♥ on A4 (never read there)
+    came = _over(film, 2, HandSeen("A", ("A4", "R"), {}))  # its hand comes over R, no contact found yet
+    _over(film, 1, HandSeen("A", ("A4", "R"), {}), HandSeen("B", ("B2",), {"B2": film.t}))  # B lifts 4♦
+    film.zones["B2"] = "back"
+    t = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": t}), HandSeen("B", ("B2", "R"), {"R": t}))  # both dated the same frame
+    film.zones["R"] = "4D"
+    first = len(film.frames)
+    _over(film, 6, HandSeen("A", ("A4",), {}))
+    film.still(40)  # the arm leaves: A4 shows the next face-down card
+    for i in range(first, len(film.frames)):
+        obs = film.frames[i]
+        film.frames[i] = Observation(obs.t, obs.frame, dict(obs.zones, R=ZoneReading("4D", under="3H")), obs.hands)
+    events = film.judge()
+    assert came < t
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-2:] == [("A", "3H", t), ("B", "4D", t)]

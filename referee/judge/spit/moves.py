@@ -584,7 +584,8 @@ class TableMoves:
         """A card read settled under `pile`'s new top `top` (`Snapshot.under`), which the engine has
         neither as its top there nor anywhere in that pile, was laid on the pile before the top, by
         the hand that touched (else covered) the pile last before the one that laid the top (its
-        last contact before the top was first seen), since the pile last settled before the top (where
+        last contact before the top was first seen; another hand's contact found at that very
+        instant counts as before it: `_tied_with_top`), since the pile last settled before the top (where
         the pile showed that card settled before the top: its hand's last touch before that read, since
         the pile settled before it): for a face-up stock top, its player's hand; for a card the engine
         has nowhere, the last hand's, turned unseen on a face-down top that hand touched (`_turned_unseen`; not at a
@@ -612,7 +613,9 @@ class TableMoves:
             laid_top = self._top_touch(pile, top, seen, since)
         if laid_top is None:
             return False  # no hand seen laying the top: nothing tells which touch laid the card under it
-        touches = [touch for touch in self._touches.get(pile, ()) if since < touch.t < laid_top
+        top_source = self._stock_top_of(parse_card(top))
+        touches = [touch for touch in self._touches.get(pile, ())
+                   if (since < touch.t < laid_top or self._tied_with_top(pile, touch, laid_top, top_source))
                    and (pile, touch.side, touch.t) not in self._used
                    and (source is None or touch.side == source[0])]
         touch = next((t for t in reversed(touches) if t.contact), touches[-1] if touches else None)
@@ -625,6 +628,14 @@ class TableMoves:
             return False
         place, turned_at = (source[1], None) if turned is None else turned
         return bool(self._played_first(side, under, place, turned_at, pile, laid))
+
+    def _tied_with_top(self, pile: str, touch: Touch, laid_top: float, top_source: tuple[str, str] | None) -> bool:
+        """`touch` is another player's contact with `pile` found at the very instant (`laid_top`) of the
+        contact of the top's player that laid the top (both hands' contacts dated to the same frame): the
+        card under the top was laid then too, not at that hand's earlier coming over the pile."""
+        return touch.contact and touch.t == laid_top and top_source is not None and touch.side != top_source[0] \
+            and any(other.contact and other.side == top_source[0] and other.t == laid_top
+                    for other in self._touches.get(pile, ()))
 
     def _played_first(self, side: str, card: Card, place: str, turned_at: When | None, pile: str,
                       laid: When, then: Play | None = None) -> bool | None:

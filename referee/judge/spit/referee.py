@@ -124,6 +124,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._ties: dict[str, float] = {}
         self._shown: dict[str, str] = {}
         self._moved: dict[str, float] = {}
+        self._reread_from: dict[str, float] = {}
+        """At the last re-read of the table (`Rereads._resync`, dated `_moved` at every stock place), the
+        last clear read of each stock place then under a hand: the re-read took the place from it."""
         self._stock_read: set[str] = set()
         """The cards read in a stock place since the last layout was read: stock cards, never spit cards
         nor cards turned unseen (`TableMoves._pile`)."""
@@ -359,7 +362,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             kept = self._touches.setdefault(touch.zone, [])
             if kept and kept[0].t < horizon:
                 kept[:] = [k for k in kept if k.t >= horizon]
-            kept.append(self._reached_as_it_came(touch, kept))
+            touch = self._reached_as_it_came(touch, kept)
+            self._reported_after_reread(touch, kept)
+            kept.append(touch)
 
     def _lay_seen(self, zone: str, seen: When) -> When:
         """When the new state of `zone` first read at `seen` was first seen lying there: in the frame

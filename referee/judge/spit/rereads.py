@@ -142,6 +142,21 @@ class Rereads:
         self._refused.clear()
         self._unsure.clear()
         self._moved = dict.fromkeys(self._owner, self._now[0])
+        self._reread_from = {zone: self._read_clear.get(zone, -math.inf) for zone in self._owner if not self._clear(zone)}
+
+    def _reported_after_reread(self, touch: Touch, kept: list[Touch]) -> None:
+        """A contact with a stock place reported after the last re-read of the table but begun before
+        it, while the place was under the hand (after its last clear read, which the re-read took it
+        from), and no move judged there since: the contact is judged by when it began, not when the
+        vision reported it (a hand turning a card is often reported only once it rests on the card
+        turned), so it counts as made after the place's last move (`_moved` moved back to just before
+        it; the contacts known at the re-read still do not count: the re-read judged the table with them)."""
+        read = self._reread_from.get(touch.zone)
+        reread = self._resynced_at
+        if not touch.contact or read is None or self._moved.get(touch.zone) != reread \
+                or not read < touch.t < reread or self._now[0] <= reread:
+            return
+        self._moved[touch.zone] = max([read] + [k.t for k in kept if k.t < touch.t])
 
     def _note_laid(self, pile: str, code: str, seen: When) -> None:
         """Remember a player's face-up stock top read on `pile` at `seen` (if only for a frame) with their

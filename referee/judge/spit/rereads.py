@@ -109,7 +109,7 @@ class Rereads:
             places: list[tuple[int, str | None]] = []
             for zone in r.stock_names[i]:
                 seen = self._expected(zone) if self._stale(zone) else self.readings.get(zone, EMPTY)
-                count = 0 if seen == EMPTY else max(len(s.pile(zone)), 1)
+                count = self._reread_count(zone, seen)
                 places.append((count, seen if seen in CARD_CODES else None))
                 on_table += count
             stocks[player] = places
@@ -143,6 +143,22 @@ class Rereads:
         self._unsure.clear()
         self._moved = dict.fromkeys(self._owner, self._now[0])
         self._reread_from = {zone: self._read_clear.get(zone, -math.inf) for zone in self._owner if not self._clear(zone)}
+
+    def _reread_count(self, zone: str, seen: str) -> int:
+        """How many cards a re-read counts at stock place `zone` showing `seen`: none where it shows
+        none; one fewer than the engine has where the engine's face-up top is gone for good (the place
+        shows another card, turned there or moved into it once it was empty: no card goes back under a
+        stock place's top; or it shows a face-down card and its top is read elsewhere on the table, not
+        in a hand that may bring it back, refused); else the engine's count (at least one)."""
+        s = self.state
+        count = len(s.pile(zone))
+        if seen == EMPTY:
+            return 0
+        top = s.top(zone)
+        if top is not None and s.face_up(zone) and seen != top.code and (
+                seen in CARD_CODES or (seen == FACE_DOWN and any(code == top.code for name, code in self.readings.items() if name != zone))):
+            return max(count - 1, 1)
+        return max(count, 1)
 
     def _reported_after_reread(self, touch: Touch, kept: list[Touch]) -> None:
         """A contact with a stock place reported after the last re-read of the table but begun before

@@ -1814,8 +1814,10 @@ def test_a_re_read_counts_one_card_fewer_where_the_engine_s_face_up_top_is_gone_
     film = _opened()
     film.touch("B", "R", 3, then="JH")  # called a premature spit, but the card stays
     film.still(20)
-    film.zones["A3"] = "5C"  # K♦ gone unseen, 5♣ turned under it
-    film.zones["B1"] = "JD"  # Q♠ gone unseen, and J♦ moved from B4 into the space
+    film.over("A", "A3", 3)  # A's hand over A3 (no contact seen): K♦ gone unseen, 5♣ turned under it
+    film.zones["A3"] = "5C"
+    film.over("B", "B1", 3)  # Q♠ gone unseen, and J♦ moved from B4 into the space
+    film.zones["B1"] = "JD"
     film.zones["B4"] = "back"
     film.zones["A2"] = "back"  # 9♥ gone, read nowhere: it may be in A's hand, to come back
     film.still(150)

@@ -147,16 +147,21 @@ class Rereads:
     def _reread_count(self, zone: str, seen: str) -> int:
         """How many cards a re-read counts at stock place `zone` showing `seen`: none where it shows
         none; one fewer than the engine has where the engine's face-up top is gone for good (the place
-        shows another card, turned there or moved into it once it was empty: no card goes back under a
-        stock place's top; or it shows a face-down card and its top is read elsewhere on the table, not
-        in a hand that may bring it back, refused); else the engine's count (at least one)."""
+        shows another card, turned there or moved into it once it was empty, its player's hand having
+        been over it since the last move there: no card goes back under a stock place's top, and with
+        no hand there it is a misread; or it shows a face-down card and its top is read elsewhere on the
+        table, not in a hand that may bring it back, refused); else the engine's count (at least one)."""
         s = self.state
         count = len(s.pile(zone))
         if seen == EMPTY:
             return 0
         top = s.top(zone)
-        if top is not None and s.face_up(zone) and seen != top.code and (
-                seen in CARD_CODES or (seen == FACE_DOWN and any(code == top.code for name, code in self.readings.items() if name != zone))):
+        if top is None or not s.face_up(zone) or seen == top.code:
+            return max(count, 1)
+        owner = self._owner[zone]
+        handled = any(touch.side == owner and touch.t > self._moved.get(zone, 0.0) for touch in self._touches.get(zone, ()))
+        if (seen in CARD_CODES and handled) or (seen == FACE_DOWN and any(code == top.code for name, code in self.readings.items()
+                                                                          if name != zone)):
             return max(count - 1, 1)
         return max(count, 1)
 

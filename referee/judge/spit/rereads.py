@@ -158,10 +158,10 @@ class Rereads:
         top = s.top(zone)
         if top is None or not s.face_up(zone) or seen == top.code:
             return max(count, 1)
-        owner = self._owner[zone]
-        handled = any(touch.side == owner and touch.t > self._moved.get(zone, 0.0) for touch in self._touches.get(zone, ()))
-        if (seen in CARD_CODES and handled) or (seen == FACE_DOWN and any(code == top.code for name, code in self.readings.items()
-                                                                          if name != zone)):
+        since = self._moved.get(zone, 0.0)
+        handled = any(touch.side == self._owner[zone] and touch.t > since for touch in self._touches.get(zone, ()))
+        elsewhere = any(code == top.code for name, code in self.readings.items() if name != zone)
+        if (seen in CARD_CODES and handled) or (seen == FACE_DOWN and elsewhere):
             return max(count - 1, 1)
         return max(count, 1)
 

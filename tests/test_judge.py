@@ -1810,6 +1810,40 @@ def test_referee_rereads_the_table_when_nothing_explains_it() -> None:
     assert not _of(events, "illegal_play")
 
 
+def test_a_re_read_counts_one_card_fewer_where_the_engine_s_face_up_top_is_gone_for_good() -> None:
+    film = _opened()
+    film.touch("B", "R", 3, then="JH")  # called a premature spit, but the card stays
+    film.still(20)
+    film.over("A", "A3", 3)  # A's hand over A3 (no contact seen): K♦ gone unseen, 5♣ turned under it
+    film.zones["A3"] = "5C"
+    film.over("B", "B1", 3)  # Q♠ gone unseen, and J♦ moved from B4 into the space
+    film.zones["B1"] = "JD"
+    film.zones["B4"] = "back"
+    film.zones["A2"] = "back"  # 9♥ gone, read nowhere: it may be in A's hand, to come back
+    film.still(150)
+    resyncs = _of(film.judge(), "resync")
+    assert len(resyncs) == 1
+    stocks = resyncs[0]["stocks"]
+    assert (stocks["A3"], stocks["B1"], stocks["B4"], stocks["A2"], stocks["B2"]) == \
+        ([2, "5C"], [1, "JD"], [3, None], [2, None], [2, "4D"])
+
+
+def test_a_contact_reported_after_a_re_read_is_judged_by_when_it_began() -> None:
+    film = _opened()
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 face down
+    film.touch("B", "R", 3, then="JH")  # called a premature spit, but the card stays
+    film.still(120)  # unexplained long enough for the table to be read again (at 5.5 s)
+    t = film.t
+    for i in range(40):  # B's hand over B2 since before the re-read, its contact reported only after it
+        film.frame((HandSeen("B", ("B2",), {"B2": t} if i >= 30 else {}),))
+    film.zones["B2"] = "6H"
+    film.still(20)
+    events = film.judge()
+    resyncs = _of(events, "resync")
+    assert len(resyncs) == 1 and t < resyncs[0].t < t + 1.0
+    assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("B2", "6H", t)]
+
+
 def test_the_table_is_not_read_again_while_a_hand_carries_a_stock_card_lifted_from_its_place() -> None:
     film = _opened()
     film.touch("B", "R", 3, then="JH")  # called a premature spit, but the card stays

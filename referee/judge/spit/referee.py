@@ -124,6 +124,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._ties: dict[str, float] = {}
         self._shown: dict[str, str] = {}
         self._moved: dict[str, float] = {}
+        self._reread_from: dict[str, float] = {}
+        """At the last re-read of the table (`Rereads._resync`, dated `_moved` at every stock place), the
+        last clear read of each stock place then under a hand: the re-read took the place from it."""
         self._stock_read: set[str] = set()
         """The cards read in a stock place since the last layout was read: stock cards, never spit cards
         nor cards turned unseen (`TableMoves._pile`)."""
@@ -365,7 +368,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             kept = self._touches.setdefault(touch.zone, [])
             if kept and kept[0].t < horizon:
                 kept[:] = [k for k in kept if k.t >= horizon]
-            kept.append(self._reached_as_it_came(touch, kept))
+            touch = self._reached_as_it_came(touch, kept)
+            self._reported_after_reread(touch, kept)
+            kept.append(touch)
 
     def _lay_seen(self, zone: str, seen: When) -> When:
         """When the new state of `zone` first read at `seen` was first seen lying there: in the frame
@@ -464,6 +469,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             del self._lifted[change.after]
             if not lift.attempted:
                 self._came_back(change.after, lift, change.seen_t)
+        elif lift is not None and not lift.attempted and self._read_in_other_place(change.after, lift.zone) \
+                and not self._touched_since(lift.player, lift.t, change.seen_t):
+            del self._lifted[change.after]  # read in another place of theirs, no pile touched: moved there unjudged
         self._refused = [(*item[:4], change.seen_t) if item[0] == change.after and item[4] == math.inf else item
                          for item in self._refused]
 

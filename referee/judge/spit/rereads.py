@@ -109,7 +109,7 @@ class Rereads:
             places: list[tuple[int, str | None]] = []
             for zone in r.stock_names[i]:
                 seen = self._expected(zone) if self._stale(zone) else self.readings.get(zone, EMPTY)
-                count = 0 if seen == EMPTY else max(len(s.pile(zone)), 1)
+                count = self._reread_count(zone, seen)
                 places.append((count, seen if seen in CARD_CODES else None))
                 on_table += count
             stocks[player] = places
@@ -142,6 +142,42 @@ class Rereads:
         self._refused.clear()
         self._unsure.clear()
         self._moved = dict.fromkeys(self._owner, self._now[0])
+        self._reread_from = {zone: self._read_clear.get(zone, -math.inf) for zone in self._owner if not self._clear(zone)}
+
+    def _reread_count(self, zone: str, seen: str) -> int:
+        """How many cards a re-read counts at stock place `zone` showing `seen`: none where it shows
+        none; one fewer than the engine has where the engine's face-up top is gone for good (the place
+        shows another card, turned there or moved into it once it was empty, its player's hand having
+        been over it since the last move there: no card goes back under a stock place's top, and with
+        no hand there it is a misread; or it shows a face-down card and its top is read elsewhere on the
+        table, not in a hand that may bring it back, refused); else the engine's count (at least one)."""
+        s = self.state
+        count = len(s.pile(zone))
+        if seen == EMPTY:
+            return 0
+        top = s.top(zone)
+        if top is None or not s.face_up(zone) or seen == top.code:
+            return max(count, 1)
+        since = self._moved.get(zone, 0.0)
+        handled = any(touch.side == self._owner[zone] and touch.t > since for touch in self._touches.get(zone, ()))
+        elsewhere = any(code == top.code for name, code in self.readings.items() if name != zone)
+        if (seen in CARD_CODES and handled) or (seen == FACE_DOWN and elsewhere):
+            return max(count - 1, 1)
+        return max(count, 1)
+
+    def _reported_after_reread(self, touch: Touch, kept: list[Touch]) -> None:
+        """A contact with a stock place reported after the last re-read of the table but begun before
+        it, while the place was under the hand (after its last clear read, which the re-read took it
+        from), and no move judged there since: the contact is judged by when it began, not when the
+        vision reported it (a hand turning a card is often reported only once it rests on the card
+        turned), so it counts as made after the place's last move (`_moved` moved back to just before
+        it; the contacts known at the re-read still do not count: the re-read judged the table with them)."""
+        read = self._reread_from.get(touch.zone)
+        reread = self._resynced_at
+        if not touch.contact or read is None or self._moved.get(touch.zone) != reread \
+                or not read < touch.t < reread or self._now[0] <= reread:
+            return
+        self._moved[touch.zone] = max([read] + [k.t for k in kept if k.t < touch.t])
 
     def _note_laid(self, pile: str, code: str, seen: When) -> None:
         """Remember a player's face-up stock top read on `pile` at `seen` (if only for a frame) with their

@@ -933,18 +933,3 @@ def test_a_card_read_on_a_pile_at_its_players_touch_and_back_in_its_place_never_
 
 def test_a_hidden_place_read_again_after_a_touch_is_not_refused_without_its_card_read_on_the_pile() -> None:
     assert _laid_and_taken_back_under_the_arm(glimpsed=False) == []
-
-
-def test_a_stock_top_read_in_another_place_of_its_player_s_is_not_the_card_their_hand_lays() -> None:
-    film = _opened()
-    film.zones["B5"] = "back"  # A♣ moved from B5 into B1 unseen, where the engine still has Q♠
-    film.zones["B1"] = "AC"
-    film.still(10)
-    film.touch("B", "R", 3)  # B lays a card on R, read only once the hand has gone
-    film.over("B", "R", 8)
-    film.zones["R"] = "4D"
-    film.zones["B2"] = "back"
-    film.still(30)
-    events = film.judge()
-    assert [(e["card"], e["from"], e["to"]) for e in _of(events, "play")] == [("4D", "B2", "R")]
-    assert not [e for e in _of(events, "illegal_play") if e["to"] == "R"]

@@ -33,14 +33,6 @@ from referee.tracker import Touch, ZoneChange
 class TableMoves:
     """The moves that explain one zone's new reading (`_stock`, `_pile`). A part of `SpitReferee`, which holds the state."""
 
-    def _read_in_other_place(self, code: str, zone: str) -> bool:
-        """`code`, the engine's top of stock place `zone`, is read now in another stock place of the
-        same player's: it was moved there (into a space) unjudged, not lifted into a hand, so no card
-        that hand lays is named after it."""
-        owner = self._owner[zone]
-        return any(self.readings.get(other) == code for other in self.rules.stock_names[self.rules.player_index[owner]]
-                   if other != zone)
-
     def _stock(self, zone: str, seen: str) -> bool:
         s = self.state
         owner = self._owner[zone]
@@ -56,8 +48,7 @@ class TableMoves:
         if top is not None and (seen == self._under(zone) or (turned_under and reached)):
             # lifted; or (its player's hand there since) lifted and the face-down card under it turned up since:
             # its turn-up waits for it to land
-            if top.code not in self._lifted and self._read_back.get(top.code, -math.inf) < self._seen[zone][0] \
-                    and not self._read_in_other_place(top.code, zone):
+            if top.code not in self._lifted and self._read_back.get(top.code, -math.inf) < self._seen[zone][0]:
                 # it left at any time since the place was last read showing it (an arm reaching past
                 # a place hides it long before and after the hand takes its card), not before its
                 # player's hand was first seen there since (the card leaves in that hand)

@@ -469,9 +469,6 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             del self._lifted[change.after]
             if not lift.attempted:
                 self._came_back(change.after, lift, change.seen_t)
-        elif lift is not None and not lift.attempted and self._read_in_other_place(change.after, lift.zone) \
-                and not self._touched_since(lift.player, lift.t, change.seen_t):
-            del self._lifted[change.after]  # read in another place of theirs, no pile touched: moved there unjudged
         self._refused = [(*item[:4], change.seen_t) if item[0] == change.after and item[4] == math.inf else item
                          for item in self._refused]
 

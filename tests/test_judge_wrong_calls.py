@@ -137,3 +137,26 @@ def test_the_last_play_on_a_pile_is_found_among_the_moves_judged_since_a_re_read
     assert referee.resyncs == 1 and len(referee._made) > len(referee._history)
     index = referee._last_play_on("R")
     assert index is not None and referee._found(index)[1].card.code == "2S"
+
+
+def _arm_over_a4_after_a_lift(touched_pile: bool) -> tuple[bool, bool]:
+    """A lifts K♦ from A3 (their hand touching L afterwards, where `touched_pile`); A4, whose 2♠ plays on
+    R, is read clear for a second, then their arm comes over it: whether a touch on R may have laid
+    the 2♠ instead of the K♦ (`_other_card_hidden`), before and after the arm came."""
+    film = _opened()  # R: 3♣
+    film.touch("A", "A3", 2, then="back")  # K♦ lifted
+    film.still(4)
+    if touched_pile:
+        film.touch("A", "L", 3)
+    film.still(30)  # A4 read clear all along
+    before = _judge_to(film).referee._other_card_hidden("A", "A3", "R", film.t)
+    for _ in range(4):
+        film.frame((HandSeen("A", ("A4",)),))
+    return before, _judge_to(film).referee._other_card_hidden("A", "A3", "R", film.t)
+
+
+def test_a_place_its_players_arm_came_over_after_a_touch_on_a_pile_may_have_given_the_card_laid() -> None:
+    """The hand went to a spit pile since the lift (it may have laid the K♦ there): a card of a place
+    it came over since that place was last read clear may be the one a later touch laid."""
+    assert _arm_over_a4_after_a_lift(touched_pile=True) == (False, True)
+    assert _arm_over_a4_after_a_lift(touched_pile=False) == (False, False)  # an arm passing over A4 with the K♦

@@ -876,18 +876,23 @@ class TableMoves:
 
     def _other_card_hidden(self, player: str, zone: str, pile: str, t: float) -> bool:
         """Another of `player`'s stock places, its face-up top one that plays on `pile`, has not been read
-        clear since before the card from `zone` was lifted (under the arm all along): the hand that touched
-        the pile at `t`, the card unseen there, may have laid that card, legally, not refused this one
-        (unless the pile was read since showing the engine's top there: no card was laid)."""
+        clear since before the card from `zone` was lifted (under the arm all along), or, their hand having
+        touched a spit pile since that lift (it may have laid that card there), came over it after it was
+        last read clear and before `t` (it may have taken that card on the way): the hand that touched the pile at
+        `t`, the card unseen there, may have laid that card, legally, not refused this one (unless the
+        pile was read since showing the engine's top there: no card was laid)."""
         lift = self._lifted.get(self._expected(zone)) if zone in self._owner else None
         since = min(lift.t, t) if lift is not None else t
         if self._top_read.get(pile, -math.inf) > t:
             return False
         then = self._state_at(t)
+        fetched = lift is not None and self._touched_since(player, lift.t, t)  # the hand went to a pile since the lift
         for other in self.rules.stock_names[self.rules.player_index[player]]:
             top = then.top(other)
-            if other != zone and top is not None and self._read_clear.get(other, -math.inf) < since \
-                    and then.check(Play(player, top, other, pile)) is None:
+            clear = self._read_clear.get(other, -math.inf)
+            if other != zone and top is not None and then.check(Play(player, top, other, pile)) is None and (
+                    clear < since or (fetched and any(touch.side == player and clear < touch.t < t
+                                                      for touch in self._touches.get(other, ())))):
                 return True
         return False
 

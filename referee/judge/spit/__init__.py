@@ -113,9 +113,12 @@ card was seen lying on the top last read there, no other hand over the pile sinc
 it was last seen there (or put there by moves judged since; a card refused there and not yet back in
 its place is no part of the pile: what lay under it counts) and no hand touched that pile meanwhile
 without a card judged, and no stock place shows what no move explains, nor on a top the engine has
-laid there more than a frame after the card's touch (the order of the two is wrong); a card put on a
-stock place read empty since the engine's last move there is not called stacked (the card the engine
-has there left unseen); a refusal found at a touch, before the card is seen, waits for the card to
+laid there more than a frame after the card's touch (the order of the two is wrong), nor while the pile
+shows the card with one it fits on read under it (`ZoneReading.under`) other than the engine's top; a card
+put on a stock place read empty since the engine's last move there, or on a top never read in a stock
+place (turned unseen: a guess), is not called stacked (the card the engine has there left unseen); a
+refused card read under the card laid on it since still lies there: its player's next touches take it
+back, they do not lay it again; a refusal found at a touch, before the card is seen, waits for the card to
 be seen or to come back; one taken back, held back while a stock place showed what no move explains,
 is judged again, once, when no place does (within `TAKE_BACK_S`). A spit card is called premature
 only when the places of the move the engine finds were settled when it landed, or (a spit pile) last
@@ -126,7 +129,9 @@ since, not a card the engine never had there), or when that move is made
 afterwards (a play; a turn-up dated by its player's first touch there, unless its place was last
 read face down before the spit card landed and its player's hand laid a card no play or refusal
 explains on a spit pile since: the turn may have come first, unseen, and that card be their spit
-card), and never when its player
+card), and never when the move is its player's turn-up of a place holding more than one card that their arm was
+over since the last move there, less than `TOUCH_REACH_S` before (the card turned and taken looks like
+the one under it; the card laid may be it), nor when its player
 turned up a stock card before it and touched that place again after it, the card read there still
 lying in it (the card laid may be the one turned first, the one read turned at that later touch),
 and never on a position read again from the table less than `RESYNC_S` before it landed or since

@@ -253,8 +253,11 @@ class LiftedCards:
         hand touching a spit pile with it now (`touch`): it lies on no pile, is flagged nowhere, its
         place shows what lies under it, and the hand touched the place after its last contact with a
         spit pile (the card was taken back to it, too briefly to be read there, and picked up again).
+        Not while a spit pile shows it settled under its top (`Snapshot.under`, its index corner read
+        past the card laid on it since): it still lies there, and the hand comes to take it back.
         The time of that touch on the place, else None."""
-        if code in (self.readings.get(pile) for pile in self._piles) or any(key[1] == code for key in self._flagged):
+        if code in (self.readings.get(pile) for pile in self._piles) or any(key[1] == code for key in self._flagged) \
+                or code in self._under_seen.values():
             return None
         top = self.state.top(lift.zone)
         if top is None or top.code != code or self.readings.get(lift.zone) != self._under(lift.zone):

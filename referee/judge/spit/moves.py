@@ -91,7 +91,8 @@ class TableMoves:
                 return True
             if (zone, seen) not in self._flagged:
                 self._flagged[zone, seen] = (owner, when[0])
-                if not self._emptied_unseen(zone):
+                if not self._emptied_unseen(zone) and self._expected(zone) in self._stock_read:
+                    # (a top the camera never read in a stock place, turned unseen, is a guess: no call on it)
                     self._emit("illegal_play", when, player=owner, card=seen, to=zone, reason=reason,
                                **{"from": source[1]})
             return False
@@ -392,7 +393,7 @@ class TableMoves:
         index = self._last_play_on(pile)
         if index is None or self.state.phase != "play":
             return
-        dated, move = self._made[index]
+        dated, move = self._found(index)
         if not isinstance(move, Play) or move.player != player or move.card == card \
                 or not self._close(dated, when[0]) or self._history[index][0] != dated \
                 or any(seen == move.card.code and t >= dated for seen, t in self._pile_reads.get(pile, ())):
@@ -405,8 +406,7 @@ class TableMoves:
         if under is None or not self._fits_on(card, under) or self._fits_on(card, move.card):
             return
         self.state = before
-        del self._history[index], self._made[index]
-        self._history[index:] = later
+        self._unmake(index, later)
         self._judged.discard((move.player, move.card.code, dated))
         self._used.discard((pile, move.player, dated))
         self._landed[pile] = [item for item in self._landed.get(pile, []) if item != (dated, move.player)]
@@ -552,7 +552,8 @@ class TableMoves:
                     and any(when[0] < t < first_seen[0] for _, t in self._pile_reads.get(pile, ())[:-1]):
                 return False  # only a hand over the pile dates it, and the pile was read settled since: a hand unseen
                 # may have laid it after that read
-            if self._turned_around(side, when[0]) or self._read_turned(exc.move, seen):
+            if self._turned_around(side, when[0]) or self._read_turned(exc.move, seen) \
+                    or self._turned_under_arm(exc.move, side, when[0]):
                 return False  # it may be the card turned before it was laid, not a spit card
             if not self._sure_of(exc.move, when[0], (pile, card, side)):
                 self._unsure.add((pile, seen))
@@ -840,7 +841,7 @@ class TableMoves:
             self._apply(move, when)
             return True
         if not (self._hand_seen(pile, player, when[0]) or (visible and self._laid_in_view(pile, card, player, when[0]))) \
-                or not self._read_under(pile, card, player, when[0]) or self._odd_stock() \
+                or not self._read_under(pile, card, player, when[0]) or self._odd_stock() or self._laid_on_fitting(pile, card) \
                 or (legal_counts and self._top_laid_after(pile, when[0])) \
                 or (not visible and (self._other_card_hidden(player, zone, pile, when[0])
                                      or (not legal_counts and self._unknown_laid(pile, player, when[0])))):
@@ -869,6 +870,15 @@ class TableMoves:
         self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
         return False
 
+    def _laid_on_fitting(self, pile: str, card: Card) -> bool:
+        """`pile` shows `card` on top with a card it plays on read settled under it (`Snapshot.under`,
+        that card's index corner read past it) other than the engine's top there: the camera shows it
+        laid on a card it fits, so the position it would be refused on is not the one on the table (unless
+        the engine has it played there: the card shown is that play's, not the one judged at an earlier touch)."""
+        under = self._under_seen.get(pile)
+        return self._settled.get(pile) == card.code and under is not None and under in CARD_CODES \
+            and under != self._expected(pile) != card.code and self._fits_on(card, parse_card(under))
+
     def _emptied_unseen(self, zone: str) -> bool:
         """Stock place `zone` was read empty (if only for a frame) since the engine's last move there:
         the card the engine has on it left by a move not found, so a card put there is not stacked on it."""
@@ -877,18 +887,23 @@ class TableMoves:
 
     def _other_card_hidden(self, player: str, zone: str, pile: str, t: float) -> bool:
         """Another of `player`'s stock places, its face-up top one that plays on `pile`, has not been read
-        clear since before the card from `zone` was lifted (under the arm all along): the hand that touched
-        the pile at `t`, the card unseen there, may have laid that card, legally, not refused this one
-        (unless the pile was read since showing the engine's top there: no card was laid)."""
+        clear since before the card from `zone` was lifted (under the arm all along), or, their hand having
+        touched a spit pile since that lift (it may have laid that card there), came over it after it was
+        last read clear and before `t` (it may have taken that card on the way): the hand that touched the pile at
+        `t`, the card unseen there, may have laid that card, legally, not refused this one (unless the
+        pile was read since showing the engine's top there: no card was laid)."""
         lift = self._lifted.get(self._expected(zone)) if zone in self._owner else None
         since = min(lift.t, t) if lift is not None else t
         if self._top_read.get(pile, -math.inf) > t:
             return False
         then = self._state_at(t)
+        fetched = lift is not None and self._touched_since(player, lift.t, t)  # the hand went to a pile since the lift
         for other in self.rules.stock_names[self.rules.player_index[player]]:
             top = then.top(other)
-            if other != zone and top is not None and self._read_clear.get(other, -math.inf) < since \
-                    and then.check(Play(player, top, other, pile)) is None:
+            clear = self._read_clear.get(other, -math.inf)
+            if other != zone and top is not None and then.check(Play(player, top, other, pile)) is None and (
+                    clear < since or (fetched and any(touch.side == player and clear < touch.t < t
+                                                      for touch in self._touches.get(other, ())))):
                 return True
         return False
 

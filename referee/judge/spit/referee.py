@@ -221,6 +221,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         had settled before them (`TableMoves._glimpsed_under`)."""
         self._under_seen: Mapping[str, str] = {}
         """Per spit pile, the card settled under its settled top (`Snapshot.under`; `TableMoves._laid_under`)."""
+        self._settled: Mapping[str, str] = {}
+        """The tracker's settled reading of every zone in this frame (`Snapshot.zones`), the top that
+        `_under_seen` lies under: ahead of `readings` while this frame's changes are judged one by one."""
         self._resync_plays: list[tuple[str, str, str, str, When, float]] = []
         """Plays found at a re-read, logged once the card has stayed (`_settle_resync_plays`)."""
         self._now: When = (0.0, 0)
@@ -254,6 +257,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
             self._left_unread_at[zone] = snap.t
         self._read_now = frozenset(snap.read)
         self._under_seen = snap.under
+        self._settled = snap.zones
         if self._owner and snap.unsettled >= set(self._owner) | set(self._piles):
             if self._blocked_runs and self._blocked_runs[-1][1] == previous:
                 self._blocked_runs[-1][1] = snap.t

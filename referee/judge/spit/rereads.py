@@ -14,7 +14,7 @@ from referee.judge.spit.config import (
     When,
 )
 from referee.observations import CARD_CODES, EMPTY
-from referee.rules.spit import ImpossiblePosition, Play, SpitState, TurnUp
+from referee.rules.spit import ImpossiblePosition, Play, SpitMove, SpitState, TurnUp
 from referee.tracker import Touch
 
 
@@ -262,7 +262,7 @@ class Rereads:
         index = self._last_play_on(pile)
         if index is None:
             return
-        when, move = self._made[index]
+        when, move = self._found(index)
         dated = self._history[index][0]
         if not isinstance(move, Play) or move.card.code != self.readings.get(pile) or dated != when:
             return
@@ -311,8 +311,7 @@ class Rereads:
             return
         if hidden:
             self._unseen_laid = [*self._unseen_laid[-7:], (pile, first.t)]
-        del self._history[index], self._made[index]
-        self._history[index:] = later
+        self._unmake(index, later)
         self._judged.discard((move.player, move.card.code, when))
         self._used.discard((pile, move.player, when))
         self._landed[pile] = [item for item in self._landed.get(pile, []) if item != (when, move.player)]
@@ -354,29 +353,39 @@ class Rereads:
         self._attempt(side, shown, rival[1], pile, (first.t, first.frame), visible=True)
 
     def _last_play_on(self, pile: str) -> int | None:
-        """The index in `_made` (and `_history`) of the last move found, if it is a play onto `pile`,
-        or of the last play onto `pile` where the moves found after it lay no card there (plays
-        elsewhere, turn-ups: another card judged on another pile since does not hide that one)."""
-        if len(self._made) != len(self._history):
-            return None
-        for index in range(len(self._made) - 1, -1, -1):
-            move = self._made[index][1]
+        """The index in `_history` of the last move found, if it is a play onto `pile`, or of the last
+        play onto `pile` where the moves found after it lay no card there (plays elsewhere, turn-ups:
+        another card judged on another pile since does not hide that one). Only moves found since the
+        table was last read again have a history entry (`_found`)."""
+        for index in range(len(self._history) - 1, -1, -1):
+            move = self._found(index)[1]
             if isinstance(move, Play) and move.to == pile:
                 return index
             if not isinstance(move, (Play, TurnUp)):
                 return None
         return None
 
+    def _found(self, index: int) -> tuple[float, SpitMove]:
+        """The move found (with its date) whose history entry is `_history[index]`. A re-read clears the
+        history, not the moves remembered (`_made`), so the two lists are aligned at their ends."""
+        return self._made[index + len(self._made) - len(self._history)]
+
+    def _unmake(self, index: int, later: list[tuple[float, SpitState]]) -> None:
+        """The move found at history index `index` forgotten, the history entries after it replaced by
+        `later` (`_made_again_without`)."""
+        del self._made[index + len(self._made) - len(self._history)], self._history[index]
+        self._history[index:] = later
+
     def _made_again_without(self, index: int) -> tuple[SpitState, list[tuple[float, SpitState]]] | None:
-        """The engine's position with the move found at `index` left out and those found after it made
-        again, and their history entries (date, position before) rebuilt; None if one of them cannot be
-        made without it."""
+        """The engine's position with the move found at history index `index` left out and those found
+        after it made again, and their history entries (date, position before) rebuilt; None if one of
+        them cannot be made without it."""
         state = self._history[index][1]
         later = []
-        for (dated, _), (_, move) in zip(self._history[index + 1:], self._made[index + 1:]):
-            later.append((dated, state))
+        for k in range(index + 1, len(self._history)):
+            later.append((self._history[k][0], state))
             try:
-                state = state.apply(move)
+                state = state.apply(self._found(k)[1])
             except IllegalMove:
                 return None
         return state, later

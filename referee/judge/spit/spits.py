@@ -351,6 +351,17 @@ class SpitCalls:
         return isinstance(move, TurnUp) and read is not None and read[1] == move.pile \
             and read[0] > self._moved.get(move.pile, -math.inf)
 
+    def _turned_under_arm(self, move: SpitMove, player: str, t: float) -> bool:
+        """The move that existed when `player`'s card, one the engine has nowhere, landed on a spit pile
+        at `t` is their turn-up of a place their hand was over (touching it or not) since the last move
+        there and less than `TOUCH_REACH_S` before `t`, where the engine has more than one card: the
+        hand may have turned the top there and taken it, the card under it face down looking the same
+        as the card turned did, and the card laid be that one, so it is no premature spit card."""
+        if not isinstance(move, TurnUp) or move.player != player or len(self.state.pile(move.pile)) < 2:
+            return False
+        since = max(self._moved.get(move.pile, -math.inf), t - TOUCH_REACH_S)
+        return any(touch.side == player and since < touch.t < t for touch in self._touches.get(move.pile, ()))
+
     def _turned_after(self, move: TurnUp, t: float) -> bool:
         """The turn-up `move` was made, dated more than `SPIT_LEAD_S` after `t` by a touch of its
         player's hand seen on the place (its first since the move before it there: the card lay

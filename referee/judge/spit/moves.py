@@ -843,7 +843,8 @@ class TableMoves:
         if not (self._hand_seen(pile, player, when[0]) or (visible and self._laid_in_view(pile, card, player, when[0]))) \
                 or not self._read_under(pile, card, player, when[0]) or self._odd_stock() or self._laid_on_fitting(pile, card) \
                 or (legal_counts and self._top_laid_after(pile, when[0])) \
-                or (not visible and (self._other_card_hidden(player, zone, pile, when[0])
+                or (not visible and (self._other_card_hidden(player, zone, pile, when[0]) or self._touched_both(player, pile, when[0])
+                                     or self._other_lift_fits(player, card, pile, when[0])
                                      or (not legal_counts and self._unknown_laid(pile, player, when[0])))):
             self._judged.discard(key)
             lift = self._lifted.get(card.code)
@@ -906,6 +907,19 @@ class TableMoves:
                                                       for touch in self._touches.get(other, ())))):
                 return True
         return False
+
+    def _other_lift_fits(self, player: str, card: Card, pile: str, t: float) -> bool:
+        """Another card of `player`'s, seen lifted from its place by `t` and judged nowhere since, plays
+        on what `pile` last showed before `t` (or on the engine's top there): one hand lays one card, and
+        the touch at `t` may have laid that one, legally, so `card`, not seen there, is not refused at it."""
+        reads = [seen for seen, when in self._pile_reads.get(pile, ()) if when < t and seen in CARD_CODES]
+        tops = {parse_card(reads[-1])} if reads else set()
+        top = self._state_at(t).top(pile)
+        if top is not None:
+            tops.add(top)
+        return any(lift.player == player and code != card.code and not lift.attempted and lift.t <= t
+                   and any(self._fits_on(parse_card(code), under) for under in tops)
+                   for code, lift in self._lifted.items())
 
     def _unknown_laid(self, pile: str, player: str, t: float) -> bool:
         """`pile` was read, after `player`'s contact there at `t` and before another player's next

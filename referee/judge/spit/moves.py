@@ -854,6 +854,7 @@ class TableMoves:
             return True
         if not (self._hand_seen(pile, player, when[0]) or (visible and self._laid_in_view(pile, card, player, when[0]))) \
                 or not self._read_under(pile, card, player, when[0]) or self._odd_stock() or self._laid_on_fitting(pile, card) \
+                or self._touch_laid_other(player, card, pile, when[0]) \
                 or (legal_counts and self._top_laid_after(pile, when[0])) \
                 or (not visible and (self._other_card_hidden(player, zone, pile, when[0]) or self._touched_both(player, pile, when[0])
                                      or self._other_lift_fits(player, card, pile, when[0])
@@ -932,6 +933,12 @@ class TableMoves:
         return any(lift.player == player and code != card.code and not lift.attempted and lift.t <= t
                    and any(self._fits_on(parse_card(code), under) for under in tops)
                    for code, lift in self._lifted.items())
+
+    def _touch_laid_other(self, player: str, card: Card, pile: str, t: float) -> bool:
+        """Another card of `player`'s was judged played on `pile` at their touch at `t`: one hand lays one
+        card, so `card` is not refused at that touch (the engine's position there rests on that play)."""
+        return any(isinstance(move, Play) and move.player == player and move.to == pile and move.card != card
+                   and when == t for when, move in self._made)
 
     def _unknown_laid(self, pile: str, player: str, t: float) -> bool:
         """`pile` was read, after `player`'s contact there at `t` and before another player's next

@@ -120,7 +120,13 @@ place (turned unseen: a guess), is not called stacked (the card the engine has t
 refused card read under the card laid on it since still lies there: its player's next touches take it
 back, they do not lay it again; a refusal found at a touch, before the card is seen, waits for the card to
 be seen or to come back; one taken back, held back while a stock place showed what no move explains,
-is judged again, once, when no place does (within `TAKE_BACK_S`). A spit card is called premature
+is judged again, once, when no place does (within `TAKE_BACK_S`). One hand lays one card: a card not
+seen on the pile is not refused at a touch whose contact the hand finder also gave to the other spit
+pile, nor while another card of its player's, lifted and judged nowhere, plays on what the pile last
+showed, nor at a touch made while its place lay clear and unchanged (the lift dated to an earlier
+visit), and no card is refused at a touch that laid another card of its player's judged played there;
+a play is undone for a card found under it that no hand was seen laying only if that card was read
+under it or the played card's hand came back over the pile. A spit card is called premature
 only when the places of the move the engine finds were settled when it landed, or (a spit pile) last
 read as the engine has it with no unjudged touch since, the card the move needs read in its place
 (and a move into a space only on counts not guessed by a re-read; a spit pile the move goes onto
@@ -136,7 +142,9 @@ turned up a stock card before it and touched that place again after it, the card
 lying in it (the card laid may be the one turned first, the one read turned at that later touch),
 and never on a position read again from the table less than `RESYNC_S` before it landed or since
 (what the re-read guessed may be wrong; a play made after it does not show the position before it),
-nor when the position it landed on cannot be rebuilt (a move kept needs one left out), nor when only a
+nor when the position it landed on cannot be rebuilt (a move kept needs one left out), nor when
+another player's card never read in a stock place (a guessed turn-up) was judged played on the other
+spit pile within the race window of it (the two may be the spit cards), nor when only a
 hand seen over the pile (no contact) dates it and the pile was read settled after that hand came (an
 arm the colour of the table, unseen, may have laid it since). When unsure,
 nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`;

@@ -141,16 +141,26 @@ class LiftedCards:
 
     def _settle_lift(self, card: Card, when: When) -> None:
         """`card` lands at `when`: if its player's hand touched a spit pile with it before (and
-        it came back unseen), that touch is judged too."""
+        it came back unseen), that touch is judged too; not one made while the card's place lay clear
+        and unchanged (`_still_in_place`)."""
         lift = self._lifted.pop(card.code, None)
         if lift is None or lift.attempted:
             return
         for pile in self._piles:
             for touch in self._touches.get(pile, ()):
                 if self._free(pile, touch, lift.player) and lift.t <= touch.t < when[0] \
-                        and not self._taking_back(pile, touch):
+                        and not self._taking_back(pile, touch) and not self._still_in_place(lift, touch.t):
                     self._returns.append((card, lift, pile, (touch.t, touch.frame)))
                     return
+
+    def _still_in_place(self, lift: Lift, t: float) -> bool:
+        """The lifted card's place lay clear at `t` (no hand over it, no change pending: the tracker saw it
+        unchanged, still showing the card) though the lift is dated before `t` (to its player's first visit
+        there): the card left in a later visit, so the hand that touched a spit pile at `t` held no card."""
+        runs = self._unsettled_runs.get(lift.zone, ())
+        if not runs or t < runs[0][0] or t >= self._seen[lift.zone][0]:
+            return False
+        return not any(start - self.frame_interval / 2 <= t <= end + self.frame_interval / 2 for start, end in runs)
 
     def _taking_back(self, pile: str, touch: Touch) -> bool:
         """`touch` is its hand taking back a card of its own flagged on `pile` (lying there, or

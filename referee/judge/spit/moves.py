@@ -555,6 +555,8 @@ class TableMoves:
             if self._turned_around(side, when[0]) or self._read_turned(exc.move, seen) \
                     or self._turned_under_arm(exc.move, side, when[0]):
                 return False  # it may be the card turned before it was laid, not a spit card
+            if self._spit_beside(pile, side, when[0]):
+                return False  # the two cards may be the spit cards of a stalemate the engine did not see
             if not self._sure_of(exc.move, when[0], (pile, card, side)):
                 self._unsure.add((pile, seen))
                 self._doubted[pile, seen] = (side, when, exc.with_traceback(None))  # not the frames it was raised through
@@ -568,6 +570,16 @@ class TableMoves:
             pass
         self._flagged[pile, seen] = (side, when[0])
         return False
+
+    def _spit_beside(self, pile: str, player: str, t: float) -> bool:
+        """Another player's card, never read in a stock place this deal (judged turned up unseen and
+        played), was judged played on another spit pile less than the race window from `t`: two cards
+        landing on both spit piles at once are what a spit looks like, and that turn-up is a guess (the
+        card may be that player's spit card, the stalemate not seen), so `player`'s card landing on
+        `pile` at `t` is not called a premature spit on the position the guess made."""
+        return any(isinstance(move, Play) and move.to != pile and move.to in self._piles and move.player != player
+                   and abs(when - t) < self.config.race_window_s and move.card.code not in self._stock_read
+                   for when, move in self._made)
 
     def _ruled(self, rule: Callable[[], bool]) -> bool | None:
         """Applies a rule that may make the card wait (`_deferred`: a place it needs is not read yet)
@@ -842,8 +854,10 @@ class TableMoves:
             return True
         if not (self._hand_seen(pile, player, when[0]) or (visible and self._laid_in_view(pile, card, player, when[0]))) \
                 or not self._read_under(pile, card, player, when[0]) or self._odd_stock() or self._laid_on_fitting(pile, card) \
+                or self._touch_laid_other(player, card, pile, when[0]) \
                 or (legal_counts and self._top_laid_after(pile, when[0])) \
-                or (not visible and (self._other_card_hidden(player, zone, pile, when[0])
+                or (not visible and (self._other_card_hidden(player, zone, pile, when[0]) or self._touched_both(player, pile, when[0])
+                                     or self._other_lift_fits(player, card, pile, when[0])
                                      or (not legal_counts and self._unknown_laid(pile, player, when[0])))):
             self._judged.discard(key)
             lift = self._lifted.get(card.code)
@@ -906,6 +920,25 @@ class TableMoves:
                                                       for touch in self._touches.get(other, ())))):
                 return True
         return False
+
+    def _other_lift_fits(self, player: str, card: Card, pile: str, t: float) -> bool:
+        """Another card of `player`'s, seen lifted from its place by `t` and judged nowhere since, plays
+        on what `pile` last showed before `t` (or on the engine's top there): one hand lays one card, and
+        the touch at `t` may have laid that one, legally, so `card`, not seen there, is not refused at it."""
+        reads = [seen for seen, when in self._pile_reads.get(pile, ()) if when < t and seen in CARD_CODES]
+        tops = {parse_card(reads[-1])} if reads else set()
+        top = self._state_at(t).top(pile)
+        if top is not None:
+            tops.add(top)
+        return any(lift.player == player and code != card.code and not lift.attempted and lift.t <= t
+                   and any(self._fits_on(parse_card(code), under) for under in tops)
+                   for code, lift in self._lifted.items())
+
+    def _touch_laid_other(self, player: str, card: Card, pile: str, t: float) -> bool:
+        """Another card of `player`'s was judged played on `pile` at their touch at `t`: one hand lays one
+        card, so `card` is not refused at that touch (the engine's position there rests on that play)."""
+        return any(isinstance(move, Play) and move.player == player and move.to == pile and move.card != card
+                   and when == t for when, move in self._made)
 
     def _unknown_laid(self, pile: str, player: str, t: float) -> bool:
         """`pile` was read, after `player`'s contact there at `t` and before another player's next

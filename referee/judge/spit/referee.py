@@ -221,6 +221,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         had settled before them (`TableMoves._glimpsed_under`)."""
         self._under_seen: Mapping[str, str] = {}
         """Per spit pile, the card settled under its settled top (`Snapshot.under`; `TableMoves._laid_under`)."""
+        self._under_tops: dict[str, dict[tuple[str, str], float]] = {}
+        """Per spit pile, the (top, card under it) pairs read settled there (`Snapshot.under`) within the
+        touch memory, each with its last such read (`Rereads._played_second`)."""
         self._settled: Mapping[str, str] = {}
         """The tracker's settled reading of every zone in this frame (`Snapshot.zones`), the top that
         `_under_seen` lies under: ahead of `readings` while this frame's changes are judged one by one."""
@@ -258,6 +261,12 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._read_now = frozenset(snap.read)
         self._under_seen = snap.under
         self._settled = snap.zones
+        for pile, under in snap.under.items():
+            if pile in self._piles and snap.zones.get(pile) is not None:
+                pairs = self._under_tops.setdefault(pile, {})
+                pairs[snap.zones[pile], under] = snap.t
+                for pair in [pair for pair, t in pairs.items() if snap.t - t > self.config.touch_memory_s]:
+                    del pairs[pair]
         if self._owner and snap.unsettled >= set(self._owner) | set(self._piles):
             if self._blocked_runs and self._blocked_runs[-1][1] == previous:
                 self._blocked_runs[-1][1] = snap.t

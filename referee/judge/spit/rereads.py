@@ -255,7 +255,10 @@ class Rereads:
         and the one taken back was refused on it: the play is undone, the card under it played at its
         touch (turned up first, on the place its player's hand turned unseen), and the card taken back
         judged on it at its own touch, on the position then (`legal_counts` off: it was taken back); its
-        player's touches on the pile from that one until now laid no other card (`_taken_off`)."""
+        player's touches on the pile from that one until now laid no other card (`_taken_off`). Where no
+        hand was seen laying `after` (`_laid_hidden`: a guess), only if `after` was read under the card
+        (`Snapshot.under`) or that card's player's hand was seen over the pile after its touch: else neither
+        hand was seen, and `after` laid on top of it unseen is as likely as the card taken back unseen."""
         s = self.state
         if s.phase != "play" or after not in CARD_CODES or not self._made or not self._history:
             return
@@ -286,7 +289,8 @@ class Rereads:
             or not any(touch.side != move.player and touch.t > when + self._tie_s for touch in touches)
         # (tied: the one read on top came second; no other hand there since: the card under it cannot have gone on top)
         hidden = not laid and rival is not None
-        if hidden:
+        if hidden and ((move.card.code, after) in self._under_tops.get(pile, ())
+                       or any(t > when + self._tie_s for t in own)):
             laid = self._laid_hidden(pile, card, rival[0], when)
         if not laid or not back or any(touch.contact and touch.side != move.player and touch.t > when + self._tie_s
                                        for touch in touches):

@@ -195,6 +195,13 @@ class HandTouches:
         return any(touch.contact and touch.side == side and touch.t - t >= self._tie_s and not self._taking_back(pile, touch)
                    for pile in self._piles for touch in self._touches.get(pile, ()))
 
+    def _touched_both(self, side: str, pile: str, t: float) -> bool:
+        """A contact of `side`'s hand on `pile` at `t` was also reported on another spit pile within a
+        frame of it (the hand finder gave the one contact to both piles, or moved it from one to the
+        other): which pile the card went to is not known, so a card not seen there is not refused on `pile`."""
+        return any(touch.contact and touch.side == side and self._close(touch.t, t)
+                   for other in self._piles if other != pile for touch in self._touches.get(other, ()))
+
     def _rival_touch(self, pile: str, player: str, t: float) -> bool:
         """Another player's hand was over `pile` less than the race window before `t` (or within a
         frame after it: contacts are dated to about a frame) and laid no card judged yet: touching it while holding no card seen lifted (those are

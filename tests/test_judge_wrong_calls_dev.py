@@ -62,19 +62,6 @@ def test_another_card_lifted_that_fits_the_pile_keeps_a_refusal_at_the_touch_fro
     assert not alone._other_lift_fits("A", king, "R", alone._now[0])
 
 
-def test_a_spit_card_beside_a_guessed_turn_up_on_the_other_pile_is_no_premature_spit() -> None:
-    """`_spit_beside`: B's card never read in a stock place, judged turned unseen and played on R within
-    the race window of A's card on L, may be B's spit card (9232, 9475)."""
-    referee = _judge_to(_opened()).referee
-    t = referee._now[0]
-    referee._made.append((t, Play("B", parse_card("AD"), "B5", "R")))
-    assert referee._spit_beside("L", "A", t + 0.1)
-    assert not referee._spit_beside("R", "A", t + 0.1)  # the same pile: a race, not a spit
-    assert not referee._spit_beside("L", "A", t + 1.0)  # not at once
-    referee._stock_read.add("AD")
-    assert not referee._spit_beside("L", "A", t + 0.1)  # read in its place: a play, not a guess
-
-
 def test_a_touch_made_while_the_lifted_cards_place_lay_unchanged_is_not_that_cards() -> None:
     """`_still_in_place`: the lift is dated to the hand's first visit to A3, but A3 then lay clear and
     unchanged (still showing K♦) while A's hand touched L (9403)."""

@@ -142,9 +142,7 @@ turned up a stock card before it and touched that place again after it, the card
 lying in it (the card laid may be the one turned first, the one read turned at that later touch),
 and never on a position read again from the table less than `RESYNC_S` before it landed or since
 (what the re-read guessed may be wrong; a play made after it does not show the position before it),
-nor when the position it landed on cannot be rebuilt (a move kept needs one left out), nor when
-another player's card never read in a stock place (a guessed turn-up) was judged played on the other
-spit pile within the race window of it (the two may be the spit cards), nor when only a
+nor when the position it landed on cannot be rebuilt (a move kept needs one left out), nor when only a
 hand seen over the pile (no contact) dates it and the pile was read settled after that hand came (an
 arm the colour of the table, unseen, may have laid it since). When unsure,
 nothing is called; the position is read again from the table if it stays unexplained (`RESYNC_S`;

@@ -555,8 +555,6 @@ class TableMoves:
             if self._turned_around(side, when[0]) or self._read_turned(exc.move, seen) \
                     or self._turned_under_arm(exc.move, side, when[0]):
                 return False  # it may be the card turned before it was laid, not a spit card
-            if self._spit_beside(pile, side, when[0]):
-                return False  # the two cards may be the spit cards of a stalemate the engine did not see
             if not self._sure_of(exc.move, when[0], (pile, card, side)):
                 self._unsure.add((pile, seen))
                 self._doubted[pile, seen] = (side, when, exc.with_traceback(None))  # not the frames it was raised through
@@ -570,16 +568,6 @@ class TableMoves:
             pass
         self._flagged[pile, seen] = (side, when[0])
         return False
-
-    def _spit_beside(self, pile: str, player: str, t: float) -> bool:
-        """Another player's card, never read in a stock place this deal (judged turned up unseen and
-        played), was judged played on another spit pile less than the race window from `t`: two cards
-        landing on both spit piles at once are what a spit looks like, and that turn-up is a guess (the
-        card may be that player's spit card, the stalemate not seen), so `player`'s card landing on
-        `pile` at `t` is not called a premature spit on the position the guess made."""
-        return any(isinstance(move, Play) and move.to != pile and move.to in self._piles and move.player != player
-                   and abs(when - t) < self.config.race_window_s and move.card.code not in self._stock_read
-                   for when, move in self._made)
 
     def _ruled(self, rule: Callable[[], bool]) -> bool | None:
         """Applies a rule that may make the card wait (`_deferred`: a place it needs is not read yet)

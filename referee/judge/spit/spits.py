@@ -318,8 +318,8 @@ class SpitCalls:
         for key, (side, when, exc) in list(self._doubted.items()):
             if key in self._unsure and key in self._flagged and self.readings.get(key[0]) == key[1]:
                 continue  # still lying there: judged where it lies
-            if self._now[0] - when[0] > DOUBT_S or self.state.phase != "play" or self._spit_beside(key[0], side, when[0]):
-                del self._doubted[key]  # (`_spit_beside`: the call would rest on a guessed turn-up)
+            if self._now[0] - when[0] > DOUBT_S or self.state.phase != "play":
+                del self._doubted[key]
             elif (isinstance(exc.move, Play) and self._played_since(exc.move, when[0])
                   and self._showed_top(exc.move.to, when[0])) \
                     or (isinstance(exc.move, TurnUp) and self._turned_after(exc.move, when[0])):

@@ -136,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         landing.extend(result.latencies.get("play", []) + result.latencies.get("illegal_play", []))
         print(f"seed {seed}: {last_t:.1f} s, plays {result.matched.get('play', 0)}/{result.truth.get('play', 0)} "
               f"(+{result.unmatched('play')}), illegal {result.matched.get('illegal_play', 0)}/"
-              f"{result.truth.get('illegal_play', 0)}, false flags {result.false_flags}", file=sys.stderr)
+              f"{result.truth.get('illegal_play', 0)}, false flags {result.false_flags}, premature "
+              f"{result.matched.get('premature_spit', 0)}/{result.truth.get('premature_spit', 0)}", file=sys.stderr)
         if args.verbose:
             for event in judged:
                 print(f"    call {event.to_json()[:160]}", file=sys.stderr)
@@ -156,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"plays            recall {total.recall('play'):.2%}  precision {total.precision('play'):.2%}  "
           f"({total.truth.get('play', 0)} true)")
     print(f"illegal plays    recall {total.recall('illegal_play'):.2%}  ({total.truth.get('illegal_play', 0)} true)")
-    for kind in ("turn_up", "race", "spit", "move_to_space", "deal_end", "layout"):
+    for kind in ("premature_spit", "turn_up", "race", "spit", "move_to_space", "deal_end", "layout"):
         if total.truth.get(kind):
             print(f"{kind:<16} recall {total.recall(kind):.2%}  precision {total.precision(kind):.2%}  "
                   f"({total.truth[kind]} true)")

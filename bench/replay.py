@@ -86,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"seed {seed}: plays {result.matched.get('play', 0)}/{result.truth.get('play', 0)} (+{result.unmatched('play')}), "
               f"illegal {result.matched.get('illegal_play', 0)}/{result.truth.get('illegal_play', 0)}, "
               f"false flags {result.false_flags}, Spit! {result.matched.get('spit_call', 0)}/"
-              f"{result.truth.get('spit_call', 0)} {spit_latencies(result)}")
+              f"{result.truth.get('spit_call', 0)} {spit_latencies(result)}".rstrip()
+              + f", premature {result.matched.get('premature_spit', 0)}/{result.truth.get('premature_spit', 0)}")
         if args.verbose:
             for event in calls:
                 print(f"    call {event.to_json()[:160]}")
@@ -94,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"plays            recall {total.recall('play'):.2%}  precision {total.precision('play'):.2%}  "
           f"({total.truth.get('play', 0)} true)")
     print(f"illegal plays    recall {total.recall('illegal_play'):.2%}  ({total.truth.get('illegal_play', 0)} true)")
+    print(f"premature spits  recall {total.recall('premature_spit'):.2%}  precision {total.precision('premature_spit'):.2%}  "
+          f"({total.truth.get('premature_spit', 0)} true)")
     print(f"false flags      {total.false_flags * 10 / max(1, total.games):.1f} per 10 games")
     spit_lat = total.latencies.get("spit_call", [])
     print(f"Spit! calls      {total.matched.get('spit_call', 0)}/{total.truth.get('spit_call', 0)} "

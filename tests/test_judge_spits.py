@@ -533,17 +533,3 @@ def test_spit_cards_laid_after_a_spit_called_on_a_first_read_make_that_turn_and_
     assert [e["cards"] for e in _of(events, "spit")] == [{"L": "8H", "R": "QD"}]
     assert [(e["card"], e["to"]) for e in _of(events, "play")] == [("KH", "R")]
     assert not _of(events, "premature_spit") and not _of(events, "resync")
-
-
-def test_spit_cards_laid_after_the_hand_came_over_a_place_whose_turn_is_dated_by_a_later_touch_make_the_spit() -> None:
-    film, referee = _a_card_to_turn_and_spit_cards_unknown()
-    film.over("A", "A2", 4)  # A's hand comes over A2 and turns Q♥ (nobody can move), no contact seen
-    film.zones["A2"] = "QH"
-    _spat_then_played_on(film, hidden=(HandSeen("A", ("A2",)),), unread=("A2",))
-    touched = film.touch("A", "A2", 3)  # a contact on A2 seen only now dates the turn
-    film.still(20)  # A2 read: Q♥
-    events = _run(film, referee)
-    assert [(e["card"], e.t) for e in _of(events, "turn_up")] == [("QH", touched)]
-    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "8H", "R": "QD"}]
-    assert [(e["card"], e["to"]) for e in _of(events, "play")] == [("KH", "R")]
-    assert not _of(events, "premature_spit")

@@ -638,7 +638,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         if ended:
             self._deal_ended(after, when)
         if isinstance(move, TurnUp) and self._spat_early and after.phase == "play" and after.is_stalemate():
-            self._spat_at_hidden_turn(self._began(when[0]))
+            self._spat_at_hidden_turn(when[0])
 
     def _carried(self) -> bool:
         """A stock card was seen lifted less than `TOUCH_REACH_S` ago and has not landed nor come back:

@@ -464,25 +464,16 @@ class SpitCalls:
         return True
 
     def _spat_at_hidden_turn(self, turned: float) -> None:
-        """A turn-up left nobody a move, and spit cards were laid on the spit piles after `turned`, when
-        its stalemate may have begun (`_began`: a turn dated by its card's first sight, or by a touch under
-        the hand that hid its place since it was read face down, was made as early as that hand came), while
-        the engine, not knowing the card turned, still found that turn-up to make: they were the players'
-        spit at the stalemate it left. The cards: those laid when the engine named a move (`_spat_early`,
-        though covered since) and those still read on their pile that no move explains, each dated by the
-        last touch there of a player holding spit cards; laid less than `SPIT_ROUND_S` before now, cards the
-        engine has nowhere. They wait as spit cards laid at a stalemate do, and make the spit now if one
-        lies on each pile it needs (dated by the later card)."""
+        """The turn-up dated `turned` left nobody a move, and spit cards were laid on the spit piles
+        after it while the engine, not knowing the card turned (its place under its player's arm until
+        then), still found that turn-up to make: they were the players' spit at the stalemate it left
+        (laid less than `SPIT_ROUND_S` before now, one on each pile the spit needs, cards the engine
+        has nowhere, by players holding spit cards): they wait as spit cards laid at a stalemate do, and
+        make the spit now if one lies on each pile it needs (dated by the later card)."""
         known = self.state.cards()
-        spat = dict(self._spat_early)
-        holding = {p for p in self._players if self.state.spit_count(p)}
-        for pile, (code, _) in self._unknown_read.items():  # one still waiting there, not judged yet
-            last = self._last_touch(pile, self._seen[pile], holding) if self.readings.get(pile) == code else None
-            if pile not in spat and last is not None:
-                spat[pile] = (code, last[1], last[0])
-        laid = {pile: item for pile, item in spat.items()
+        laid = {pile: item for pile, item in self._spat_early.items()
                 if turned < item[1][0] and self._now[0] - item[1][0] <= SPIT_ROUND_S
-                and not known[parse_card(item[0])] and item[2] in holding}
+                and not known[parse_card(item[0])] and self.state.spit_count(item[2])}
         self._spat_early = {}
         if laid:
             self._pending_spit = {**laid, **self._pending_spit}

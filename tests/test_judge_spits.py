@@ -466,3 +466,70 @@ def test_a_card_read_in_a_stock_place_since_its_player_s_turn_up_there_was_due_i
     assert not referee._read_turned(due, "JD")  # nor one read there before the last move there
     referee._read_in_place["3C"] = (1.5, "B1")
     assert not referee._read_turned(due, "3C")  # nor one read in another place (a card carried over it)
+
+
+def _a_card_to_turn_and_spit_cards_unknown() -> tuple[Film, SpitReferee]:
+    """A position whose only move is A turning up the face-down top of A2 (two cards there, no space;
+    no face-up card fits 4♦ or 6♦ nor, but K♥ on a queen, a spit card laid below); spit cards unknown."""
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["9C", "back back |", "JS", "JC", "10H"], "B": ["KS", "KH", "JH", "10S", "9S"]},
+                               spit={"A": "back back", "B": "back back"}, piles={"L": "4D", "R": "6D"})
+    film = Film({"A1": "9C", "A2": "back", "A3": "JS", "A4": "JC", "A5": "10H",
+                 "B1": "KS", "B2": "KH", "B3": "JH", "B4": "10S", "B5": "9S", "L": "4D", "R": "6D"})
+    film.still(4)
+    return film, SpitReferee(rules, state=state)
+
+
+def _spat_then_played_on(film: Film, hidden: tuple[HandSeen, ...] = (), unread: tuple[str, ...] = ()) -> tuple[float, float]:
+    """B lays Q♦ on R, A lays 8♥ on L (A's hand over A2 too when `hidden` holds A's hand), then B plays
+    K♥ from B2 onto Q♦, all while A2 is hidden (`hidden`) or not read (`unread`); the spit cards' touches."""
+    held = tuple(h for h in hidden if h.side == "A")
+    tb = film.t
+    for _ in range(3):
+        film.frame((HandSeen("B", ("R",), {"R": tb}), *held), unread=unread)
+    film.zones["R"] = "QD"
+    ta = film.t
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A2", "L") if held else ("L",), {"L": ta}),), unread=unread)
+    film.zones["L"] = "8H"
+    for _ in range(3):
+        film.frame(held, unread=unread)
+    tp = film.t
+    for _ in range(2):
+        film.frame((HandSeen("B", ("B2",), {"B2": tp}), *held), unread=unread)
+    film.zones["B2"] = "empty"
+    tq = film.t
+    for _ in range(3):
+        film.frame((HandSeen("B", ("R",), {"R": tq}), *held), unread=unread)
+    film.zones["R"] = "KH"
+    return ta, tb
+
+
+def test_spit_cards_laid_after_a_turn_not_read_yet_make_the_spit_once_the_turn_is_judged() -> None:
+    film, referee = _a_card_to_turn_and_spit_cards_unknown()
+    turned = film.touch("A", "A2", 6, then="QH")  # A turns Q♥ (nobody can move), A2 not read until the spit is covered
+    ta, tb = _spat_then_played_on(film, unread=("A2",))
+    for _ in range(3):
+        film.frame(unread=("A2",))
+    film.still(20)  # A2 read only now: Q♥
+    events = _run(film, referee)
+    assert [(e["card"], e.t) for e in _of(events, "turn_up")] == [("QH", turned)]
+    assert [(e["cards"], e["contact"]) for e in _of(events, "spit")] == [({"L": "8H", "R": "QD"}, {"A": ta, "B": tb})]
+    assert [(e["card"], e["to"]) for e in _of(events, "play")] == [("KH", "R")]
+    assert not _of(events, "premature_spit")
+
+
+def test_spit_cards_laid_after_a_spit_called_on_a_first_read_make_that_turn_and_the_spit() -> None:
+    film, referee = _a_card_to_turn_and_spit_cards_unknown()
+    turned = film.touch("A", "A2", 6, then="QH")  # A turns Q♥: nobody can move
+    read = film.frame()  # read once ("Spit!" called on it), then hidden by A's arm until after the spit is covered
+    film.over("A", "A2", 2)
+    ta, tb = _spat_then_played_on(film, hidden=(HandSeen("A", ("A2",)),))
+    film.over("A", "A2", 40)
+    film.still(10)
+    events = _run(film, referee)
+    assert [e["called_at"] for e in _of(events, "spit_call")] == [read]
+    assert [(e["card"], e.t) for e in _of(events, "turn_up")] == [("QH", turned)]
+    assert [e["cards"] for e in _of(events, "spit")] == [{"L": "8H", "R": "QD"}]
+    assert [(e["card"], e["to"]) for e in _of(events, "play")] == [("KH", "R")]
+    assert not _of(events, "premature_spit") and not _of(events, "resync")

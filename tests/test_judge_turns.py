@@ -5,6 +5,7 @@ from __future__ import annotations
 from test_judge import Film, _of, _run
 from test_judge_spits import _one_card_to_turn
 
+from referee.cards import parse_card
 from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen
 from referee.rules.spit import SpitRules, SpitState
@@ -107,3 +108,13 @@ def test_a_turn_up_whose_contact_is_found_again_in_the_same_touch_keeps_its_firs
     film.zones["A2"] = "QH"
     film.still(10)
     assert [(e["card"], e.t) for e in _of(_run(film, referee), "turn_up")] == [("QH", touched)]
+
+
+def test_a_card_laid_is_not_taken_for_one_turned_on_a_face_down_place_read_settled_and_untouched_since_within_reach() -> None:
+    film, referee = _one_card_to_turn()
+    film.still(50)  # A2 read face down, no hand near it, for longer than a hand's reach
+    laid = (film.t, len(film.frames))
+    film.touch("A", "L", 3, then="5H")  # A's hand lays 5♥ (which would play on 4♦ if turned on A2) on L
+    film.frame(unread=("L",))
+    _run(film, referee)
+    assert referee._only_face_down("A", parse_card("5H"), "L", laid) is None  # not from A2: nothing was turned there

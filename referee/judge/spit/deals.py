@@ -51,6 +51,7 @@ class DealEnds:
                 self._flagged.setdefault((pile, code), (side, since))
         self._refused.clear()
         self._pending_spit.clear()
+        self._spat_early.clear()
 
         self._emit("deal_end", when, player=player, counts=after.counts(), reason=reason)
 

@@ -227,6 +227,8 @@ class TableMoves:
         came_back = self._waited.get(hidden[0]) == card.code and self._hidden_again(hidden[0])
         if not (self._clear(hidden[0]) or came_back):
             return None
+        if self._untouched_since(hidden[0], laid[0] - TOUCH_REACH_S):
+            return None
         if not came_back and hidden[0] in self._left_unread and self._face_down_read.get(hidden[0], -math.inf) < laid[0] \
                 and self._now[0] - self._seen[pile][0] < TURN_S and not self._hurried \
                 and self._turn_or_stalemate(hidden[0], pile):
@@ -239,6 +241,13 @@ class TableMoves:
         if s.check(move) is not None or s.apply(move).check(Play(player, card, hidden[0], pile)) is not None:
             return None
         return hidden[0], laid
+
+    def _untouched_since(self, zone: str, t: float) -> bool:
+        """Stock place `zone` was read settled in every frame since `t` (no hand over it, nothing
+        unread) and no hand was seen touching it: nothing was turned there since, so a card laid from
+        a hand since is no card turned there (the place may just lie under its player's other cards)."""
+        return not any(last >= t for _, last in self._unsettled_runs.get(zone, ())) \
+            and not any(touch.t >= t for touch in self._touches.get(zone, ()))
 
     def _hidden_again(self, zone: str) -> bool:
         """A card laid waited for face-down stock top `zone` to be read (`_waited`), and a hand hides it
@@ -470,6 +479,8 @@ class TableMoves:
         last = self._last_touch(pile, first_seen)
         if self._earlier(pile, card, last[1] if last is not None else first_seen):
             return True
+        if self._called_on is not None and self._turned_as_first_read((last[1] if last is not None else first_seen)[0]):
+            return True
         stalemate = self.state.is_stalemate()
         if last is not None and not self.state.spit_count(last[0]) \
                 and self._spit_shift is not None and self._spit_shift[last[0]] > 0:
@@ -546,6 +557,8 @@ class TableMoves:
             landed.apply(Spit(((pile, card),)))
         except PrematureSpit as exc:
             self._flagged[pile, seen] = (side, when[0])  # the hand that comes for it takes it back
+            if self.state.spit_count(side):
+                self._spat_early[pile] = (seen, when, side)
             if not rebuilt:
                 return False  # the position when it landed is not known: no call against the player
             if not self._contact_at(pile, side, when[0]) \

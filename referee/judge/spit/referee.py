@@ -91,6 +91,10 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._landed: dict[str, list[tuple[float, str]]] = {}
         self._history: list[tuple[float, SpitState]] = []
         self._pending_spit: dict[str, tuple[str, When, str]] = {}
+        self._spat_early: dict[str, tuple[str, When, str]] = {}
+        """Per spit pile, the last card the engine has nowhere laid there by a player holding spit cards
+        while the engine still found a move (pile -> card, when, player): a spit card, if the move was
+        turning up a card the camera had not read (`SpitCalls._spat_at_hidden_turn`)."""
         self._last_move_t = 0.0
         self._resumed_at = -math.inf
         """The capture time the referee went on from (`resume`): touches are dated no earlier."""
@@ -183,6 +187,10 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._called_on: SpitState | None = None
         """The position a "Spit!" was called on from a turned card's first read (`_call_on_first_read`),
         before the engine reached it."""
+        self._called_turns: tuple[tuple[TurnUp, When], ...] = ()
+        """The turn-ups, each with its date, that first read made to reach `_called_on`."""
+        self._called_read = -math.inf
+        """When that first read was made."""
         self._flags_called: set[tuple[str, float, Any, Any, Any]] = set()
         """The calls against a player made so far (kind, time, player, card, move): none is made twice."""
         self._unsettled: frozenset[str] = frozenset()
@@ -638,6 +646,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                 self._emit(kind, when, **fields, **extra)
         if ended:
             self._deal_ended(after, when)
+        if isinstance(move, TurnUp) and self._spat_early and after.phase == "play" and after.is_stalemate():
+            self._spat_at_hidden_turn(when[0])
 
     def _carried(self) -> bool:
         """A stock card was seen lifted less than `TOUCH_REACH_S` ago and has not landed nor come back:

@@ -453,6 +453,7 @@ class Rereads:
         self._flagged.clear()
         self._refused.clear()
         self._pending_spit.clear()
+        self._spat_early.clear()
         self._unsure.clear()
         self._odd_since.clear()
         self._layout_due = self._now[0]

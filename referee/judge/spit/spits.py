@@ -162,7 +162,30 @@ class SpitCalls:
         began = min(min(self._hidden_until(zone, date[0]), self._hidden_from(zone, date[0])) for zone, date in dates)
         if not self._spat_since(began) and not self._spat_since(began, unread=True):
             self._called_on = turned
+            self._called_turns = tuple((TurnUp(self._owner[zone], zone, parse_card(read[zone])), date) for zone, date in dates)
+            self._called_read = self._now[0]
             self._emit("spit_call", when)
+
+    def _turned_as_first_read(self, laid: float) -> bool:
+        """A spit card the engine has nowhere was laid at `laid`, after a "Spit!" called on a turned card's
+        first read (`_call_on_first_read`) that the engine has not reached (the card read once, then
+        hidden again by the hand): the players confirm what that read showed, and its turn-ups are made
+        now, dated as they were then, leaving the stalemate the spit card is laid at. True when they were."""
+        turns, self._called_turns = self._called_turns, ()
+        if self._called_on is None or not turns or laid <= max(date[0] for _, date in turns) \
+                or any(self._clear(move.pile) for move, _ in turns):
+            return False  # (a place read clear since shows what was turned there: it is judged from that read)
+        state = self.state
+        for move, _ in turns:
+            if state.check(move) is not None:
+                return False
+            state = state.apply(move)
+        if state != self._called_on:
+            return False
+        for move, date in turns:
+            self._try(move, date)
+            self._read_back[move.card.code] = self._called_read  # (its place still shows the face-down card read before: no lift)
+        return True
 
     def _hidden_until(self, zone: str, t: float) -> float:
         """When stock place `zone`, whose card turned up is dated `t`, was last hidden before `t` if
@@ -204,6 +227,7 @@ class SpitCalls:
         """Whether a "Spit!" was called on `state` already, from the first read of the card turned
         last (`_call_on_first_read`); that call is then forgotten (the engine has reached its position)."""
         called, self._called_on = self._called_on, None
+        self._called_turns = ()
         return called == state
 
     def _alone_by_the_other_slap(self) -> bool:
@@ -439,6 +463,22 @@ class SpitCalls:
                 return False
         return True
 
+    def _spat_at_hidden_turn(self, turned: float) -> None:
+        """The turn-up dated `turned` left nobody a move, and spit cards were laid on the spit piles
+        after it while the engine, not knowing the card turned (its place under its player's arm until
+        then), still found that turn-up to make: they were the players' spit at the stalemate it left
+        (laid less than `SPIT_ROUND_S` before now, one on each pile the spit needs, cards the engine
+        has nowhere, by players holding spit cards): they wait as spit cards laid at a stalemate do, and
+        make the spit now if one lies on each pile it needs (dated by the later card)."""
+        known = self.state.cards()
+        laid = {pile: item for pile, item in self._spat_early.items()
+                if turned < item[1][0] and self._now[0] - item[1][0] <= SPIT_ROUND_S
+                and not known[parse_card(item[0])] and self.state.spit_count(item[2])}
+        self._spat_early = {}
+        if laid:
+            self._pending_spit = {**laid, **self._pending_spit}
+            self._spit()
+
     def _spit(self) -> bool:
         """Every pile the engine expects a spit card on has one: the spit."""
         pending = self._pending_spit
@@ -454,6 +494,7 @@ class SpitCalls:
             when = max((pending[pile][1] for pile in piles), key=lambda w: w[0])
             contact = {pending[pile][2]: pending[pile][1][0] for pile in piles}
             self._pending_spit = {}
+            self._spat_early = {}
             for pile in piles:  # a spit card doubted when it landed is judged now: no hand there takes it back
                 key = (pile, pending[pile][0])
                 self._flagged.pop(key, None)

@@ -689,7 +689,8 @@ class HandFinder:
             steady = hand.grip_zone in self._spit and bool(track.history) and track.history[-1].grip == hand.grip_zone \
                 and coming < COVER_CM2 * cfg.px_per_cm**2
             rest = stirring <= cfg.stir_share and track.tip is not None \
-                and (math.dist(track.tip, hand.tip) < cfg.stop_cm or steady)
+                and (math.dist(track.tip, hand.tip) < cfg.stop_cm or steady) \
+                and (bool(track.history) and track.history[-1].rest or not self._overrun(hand))
             track.tip = hand.tip
             track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone, hand.covered, hand.over))
             del track.history[:-16]
@@ -708,6 +709,19 @@ class HandFinder:
                 track.history.clear()
                 track.contact.clear()
         return tuple(out)
+
+    def _overrun(self, hand: Hand) -> bool:
+        """Whether the other arm took, in this frame, at least `COVER_CM2` of `hand`'s pixels on the
+        zone it grips and at least `COVER_ODDS` times as many as it gave back there. The pixels a hand
+        loses so changed and are not counted in its stirring: what is left of it may lie still while
+        it still moves (a hand slowing over the pile as the other arm reaches in beside or over it),
+        so it does not come to rest in such a frame. Where both arms give up pixels about equally
+        (both moving, the split shifting between them) its stirring stands."""
+        zone = hand.grip_zone
+        taken = sum(n for (_, where), n in hand.covered.items() if where == zone)
+        given = sum(n for other in self.hands if other.side != hand.side
+                    for (side, where), n in other.covered.items() if side == hand.side and where == zone)
+        return taken >= COVER_CM2 * self.config.px_per_cm**2 and taken >= COVER_ODDS * given
 
     def _under(self, side: str, track: _Track, t: float) -> tuple[str, ...]:
         """The sides whose hands lie over `side`'s where it touches: in the last `COVER_S` the

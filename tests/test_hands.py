@@ -374,24 +374,26 @@ def test_a_hand_the_other_arm_comes_over_on_its_pile_does_not_rest_there_while_i
 def test_a_hand_the_other_arm_takes_pixels_from_on_its_pile_does_not_come_to_rest_in_that_frame() -> None:
     """A's hand slows on L, its stirring falling to 0.05 in frame 3 with its tip still. Where B's arm took
     6 cm² of its pixels on L in that frame (and took back none), A is not at rest there: it touches L
-    from frame 4 on. Where B gave up as many of its own pixels on L to A (the split shifting between two
+    from frame 4 on, even where B's arm goes on taking as much in frame 4 (A was seen still on L in
+    frame 3). Where B gave up as many of its own pixels on L to A (the split shifting between two
     moving arms), A comes to rest in frame 3."""
-    def contacts(given: int) -> list[bool]:
+    def contacts(taken: list[int], given: int = 0) -> list[bool]:
         _, _, view, finder, _ = _watching_l()
         mask = np.ones((view.size[1], view.size[0]), bool)
         out = []
-        for frame, (stirring, taken) in enumerate([(0.5, 0), (0.4, 0), (0.05, 96), (0.01, 0), (0.0, 0)], start=1):
+        for frame, (stirring, took) in enumerate(zip([0.5, 0.4, 0.05, 0.01, 0.0], taken), start=1):
             a = Hand("A", mask, ("L",), (30.0, 30.0), (30.0, -9.0), "L", stirring,
-                     covered={("B", "L"): taken} if taken else {})
+                     covered={("B", "L"): took} if took else {})
             b = Hand("B", mask, ("L",), (30.0, 26.0), (30.0, 60.0), "L", 0.3,
-                     covered={("A", "L"): given} if taken and given else {})
+                     covered={("A", "L"): given} if took and given else {})
             finder.hands = (a, b)
             seen = {hand.side: hand for hand in finder._report(frame / 30, frame, frozenset())}
             out.append("L" in seen["A"].contact)
         return out
 
-    assert contacts(given=0) == [False, False, False, True, True]
-    assert contacts(given=96) == [False, False, True, True, True]
+    assert contacts([0, 0, 96, 0, 0]) == [False, False, False, True, True]
+    assert contacts([0, 0, 96, 96, 0]) == [False, False, False, True, True]
+    assert contacts([0, 0, 96, 0, 0], given=96) == [False, False, True, True, True]
 
 
 def test_a_hand_under_the_other_arm_grips_the_pile_that_arm_covers_not_the_one_beside_it() -> None:

@@ -690,7 +690,7 @@ class HandFinder:
                 and coming < COVER_CM2 * cfg.px_per_cm**2
             rest = stirring <= cfg.stir_share and track.tip is not None \
                 and (math.dist(track.tip, hand.tip) < cfg.stop_cm or steady) \
-                and (bool(track.history) and track.history[-1].rest or not self._overrun(hand))
+                and (self._still_before(track, hand) or not self._overrun(hand))
             track.tip = hand.tip
             track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone, hand.covered, hand.over))
             del track.history[:-16]
@@ -715,13 +715,23 @@ class HandFinder:
         zone it grips and at least `COVER_ODDS` times as many as it gave back there. The pixels a hand
         loses so changed and are not counted in its stirring: what is left of it may lie still while
         it still moves (a hand slowing over the pile as the other arm reaches in beside or over it),
-        so it does not come to rest in such a frame. Where both arms give up pixels about equally
-        (both moving, the split shifting between them) its stirring stands."""
+        so it does not come to rest in the first such frame (`_still_before`: it does in the next
+        frame it is seen still on that zone). Where both arms give up pixels about equally (both
+        moving, the split shifting between them) its stirring stands."""
         zone = hand.grip_zone
         taken = sum(n for (_, where), n in hand.covered.items() if where == zone)
         given = sum(n for other in self.hands if other.side != hand.side
                     for (side, where), n in other.covered.items() if side == hand.side and where == zone)
         return taken >= COVER_CM2 * self.config.px_per_cm**2 and taken >= COVER_ODDS * given
+
+    def _still_before(self, track: _Track, hand: Hand) -> bool:
+        """Whether `hand`'s side was at rest in the frame before, or stirred no more than `stir_share`
+        there on the zone it grips now (a hand lying on the pile that the other arm goes on sliding
+        over: one frame held back is enough)."""
+        if not track.history:
+            return False
+        last = track.history[-1]
+        return last.rest or (last.stirring <= self.config.stir_share and last.grip == hand.grip_zone)
 
     def _under(self, side: str, track: _Track, t: float) -> tuple[str, ...]:
         """The sides whose hands lie over `side`'s where it touches: in the last `COVER_S` the

@@ -37,7 +37,10 @@ end stops beside that pile, grips that pile, not the one its end lies nearer; on
 longer comes over it, it lies hidden under it, at rest only where that arm is. A hand gripping the
 spit pile it gripped in the frame before comes to rest there by its stirring alone (where the other
 arm lies over it, its tip jumps between strips of its rim), except while the other arm comes over it
-there.
+there. A hand whose pixels on the zone it grips the other arm took in this frame (many more than it
+took back) does not come to rest in that frame: the pixels it lost changed, and what is left of it may
+lie still while it still moves (a hand slowing over the pile as the other arm reaches in); it rests in
+the next frame it is seen still there.
 """
 
 from __future__ import annotations

@@ -376,12 +376,13 @@ def test_a_hand_the_other_arm_takes_pixels_from_on_its_pile_does_not_come_to_res
     6 cm² of its pixels on L in that frame (and took back none), A is not at rest there: it touches L
     from frame 4 on, even where B's arm goes on taking as much in frame 4 (A was seen still on L in
     frame 3). Where B gave up as many of its own pixels on L to A (the split shifting between two
-    moving arms), A comes to rest in frame 3."""
-    def contacts(taken: list[int], given: int = 0) -> list[bool]:
+    moving arms), A comes to rest in frame 3. Where A moves on in frame 4 (a card laid and left), it
+    touched L in frame 3: the touch is reported in frame 4."""
+    def contacts(taken: list[int], given: int = 0, stirrings: tuple[float, ...] = (0.5, 0.4, 0.05, 0.01, 0.0)) -> list[bool]:
         _, _, view, finder, _ = _watching_l()
         mask = np.ones((view.size[1], view.size[0]), bool)
         out = []
-        for frame, (stirring, took) in enumerate(zip([0.5, 0.4, 0.05, 0.01, 0.0], taken), start=1):
+        for frame, (stirring, took) in enumerate(zip(stirrings, taken), start=1):
             a = Hand("A", mask, ("L",), (30.0, 30.0), (30.0, -9.0), "L", stirring,
                      covered={("B", "L"): took} if took else {})
             b = Hand("B", mask, ("L",), (30.0, 26.0), (30.0, 60.0), "L", 0.3,
@@ -394,6 +395,8 @@ def test_a_hand_the_other_arm_takes_pixels_from_on_its_pile_does_not_come_to_res
     assert contacts([0, 0, 96, 0, 0]) == [False, False, False, True, True]
     assert contacts([0, 0, 96, 96, 0]) == [False, False, False, True, True]
     assert contacts([0, 0, 96, 0, 0], given=96) == [False, False, True, True, True]
+    # A laid its card in frame 3 and moves on in frame 4: it touched L in frame 3, reported in frame 4
+    assert contacts([0, 0, 96, 0, 0], stirrings=(0.5, 0.4, 0.05, 0.9, 0.9)) == [False, False, False, True, False]
 
 
 def test_a_hand_under_the_other_arm_grips_the_pile_that_arm_covers_not_the_one_beside_it() -> None:

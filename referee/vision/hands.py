@@ -254,7 +254,8 @@ class Hand:
 @dataclass(frozen=True)
 class _Step:
     """One frame of a side's hand: capture time, stirring, at rest, tip, the zone under its grip,
-    its pixels the other arm came over (`Hand.covered`), the zones it was over."""
+    its pixels the other arm came over (`Hand.covered`), the zones it was over, and whether it was
+    held back from rest there (`HandFinder._overrun`)."""
 
     t: float
     stirring: float
@@ -263,6 +264,7 @@ class _Step:
     grip: str | None = None
     covered: dict[tuple[str, str], int] = field(default_factory=dict)
     over: tuple[str, ...] = ()
+    held: bool = False
 
 
 @dataclass
@@ -691,16 +693,22 @@ class HandFinder:
             coming = sum(n for (_, zone), n in hand.covered.items() if zone == hand.grip_zone)
             steady = hand.grip_zone in self._spit and bool(track.history) and track.history[-1].grip == hand.grip_zone \
                 and coming < COVER_CM2 * cfg.px_per_cm**2
-            rest = stirring <= cfg.stir_share and track.tip is not None \
-                and (math.dist(track.tip, hand.tip) < cfg.stop_cm or steady) \
-                and (self._still_before(track, hand) or not self._overrun(hand))
+            still = stirring <= cfg.stir_share and track.tip is not None \
+                and (math.dist(track.tip, hand.tip) < cfg.stop_cm or steady)
+            held = still and not self._still_before(track, hand) and self._overrun(hand)
+            rest = still and not held
             track.tip = hand.tip
-            track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone, hand.covered, hand.over))
+            before = track.history[-1] if track.history else None
+            track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone, hand.covered, hand.over, held))
             del track.history[:-16]
             grip = hand.grip_zone
             if rest and grip is not None and grip not in track.contact:
                 arrival = self._turned(track.history, grip) if grip in face_down else self._arrival(track.history)
                 track.contact = {grip: arrival}
+            elif not rest and stirring > cfg.stir_share and before is not None and before.held \
+                    and before.grip is not None and before.grip not in track.contact:
+                # held back in the frame before and moving on now: it touched there (a card laid and left)
+                track.contact = {before.grip: self._arrival(track.history[:-1])}
             elif not rest and not (stirring <= cfg.stir_share and grip in track.contact):
                 # (a hand lying still on the zone it touches keeps the touch while only its tip jumps)
                 track.contact.clear()
@@ -719,8 +727,10 @@ class HandFinder:
         loses so changed and are not counted in its stirring: what is left of it may lie still while
         it still moves (a hand slowing over the pile as the other arm reaches in beside or over it),
         so it does not come to rest in the first such frame (`_still_before`: it does in the next
-        frame it is seen still on that zone). Where both arms give up pixels about equally (both
-        moving, the split shifting between them) its stirring stands."""
+        frame it is seen still on that zone; where it moves on in that next frame, it touched the
+        zone in the frame held back, and its contact is reported then, dated as it would have been).
+        Where both arms give up pixels about equally (both moving, the split shifting between them)
+        its stirring stands."""
         zone = hand.grip_zone
         taken = sum(n for (_, where), n in hand.covered.items() if where == zone)
         given = sum(n for other in self.hands if other.side != hand.side

@@ -397,6 +397,8 @@ def test_a_hand_the_other_arm_takes_pixels_from_on_its_pile_does_not_come_to_res
     assert contacts([0, 0, 96, 0, 0], given=96) == [False, False, True, True, True]
     # A laid its card in frame 3 and moves on in frame 4: it touched L in frame 3, reported in frame 4
     assert contacts([0, 0, 96, 0, 0], stirrings=(0.5, 0.4, 0.05, 0.9, 0.9)) == [False, False, False, True, False]
+    # or lies on L with its stirring over `stir_share` in frame 4 (the other arm moving over it)
+    assert contacts([0, 0, 96, 0, 0], stirrings=(0.5, 0.4, 0.05, 0.15, 0.05))[3]
 
 
 def test_a_hand_under_the_other_arm_grips_the_pile_that_arm_covers_not_the_one_beside_it() -> None:

@@ -705,9 +705,9 @@ class HandFinder:
             if rest and grip is not None and grip not in track.contact:
                 arrival = self._turned(track.history, grip) if grip in face_down else self._arrival(track.history)
                 track.contact = {grip: arrival}
-            elif not rest and stirring > cfg.stir_share and before is not None and before.held \
+            elif not rest and before is not None and before.held \
                     and before.grip is not None and before.grip not in track.contact:
-                # held back in the frame before and moving on now: it touched there (a card laid and left)
+                # held back in the frame before and not at rest now: it touched there (a card laid and left)
                 track.contact = {before.grip: self._arrival(track.history[:-1])}
             elif not rest and not (stirring <= cfg.stir_share and grip in track.contact):
                 # (a hand lying still on the zone it touches keeps the touch while only its tip jumps)
@@ -727,8 +727,9 @@ class HandFinder:
         loses so changed and are not counted in its stirring: what is left of it may lie still while
         it still moves (a hand slowing over the pile as the other arm reaches in beside or over it),
         so it does not come to rest in the first such frame (`_still_before`: it does in the next
-        frame it is seen still on that zone; where it moves on in that next frame, it touched the
-        zone in the frame held back, and its contact is reported then, dated as it would have been).
+        frame it is seen still on that zone; where it is not at rest in that next frame, moving on or
+        its tip jumping, it touched the zone in the frame held back, and its contact is reported then,
+        dated as it would have been).
         Where both arms give up pixels about equally (both moving, the split shifting between them)
         its stirring stands."""
         zone = hand.grip_zone

@@ -371,34 +371,48 @@ def test_a_hand_the_other_arm_comes_over_on_its_pile_does_not_rest_there_while_i
     assert touches({("B", "L"): 96}) == {}
 
 
-def test_a_hand_the_other_arm_takes_pixels_from_on_its_pile_does_not_come_to_rest_in_that_frame() -> None:
-    """A's hand slows on L, its stirring falling to 0.05 in frame 3 with its tip still. Where B's arm took
-    6 cm² of its pixels on L in that frame (and took back none), A is not at rest there: it touches L
-    from frame 4 on, even where B's arm goes on taking as much in frame 4 (A was seen still on L in
-    frame 3). Where B gave up as many of its own pixels on L to A (the split shifting between two
-    moving arms), A comes to rest in frame 3. Where A moves on in frame 4 (a card laid and left), it
-    touched L in frame 3: the touch is reported in frame 4."""
-    def contacts(taken: list[int], given: int = 0, stirrings: tuple[float, ...] = (0.5, 0.4, 0.05, 0.01, 0.0)) -> list[bool]:
-        _, _, view, finder, _ = _watching_l()
-        mask = np.ones((view.size[1], view.size[0]), bool)
-        out = []
-        for frame, (stirring, took) in enumerate(zip(stirrings, taken), start=1):
-            a = Hand("A", mask, ("L",), (30.0, 30.0), (30.0, -9.0), "L", stirring,
-                     covered={("B", "L"): took} if took else {})
-            b = Hand("B", mask, ("L",), (30.0, 26.0), (30.0, 60.0), "L", 0.3,
-                     covered={("A", "L"): given} if took and given else {})
-            finder.hands = (a, b)
-            seen = {hand.side: hand for hand in finder._report(frame / 30, frame, frozenset())}
-            out.append("L" in seen["A"].contact)
-        return out
+def _contacts_on_l_taken(taken: list[int], stirrings: tuple[float, ...], given: int = 0) -> list[bool]:
+    """Whether A's hand, gripping L with its tip still and stirring so frame by frame, touches L in
+    each frame where B's arm took so many of its pixels on L (and gave `given` of its own back)."""
+    _, _, view, finder, _ = _watching_l()
+    mask = np.ones((view.size[1], view.size[0]), bool)
+    out = []
+    for frame, (stirring, took) in enumerate(zip(stirrings, taken), start=1):
+        a = Hand("A", mask, ("L",), (30.0, 30.0), (30.0, -9.0), "L", stirring,
+                 covered={("B", "L"): took} if took else {})
+        b = Hand("B", mask, ("L",), (30.0, 26.0), (30.0, 60.0), "L", 0.3,
+                 covered={("A", "L"): given} if took and given else {})
+        finder.hands = (a, b)
+        seen = {hand.side: hand for hand in finder._report(frame / 30, frame, frozenset())}
+        out.append("L" in seen["A"].contact)
+    return out
 
-    assert contacts([0, 0, 96, 0, 0]) == [False, False, False, True, True]
-    assert contacts([0, 0, 96, 96, 0]) == [False, False, False, True, True]
-    assert contacts([0, 0, 96, 0, 0], given=96) == [False, False, True, True, True]
-    # A laid its card in frame 3 and moves on in frame 4: it touched L in frame 3, reported in frame 4
-    assert contacts([0, 0, 96, 0, 0], stirrings=(0.5, 0.4, 0.05, 0.9, 0.9)) == [False, False, False, True, False]
-    # or lies on L with its stirring over `stir_share` in frame 4 (the other arm moving over it)
-    assert contacts([0, 0, 96, 0, 0], stirrings=(0.5, 0.4, 0.05, 0.15, 0.05))[3]
+
+def test_a_hand_slowing_over_its_pile_that_the_other_arm_takes_pixels_from_does_not_come_to_rest_in_that_frame() -> None:
+    """A's hand slows over L, stirring 0.2-0.4 for four frames, then 0.05 in frame 5 with its tip still.
+    Where B's arm took 6 cm² of its pixels on L in that frame (and took back none), A is not at rest
+    there: it touches L from frame 6 on, even where B's arm goes on taking as much in frame 6 (A was
+    seen still on L in frame 5). Where B gave up as many of its own pixels on L to A (the split
+    shifting between two moving arms), A comes to rest in frame 5. Where A moves on in frame 6 (a
+    card laid and left), it touched L in frame 5: the touch is reported in frame 6."""
+    slowing = (0.4, 0.35, 0.3, 0.2, 0.05, 0.01, 0.0)
+    taken = [0, 0, 0, 0, 96, 0, 0]
+    assert _contacts_on_l_taken(taken, slowing) == [False] * 5 + [True, True]
+    assert _contacts_on_l_taken([0, 0, 0, 0, 96, 96, 0], slowing) == [False] * 5 + [True, True]
+    assert _contacts_on_l_taken(taken, slowing, given=96) == [False] * 4 + [True, True, True]
+    # A laid its card in frame 5 and moves on in frame 6: it touched L in frame 5, reported in frame 6
+    assert _contacts_on_l_taken(taken, (0.4, 0.35, 0.3, 0.2, 0.05, 0.9, 0.9)) == [False] * 5 + [True, False]
+    # or lies on L with its stirring over `stir_share` in frame 6 (the other arm moving over it)
+    assert _contacts_on_l_taken(taken, (0.4, 0.35, 0.3, 0.2, 0.05, 0.15, 0.05))[5]
+
+
+def test_a_hand_coming_in_fast_that_the_other_arm_takes_pixels_from_on_its_pile_comes_to_rest_there() -> None:
+    """A's hand comes in fast (over half its pixels changing three frames before) and lies still on L
+    in frame 5 as B's arm takes 6 cm² of its pixels there: it has stopped (the first hand of a race)
+    and touches L in frame 5. So too where it slowed for three frames (0.45, 0.25, 0.12) after
+    coming in at 0.67 and lies still in frame 6."""
+    assert _contacts_on_l_taken([0, 0, 0, 0, 96, 0, 0], (0.9, 0.8, 0.6, 0.3, 0.05, 0.01, 0.0)) == [False] * 4 + [True] * 3
+    assert _contacts_on_l_taken([0, 0, 0, 0, 0, 96, 0], (0.86, 0.67, 0.45, 0.25, 0.12, 0.0, 0.0)) == [False] * 5 + [True] * 2
 
 
 def test_a_hand_under_the_other_arm_grips_the_pile_that_arm_covers_not_the_one_beside_it() -> None:

@@ -88,6 +88,11 @@ EDGE_CM = 1.5
 COVER_CM2 = 2.0
 """The least area of a touching hand's pixels the other must have taken on the zone to lie over it."""
 
+SLOWING_FRAMES = 4
+"""A hand held back from rest (`HandFinder._slowing`) has gripped the zone, stirring, in at least this many frames before."""
+SLOWING_SHARE = 0.5
+"""... stirring no more than this share of its pixels in each of them: slowing over the pile, not coming in."""
+
 
 def _colour_codes(pixels: np.ndarray) -> np.ndarray:
     """Each BGR pixel's bin in a histogram of `COLOUR_BINS` levels per channel."""
@@ -695,7 +700,7 @@ class HandFinder:
                 and coming < COVER_CM2 * cfg.px_per_cm**2
             still = stirring <= cfg.stir_share and track.tip is not None \
                 and (math.dist(track.tip, hand.tip) < cfg.stop_cm or steady)
-            held = still and not self._still_before(track, hand) and self._overrun(hand)
+            held = still and not self._still_before(track, hand) and self._slowing(track, hand) and self._overrun(hand)
             rest = still and not held
             track.tip = hand.tip
             before = track.history[-1] if track.history else None
@@ -737,6 +742,18 @@ class HandFinder:
         given = sum(n for other in self.hands if other.side != hand.side
                     for (side, where), n in other.covered.items() if side == hand.side and where == zone)
         return taken >= COVER_CM2 * self.config.px_per_cm**2 and taken >= COVER_ODDS * given
+
+    def _slowing(self, track: _Track, hand: Hand) -> bool:
+        """Whether `hand`'s side gripped the zone it grips now in each of the last `SLOWING_FRAMES`
+        frames, stirring no more than `SLOWING_SHARE` of its pixels in each: a hand slowing over the
+        pile (coming down flat, hovering, sliding on from where it laid a card) changes few of its
+        pixels from frame to frame, and those are the pixels the other arm takes as it comes over
+        it, so the rest of it may lie still while it still moves. A hand coming in fast (over half
+        its pixels changing a few frames before) that lies still as the other arm reaches it has
+        stopped: the first hand of a race, which the other arm then comes over."""
+        steps = track.history[-SLOWING_FRAMES:]
+        return len(steps) == SLOWING_FRAMES and all(
+            step.grip == hand.grip_zone and step.stirring <= SLOWING_SHARE for step in steps)
 
     def _still_before(self, track: _Track, hand: Hand) -> bool:
         """Whether `hand`'s side was at rest in the frame before, or stirred no more than `stir_share`

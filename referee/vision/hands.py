@@ -37,10 +37,12 @@ end stops beside that pile, grips that pile, not the one its end lies nearer; on
 longer comes over it, it lies hidden under it, at rest only where that arm is. A hand gripping the
 spit pile it gripped in the frame before comes to rest there by its stirring alone (where the other
 arm lies over it, its tip jumps between strips of its rim), except while the other arm comes over it
-there. A hand whose pixels on the zone it grips the other arm took in this frame (many more than it
-took back) does not come to rest in that frame: the pixels it lost changed, and what is left of it may
-lie still while it still moves (a hand slowing over the pile as the other arm reaches in); it rests in
-the next frame it is seen still there.
+there. A hand slowing over the pile it grips (under half its pixels changing in each of the last few
+frames) whose pixels there the other arm took in this frame (many more than it took back) does not come
+to rest in that frame: the pixels it lost changed, and what is left of it may lie still while it still
+moves (a hand hovering over the pile as the other arm reaches in); it rests in the next frame it is seen
+still there. A hand that came in fast and lies still as the other arm reaches it has stopped (the first
+hand of a race): it rests in that frame.
 """
 
 from __future__ import annotations
@@ -89,9 +91,9 @@ COVER_CM2 = 2.0
 """The least area of a touching hand's pixels the other must have taken on the zone to lie over it."""
 
 SLOWING_FRAMES = 4
-"""A hand held back from rest (`HandFinder._slowing`) has gripped the zone, stirring, in at least this many frames before."""
+"""A hand is slowing over a pile (`HandFinder._slowing`) when it gripped it in each of this many frames before."""
 SLOWING_SHARE = 0.5
-"""... stirring no more than this share of its pixels in each of them: slowing over the pile, not coming in."""
+"""... stirring no more than this share of its pixels in each of them (a hand coming in changes most of them)."""
 
 
 def _colour_codes(pixels: np.ndarray) -> np.ndarray:

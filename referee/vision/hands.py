@@ -90,7 +90,7 @@ EDGE_CM = 1.5
 COVER_CM2 = 2.0
 """The least area of a touching hand's pixels the other must have taken on the zone to lie over it."""
 
-SLOWING_FRAMES = 4
+SLOWING_FRAMES = 5
 """A hand is slowing over a pile (`HandFinder._slowing`) when it gripped it in each of this many frames before."""
 SLOWING_SHARE = 0.5
 """... stirring no more than this share of its pixels in each of them (a hand coming in changes most of them)."""

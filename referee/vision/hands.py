@@ -93,7 +93,7 @@ COVER_CM2 = 2.0
 SLOWING_FRAMES = 5
 """A hand is slowing over a pile (`HandFinder._slowing`) when it gripped it in each of this many frames before."""
 SLOWING_SHARE = 0.5
-"""... stirring no more than this share of its pixels in each of them (a hand coming in changes most of them)."""
+"""The largest share of its pixels a hand slowing over a pile stirs in each of those frames."""
 
 
 def _colour_codes(pixels: np.ndarray) -> np.ndarray:
@@ -702,7 +702,8 @@ class HandFinder:
                 and coming < COVER_CM2 * cfg.px_per_cm**2
             still = stirring <= cfg.stir_share and track.tip is not None \
                 and (math.dist(track.tip, hand.tip) < cfg.stop_cm or steady)
-            held = still and not self._still_before(track, hand) and self._slowing(track, hand) and self._overrun(hand)
+            held = still and not self._still_before(track, hand) and self._slowing(track, hand) \
+                and self._overrun(hand)
             rest = still and not held
             track.tip = hand.tip
             before = track.history[-1] if track.history else None

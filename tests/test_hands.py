@@ -371,6 +371,50 @@ def test_a_hand_the_other_arm_comes_over_on_its_pile_does_not_rest_there_while_i
     assert touches({("B", "L"): 96}) == {}
 
 
+def _contacts_on_l_taken(taken: list[int], stirrings: tuple[float, ...], given: int = 0) -> list[bool]:
+    """Whether A's hand, gripping L with its tip still and stirring so frame by frame, touches L in
+    each frame where B's arm took so many of its pixels on L (and gave `given` of its own back)."""
+    _, _, view, finder, _ = _watching_l()
+    mask = np.ones((view.size[1], view.size[0]), bool)
+    out = []
+    for frame, (stirring, took) in enumerate(zip(stirrings, taken), start=1):
+        a = Hand("A", mask, ("L",), (30.0, 30.0), (30.0, -9.0), "L", stirring,
+                 covered={("B", "L"): took} if took else {})
+        b = Hand("B", mask, ("L",), (30.0, 26.0), (30.0, 60.0), "L", 0.3,
+                 covered={("A", "L"): given} if took and given else {})
+        finder.hands = (a, b)
+        seen = {hand.side: hand for hand in finder._report(frame / 30, frame, frozenset())}
+        out.append("L" in seen["A"].contact)
+    return out
+
+
+def test_a_hand_slowing_over_its_pile_that_the_other_arm_takes_pixels_from_does_not_come_to_rest_in_that_frame() -> None:
+    """A's hand slows over L, stirring 0.2-0.45 for five frames, then 0.05 in frame 6 with its tip still.
+    Where B's arm took 6 cm² of its pixels on L in that frame (and took back none), A is not at rest
+    there: it touches L from frame 7 on, even where B's arm goes on taking as much in frame 7 (A was
+    seen still on L in frame 6). Where B gave up as many of its own pixels on L to A (the split
+    shifting between two moving arms), A comes to rest in frame 6. Where A moves on in frame 7 (a
+    card laid and left), it touched L in frame 6: the touch is reported in frame 7."""
+    slowing = (0.45, 0.4, 0.35, 0.3, 0.2, 0.05, 0.01, 0.0)
+    taken = [0, 0, 0, 0, 0, 96, 0, 0]
+    assert _contacts_on_l_taken(taken, slowing) == [False] * 6 + [True, True]
+    assert _contacts_on_l_taken([0, 0, 0, 0, 0, 96, 96, 0], slowing) == [False] * 6 + [True, True]
+    assert _contacts_on_l_taken(taken, slowing, given=96) == [False] * 5 + [True] * 3
+    # A laid its card in frame 6 and moves on in frame 7: it touched L in frame 6, reported in frame 7
+    assert _contacts_on_l_taken(taken, (0.45, 0.4, 0.35, 0.3, 0.2, 0.05, 0.9, 0.9)) == [False] * 6 + [True, False]
+    # or lies on L with its stirring over `stir_share` in frame 7 (the other arm moving over it)
+    assert _contacts_on_l_taken(taken, (0.45, 0.4, 0.35, 0.3, 0.2, 0.05, 0.15, 0.05))[6]
+
+
+def test_a_hand_coming_in_fast_that_the_other_arm_takes_pixels_from_on_its_pile_comes_to_rest_there() -> None:
+    """A's hand comes in fast (over half its pixels changing three frames before) and lies still on L
+    in frame 5 as B's arm takes 6 cm² of its pixels there: it has stopped (the first hand of a race)
+    and touches L in frame 5. So too where it slowed for four frames (0.41, 0.31, 0.17, 0.2) after
+    coming in at 0.59 and lies still in frame 6."""
+    assert _contacts_on_l_taken([0, 0, 0, 0, 96, 0, 0], (0.9, 0.8, 0.6, 0.3, 0.05, 0.01, 0.0)) == [False] * 4 + [True] * 3
+    assert _contacts_on_l_taken([0, 0, 0, 0, 0, 96, 0], (0.59, 0.41, 0.31, 0.17, 0.2, 0.02, 0.0)) == [False] * 5 + [True] * 2
+
+
 def test_a_hand_under_the_other_arm_grips_the_pile_that_arm_covers_not_the_one_beside_it() -> None:
     """B's hand lies on L and A's came down over it there (taking 3 cm² of its pixels on L): B's
     visible end stops in the gap beside R and going back along it meets R, which it is not over;

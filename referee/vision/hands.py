@@ -37,7 +37,12 @@ end stops beside that pile, grips that pile, not the one its end lies nearer; on
 longer comes over it, it lies hidden under it, at rest only where that arm is. A hand gripping the
 spit pile it gripped in the frame before comes to rest there by its stirring alone (where the other
 arm lies over it, its tip jumps between strips of its rim), except while the other arm comes over it
-there.
+there. A hand slowing over the pile it grips (under half its pixels changing in each of the last few
+frames) whose pixels there the other arm took in this frame (many more than it took back) does not come
+to rest in that frame: the pixels it lost changed, and what is left of it may lie still while it still
+moves (a hand hovering over the pile as the other arm reaches in); it rests in the next frame it is seen
+still there. A hand that came in fast and lies still as the other arm reaches it has stopped (the first
+hand of a race): it rests in that frame.
 """
 
 from __future__ import annotations
@@ -84,6 +89,11 @@ EDGE_CM = 1.5
 
 COVER_CM2 = 2.0
 """The least area of a touching hand's pixels the other must have taken on the zone to lie over it."""
+
+SLOWING_FRAMES = 5
+"""A hand is slowing over a pile (`HandFinder._slowing`) when it gripped it in each of this many frames before."""
+SLOWING_SHARE = 0.5
+"""The largest share of its pixels a hand slowing over a pile stirs in each of those frames."""
 
 
 def _colour_codes(pixels: np.ndarray) -> np.ndarray:
@@ -251,7 +261,8 @@ class Hand:
 @dataclass(frozen=True)
 class _Step:
     """One frame of a side's hand: capture time, stirring, at rest, tip, the zone under its grip,
-    its pixels the other arm came over (`Hand.covered`), the zones it was over."""
+    its pixels the other arm came over (`Hand.covered`), the zones it was over, and whether it was
+    held back from rest there (`HandFinder._overrun`)."""
 
     t: float
     stirring: float
@@ -260,6 +271,7 @@ class _Step:
     grip: str | None = None
     covered: dict[tuple[str, str], int] = field(default_factory=dict)
     over: tuple[str, ...] = ()
+    held: bool = False
 
 
 @dataclass
@@ -688,15 +700,23 @@ class HandFinder:
             coming = sum(n for (_, zone), n in hand.covered.items() if zone == hand.grip_zone)
             steady = hand.grip_zone in self._spit and bool(track.history) and track.history[-1].grip == hand.grip_zone \
                 and coming < COVER_CM2 * cfg.px_per_cm**2
-            rest = stirring <= cfg.stir_share and track.tip is not None \
+            still = stirring <= cfg.stir_share and track.tip is not None \
                 and (math.dist(track.tip, hand.tip) < cfg.stop_cm or steady)
+            held = still and not self._still_before(track, hand) and self._slowing(track, hand) \
+                and self._overrun(hand)
+            rest = still and not held
             track.tip = hand.tip
-            track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone, hand.covered, hand.over))
+            before = track.history[-1] if track.history else None
+            track.history.append(_Step(t, stirring, rest, hand.tip, hand.grip_zone, hand.covered, hand.over, held))
             del track.history[:-16]
             grip = hand.grip_zone
             if rest and grip is not None and grip not in track.contact:
                 arrival = self._turned(track.history, grip) if grip in face_down else self._arrival(track.history)
                 track.contact = {grip: arrival}
+            elif not rest and before is not None and before.held \
+                    and before.grip is not None and before.grip not in track.contact:
+                # held back in the frame before and not at rest now: it touched there (a card laid and left)
+                track.contact = {before.grip: self._arrival(track.history[:-1])}
             elif not rest and not (stirring <= cfg.stir_share and grip in track.contact):
                 # (a hand lying still on the zone it touches keeps the touch while only its tip jumps)
                 track.contact.clear()
@@ -708,6 +728,44 @@ class HandFinder:
                 track.history.clear()
                 track.contact.clear()
         return tuple(out)
+
+    def _overrun(self, hand: Hand) -> bool:
+        """Whether the other arm took, in this frame, at least `COVER_CM2` of `hand`'s pixels on the
+        zone it grips and at least `COVER_ODDS` times as many as it gave back there. The pixels a hand
+        loses so changed and are not counted in its stirring: what is left of it may lie still while
+        it still moves (a hand slowing over the pile as the other arm reaches in beside or over it),
+        so it does not come to rest in the first such frame (`_still_before`: it does in the next
+        frame it is seen still on that zone; where it is not at rest in that next frame, moving on or
+        its tip jumping, it touched the zone in the frame held back, and its contact is reported then,
+        dated as it would have been).
+        Where both arms give up pixels about equally (both moving, the split shifting between them)
+        its stirring stands."""
+        zone = hand.grip_zone
+        taken = sum(n for (_, where), n in hand.covered.items() if where == zone)
+        given = sum(n for other in self.hands if other.side != hand.side
+                    for (side, where), n in other.covered.items() if side == hand.side and where == zone)
+        return taken >= COVER_CM2 * self.config.px_per_cm**2 and taken >= COVER_ODDS * given
+
+    def _slowing(self, track: _Track, hand: Hand) -> bool:
+        """Whether `hand`'s side gripped the zone it grips now in each of the last `SLOWING_FRAMES`
+        frames, stirring no more than `SLOWING_SHARE` of its pixels in each: a hand slowing over the
+        pile (coming down flat, hovering, sliding on from where it laid a card) changes few of its
+        pixels from frame to frame, and those are the pixels the other arm takes as it comes over
+        it, so the rest of it may lie still while it still moves. A hand coming in fast (over half
+        its pixels changing a few frames before) that lies still as the other arm reaches it has
+        stopped: the first hand of a race, which the other arm then comes over."""
+        steps = track.history[-SLOWING_FRAMES:]
+        return len(steps) == SLOWING_FRAMES and all(
+            step.grip == hand.grip_zone and step.stirring <= SLOWING_SHARE for step in steps)
+
+    def _still_before(self, track: _Track, hand: Hand) -> bool:
+        """Whether `hand`'s side was at rest in the frame before, or stirred no more than `stir_share`
+        there on the zone it grips now (a hand lying on the pile that the other arm goes on sliding
+        over: one frame held back is enough)."""
+        if not track.history:
+            return False
+        last = track.history[-1]
+        return last.rest or (last.stirring <= self.config.stir_share and last.grip == hand.grip_zone)
 
     def _under(self, side: str, track: _Track, t: float) -> tuple[str, ...]:
         """The sides whose hands lie over `side`'s where it touches: in the last `COVER_S` the

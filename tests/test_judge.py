@@ -1234,6 +1234,31 @@ def test_a_spit_card_laid_before_a_turn_up_its_player_s_touch_dates_later_is_pre
     assert [(e["player"], e["move"], e.t) for e in early] == [("B", "A turns up the top of A2", tb)]
 
 
+def test_a_spit_card_laid_as_a_card_turned_just_before_it_and_played_after_it_is_premature() -> None:
+    film, referee = _only_a_turn_before_the_spit()
+    ta = film.t
+    for _ in range(4):  # A turns up A2's last card, 5♣ (it fits on 4♦), never read in its place
+        film.frame((HandSeen("A", ("A2",), {"A2": ta}),), unread=("A2",))
+    tb = film.t
+    b_on_r = HandSeen("B", ("R",), {"R": tb})
+    for _ in range(4):  # B lays a spit card while A's hand, lifting 5♣, still hides A2
+        film.frame((b_on_r, HandSeen("A", ("A2",), {"A2": ta})), unread=("A2",))
+    film.zones["R"] = "8H"
+    for _ in range(10):  # read on R while A's hand still hides A2
+        film.frame((HandSeen("A", ("A2",), {"A2": ta}),), unread=("A2",))
+    tc = film.t
+    for _ in range(3):  # B takes the spit card back before the turn is known
+        film.frame((HandSeen("A", ("A2",), {"A2": ta}), HandSeen("B", ("R",), {"R": tc})), unread=("A2",))
+    film.zones.update(R="6D", A2="empty")
+    film.still(4)
+    tp = film.touch("A", "L", 3, then="5C")  # A plays 5♣ onto 4♦
+    film.still(10)
+    events = _run(film, referee)
+    assert [(e["player"], e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("A", "A2", "5C", ta)]
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("5C", tp)]
+    early = _of(events, "premature_spit")
+    assert [(e["player"], e["move"], e.t) for e in early] == [("B", "A turns up the top of A2", tb)]
+
 def test_a_spit_card_laid_while_the_turn_up_s_place_was_hidden_and_its_player_spat_is_no_premature_spit() -> None:
     film, referee = _only_a_turn_before_the_spit()
     for _ in range(4):  # A's hand comes over A2 and turns Q♣ (which fits nowhere), no contact seen

@@ -338,7 +338,8 @@ class SpitCalls:
         the spit card, showed the engine's top (`_showed_top`; else the engine has lost that pile, and
         the play may have gone onto a card laid since, such as the other spit card), or a turn-up dated
         by its player's first touch on the place since the move before it there, later than the spit
-        card (the card lay face down until then); forgotten after `DOUBT_S`."""
+        card (the card lay face down until then), or one dated about when the spit card landed whose
+        card plays there (`_turned_playable`); forgotten after `DOUBT_S`."""
         for key, (side, when, exc) in list(self._doubted.items()):
             if key in self._unsure and key in self._flagged and self.readings.get(key[0]) == key[1]:
                 continue  # still lying there: judged where it lies
@@ -346,7 +347,8 @@ class SpitCalls:
                 del self._doubted[key]
             elif (isinstance(exc.move, Play) and self._played_since(exc.move, when[0])
                   and self._showed_top(exc.move.to, when[0])) \
-                    or (isinstance(exc.move, TurnUp) and self._turned_after(exc.move, when[0])):
+                    or (isinstance(exc.move, TurnUp) and (self._turned_after(exc.move, when[0])
+                                                          or self._turned_playable(exc.move, when[0]))):
                 del self._doubted[key]
                 self._emit("premature_spit", when, player=side, move=exc.move.describe(), reason=str(exc))
 
@@ -397,6 +399,27 @@ class SpitCalls:
                 return any(touch.contact and touch.side == move.player and when <= touch.t <= when + TURN_S
                            for touch in self._touches.get(move.pile, ())) \
                     and not self._spat_before_turning(move, t, when)
+        return False
+
+    def _turned_playable(self, move: TurnUp, t: float) -> bool:
+        """The turn-up `move` was found since a spit card laid at `t`, dated before `t` or less than
+        `SPIT_LEAD_S` after it (so the card may have been turned before the spit card landed), and in
+        the engine's position at `t` (with the moves found since) that card, face up there, plays on a
+        spit pile that showed the engine's top when last read before `t`, the card read in its place
+        since it was turned or that play made at `t` or later: a move existed at `t` either way (the
+        play of that card if it was turned before, the turn-up if after), so the spit card was
+        premature, though `_turned_after` cannot show the card lay face down at `t`."""
+        for when, made in self._made:
+            if not (when <= t + SPIT_LEAD_S and self._same(move, made) and made.card is not None):
+                continue
+            read = self._read_in_place.get(made.card.code)
+            seen = read is not None and read[1] == move.pile and read[0] >= when
+            state = self._state_at(t + SPIT_LEAD_S)
+            if state.phase == "play" and any(
+                    state.check(play := Play(move.player, made.card, move.pile, pile)) is None
+                    and self._showed_top(pile, t) and (seen or self._played_since(play, t))
+                    for pile in self._piles):
+                return True
         return False
 
     def _spat_before_turning(self, move: TurnUp, t: float, turned: float) -> bool:

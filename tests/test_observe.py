@@ -129,6 +129,18 @@ def test_a_spit_pile_a_hand_leaves_is_read_in_that_frame_when_only_what_the_hand
     assert left.hands == () and left.zones["L"] == ZoneReading("7C")
 
 
+def test_a_stock_place_a_hand_leaves_is_read_in_that_frame_when_only_what_the_hand_held_changed() -> None:
+    calibration, table, reader, observer = _setup()
+    for i in range(4):
+        observer.observe(table, i / 30, i)
+    hand = _hand_over(table, calibration, "A3")
+    for i in range(4, 8):
+        observer.observe(hand, i / 30, i)
+    reader.shows["A3"] = ZoneReading("7C")
+    left = observer.observe(_card(table, calibration, "A3"), 8 / 30, 8)  # the card it turned up shows
+    assert left.hands == () and left.zones["A3"] == ZoneReading("7C")
+
+
 def _left_with_the_arm_s_edge_over(observer: Observer, table: np.ndarray, calibration: Calibration,
                                    reader: ScriptedReader) -> ZoneReading | None:
     """A hand lays a card on L and leaves it, the edge of its arm still over the pile's side in the

@@ -3,11 +3,11 @@
 Every frame: one warp into the small top-down view (`TableView`), the hands (`HandFinder`), and
 for each zone a comparison of its patch with the previous frame (is it still?) and with the
 patch it showed when last read (did it change?). A zone under a hand reads `occluded`; a zone
-that changed and has been still for `settle_frames` with no hand over it (a spit pile: or that a
-hand has just left, where nothing changed but what the hand held in the frame before or, lying over
-no more than `edge_fraction` of it, holds in this one) is read
-again by the `ZoneReader` (the detector, on rectified crops at 16 px/cm, up to four zones a pass), and
-again in the following frames until `agree` reads in a row say the same with at least
+that changed and has been still for `settle_frames` with no hand over it (or that a hand has just
+left, where nothing changed but what the hand held in the frame before or, lying over no more than
+`edge_fraction` of it, holds in this one: a card laid on a spit pile or turned up in a stock place
+is read in the frame its hand leaves) is read again by the `ZoneReader` (the detector, on rectified
+crops at 16 px/cm, up to four zones a pass), and again in the following frames until `agree` reads in a row say the same with at least
 `min_confidence` (so the tracker's hysteresis sees independent reads, and one misread cannot
 stand); a zone that looks as when last read keeps its reading, one that changed and is not yet
 read is left out of the observation (not read in this frame). When most of the view differs
@@ -77,9 +77,9 @@ class ObserveConfig:
     unexplained) is the light changing and is followed at once; a zone that changed with an arm
     (this frame's or the last's) over part of it is still, and read, by the pixels the arms leave
     when they leave at least `visible_fraction` of it, and is left unread when those look as when
-    it was last read; a spit pile a hand has just left is still when what no hand held in the last
-    frame nor holds in this one is still, while an arm lies over no more than `edge_fraction` of it
-    (its edge: enough of the card shows to be read);
+    it was last read; a pile (spit pile or stock place) a hand has just left is still when what no
+    hand held in the last frame nor holds in this one is still, while an arm lies over no more than
+    `edge_fraction` of it (its edge: enough of the card shows to be read);
     `hands`: the hand finder's settings."""
 
     change_threshold: int = 40
@@ -120,7 +120,7 @@ class ObserveConfig:
 @dataclass
 class _ZoneState:
     """One zone's reads; `taken`: its owner's hand was over it, a face-up card on top, since it was last read;
-    `under_hand`: a spit pile's pixels a hand's foreground held in the last frame (None: none)."""
+    `under_hand`: the zone's pixels a hand's foreground held in the last frame (None: none)."""
 
     reading: ZoneReading | None = None
     read_patch: np.ndarray | None = None
@@ -276,7 +276,7 @@ class Observer:
             patch = self.view.crop(image, name)
             mask = self.view.zones[name]
             held, state.under_hand = state.under_hand, None
-            if self._arms is not None and name not in self._owner:  # (only a spit pile's is used)
+            if self._arms is not None:
                 state.under_hand = self.view.crop(self._arms, name) & mask
                 if not state.under_hand.any():
                     state.under_hand = None
@@ -298,13 +298,13 @@ class Observer:
             if state.previous is not None and self._share(patch, state.previous, mask, cfg.still_threshold) \
                     < cfg.still_fraction * pixels:
                 state.still += 1
-            elif held is not None and name not in self._owner and state.previous is not None \
+            elif held is not None and state.previous is not None \
                     and self._arm_s_edge_at_most(state.under_hand, name) \
                     and self._share(patch, state.previous, self._left_by_hands(mask, held, state.under_hand),
                                     cfg.still_threshold) < cfg.still_fraction * pixels:
-                state.still = max(state.still, 1)  # a spit pile where only what a hand held in the last frame
+                state.still = max(state.still, 1)  # a pile where only what a hand held in the last frame
                 # (or, by its edge, holds in this one) changed: the hand left what lies there still (the card it
-                # laid is read a frame sooner)
+                # laid or turned up is read a frame sooner)
             else:
                 state.still = 0
             state.previous = patch
@@ -338,9 +338,9 @@ class Observer:
         return Observation(t, index, readings, hands)
 
     def _arm_s_edge_at_most(self, under_hand: np.ndarray | None, zone: str) -> bool:
-        """No arm lies over spit pile `zone` in this frame (`under_hand`, None: none), or only its edge,
+        """No arm lies over pile `zone` in this frame (`under_hand`, None: none), or only its edge,
         over no more than `edge_fraction` of it: the card shows. (An arm over more of the pile may be a
-        hand still laying a card there, whose contact the hand finder reports a frame later: read before
+        hand still laying or turning a card there, whose contact the hand finder reports a frame later: read before
         that report, the card would be dated by an earlier cover of the pile.)"""
         return under_hand is None or np.count_nonzero(under_hand) <= self.config.edge_fraction * self._pixels[zone]
 

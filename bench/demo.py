@@ -34,12 +34,15 @@ from typing import Any
 import cv2
 import numpy as np
 
-from referee.events import Event
-from referee.judge.score import FLAGS, Score, score
-from referee.observations import Observation
-from referee.pipeline import Pipeline, PipelineConfig, VideoFile
-from referee.render.truth import TruthReader
-from referee.server.demo import DEMO_OPTIONS, DemoGame, cache_folder, ensure_demo
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's package, whichever one is installed
+
+from referee.events import Event  # noqa: E402
+from referee.judge.score import FLAGS, Score, score  # noqa: E402
+from referee.observations import Observation  # noqa: E402
+from referee.pipeline import Pipeline, PipelineConfig, VideoFile  # noqa: E402
+from referee.render.truth import TruthReader  # noqa: E402
+from referee.server.demo import DEMO_OPTIONS, DemoGame, cache_folder, ensure_demo  # noqa: E402
 
 FALSE_CALL_TYPES = (*FLAGS, "spit_call")
 """Calls that, made wrongly, a new user watching the demo would see as the referee's mistake."""

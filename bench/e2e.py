@@ -35,14 +35,17 @@ import cv2
 import numpy
 import onnxruntime
 
-from referee.events import Event, read_events
-from referee.judge.contacts import ContactScore, score_contacts
-from referee.judge.score import SPIT_CALL_BOUND_S, Score, score
-from referee.observations import Observation
-from referee.pipeline import Pipeline, PipelineConfig, VideoFile
-from referee.render import RenderOptions
-from referee.render.cache import cached_game
-from referee.render.truth import TruthReader
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's package, whichever one is installed
+
+from referee.events import Event, read_events  # noqa: E402
+from referee.judge.contacts import ContactScore, score_contacts  # noqa: E402
+from referee.judge.score import SPIT_CALL_BOUND_S, Score, score  # noqa: E402
+from referee.observations import Observation  # noqa: E402
+from referee.pipeline import Pipeline, PipelineConfig, VideoFile  # noqa: E402
+from referee.render import RenderOptions  # noqa: E402
+from referee.render.cache import cached_game  # noqa: E402
+from referee.render.truth import TruthReader  # noqa: E402
 
 DEFAULT_SEEDS = list(range(9001, 9021))
 HELD_OUT_SEEDS = list(range(9901, 9921))

@@ -17,12 +17,16 @@ import statistics
 import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 
-from referee.judge.camera import CameraConfig, Faults, observe_log
-from referee.judge.judge import Judge
-from referee.judge.score import SPIT_CALL_BOUND_S, Score, score
-from referee.simulate import simulate_game
-from referee.tracker import TrackerConfig
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's package, whichever one is installed
+
+from referee.judge.camera import CameraConfig, Faults, observe_log  # noqa: E402
+from referee.judge.judge import Judge  # noqa: E402
+from referee.judge.score import SPIT_CALL_BOUND_S, Score, score  # noqa: E402
+from referee.simulate import simulate_game  # noqa: E402
+from referee.tracker import TrackerConfig  # noqa: E402
 
 FAULTS = {"none": Faults(), "realistic": Faults.realistic(), "harsh": Faults.harsh()}
 DEFAULT_SEEDS = list(range(1001, 1011))

@@ -24,10 +24,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from referee.server.demo import DEMO_OPTIONS, cache_folder, ensure_demo
-
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # this checkout's package, whichever one is installed; the tests' client
+from referee.server.demo import DEMO_OPTIONS, cache_folder, ensure_demo  # noqa: E402
 from http_client import free_port, get_json, post_json  # noqa: E402  (the tests' client of referee serve)
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -12,9 +12,14 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
+from pathlib import Path
 
-from referee.rules.spit import PRESETS, ChoosePile, Slap, SpitRules, SpitState
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's package, whichever one is installed
+
+from referee.rules.spit import PRESETS, ChoosePile, Slap, SpitRules, SpitState  # noqa: E402
 
 
 def greedy_move(state: SpitState, player: str) -> object | None:

@@ -49,16 +49,19 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from referee.events import Event, EventLog, read_events
-from referee.observations import ZoneReading
-from referee.pipeline import CapturedFrame, Pipeline, PipelineConfig, VideoFile
-from referee.pipeline.memory import heap_usage
-from referee.render import RenderOptions
-from referee.render.cache import cached_game
-from referee.render.truth import TruthReader
-from referee.vision.calibrate import Calibration
-from referee.vision.observe import ZoneReader
-from referee.vision.zones import CardSeen
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's package, whichever one is installed
+
+from referee.events import Event, EventLog, read_events  # noqa: E402
+from referee.observations import ZoneReading  # noqa: E402
+from referee.pipeline import CapturedFrame, Pipeline, PipelineConfig, VideoFile  # noqa: E402
+from referee.pipeline.memory import heap_usage  # noqa: E402
+from referee.render import RenderOptions  # noqa: E402
+from referee.render.cache import cached_game  # noqa: E402
+from referee.render.truth import TruthReader  # noqa: E402
+from referee.vision.calibrate import Calibration  # noqa: E402
+from referee.vision.observe import ZoneReader  # noqa: E402
+from referee.vision.zones import CardSeen  # noqa: E402
 
 DEFAULT_SEEDS = [9001, 9002, 9003, 9004]
 

@@ -22,14 +22,17 @@ from pathlib import Path
 
 import cv2
 
-from referee.events import read_events
-from referee.observations import EMPTY
-from referee.pipeline import Pipeline, PipelineConfig, VideoFile
-from referee.render import RenderOptions
-from referee.render.cache import cached_game
-from referee.render.truth import TruthReader
-from referee.vision.detector import CardDetector, DetectorSettings
-from referee.vision.observe import DetectorReader
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's package, whichever one is installed
+
+from referee.events import read_events  # noqa: E402
+from referee.observations import EMPTY  # noqa: E402
+from referee.pipeline import Pipeline, PipelineConfig, VideoFile  # noqa: E402
+from referee.render import RenderOptions  # noqa: E402
+from referee.render.cache import cached_game  # noqa: E402
+from referee.render.truth import TruthReader  # noqa: E402
+from referee.vision.detector import CardDetector, DetectorSettings  # noqa: E402
+from referee.vision.observe import DetectorReader  # noqa: E402
 
 
 def _kind(code: str) -> str:

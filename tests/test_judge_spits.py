@@ -533,3 +533,24 @@ def test_spit_cards_laid_after_a_spit_called_on_a_first_read_make_that_turn_and_
     assert [e["cards"] for e in _of(events, "spit")] == [{"L": "8H", "R": "QD"}]
     assert [(e["card"], e["to"]) for e in _of(events, "play")] == [("KH", "R")]
     assert not _of(events, "premature_spit") and not _of(events, "resync")
+
+
+def test_a_doubted_spit_card_is_premature_once_a_move_its_position_allowed_is_made_after_it() -> None:
+    rules = SpitRules()  # A may move 5♥ or 6♥ into the space A1, each uncovering a face-down card
+    state = SpitState.position(rules, {"A": ["", "back | 5H", "back | 6H"], "B": ["KS"]},
+                               spit={"A": "back back", "B": "back back"}, piles={"L": "9D", "R": "2C"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A2": "5H", "A3": "6H", "B1": "KS", "L": "9D", "R": "2C"})
+    film.still(4)
+    tb = film.t
+    for _ in range(4):  # B lays a spit card while A's arm hides A2 and A3, lifting 6♥ (no contact seen)
+        film.frame((HandSeen("A", ("A2", "A3")), HandSeen("B", ("R",), {"R": tb})))
+    film.zones.update(A3="back", R="JC")
+    film.over("A", "A1", 2)
+    ta = film.touch("A", "A1", 3, then="6H")  # 6♥ into the space, after the spit card landed
+    film.still(10)
+    film.touch("B", "R", 3, then="2C")  # B takes the spit card back
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["card"], e["from"], e["to"], e.t) for e in _of(events, "move_to_space")] == [("6H", "A3", "A1", ta)]
+    assert [(e["player"], e.t) for e in _of(events, "premature_spit")] == [("B", tb)]
+    assert not _of(events, "spit")

@@ -349,24 +349,26 @@ class SpitCalls:
             elif (isinstance(exc.move, Play) and self._played_since(exc.move, when[0])
                   and self._showed_top(exc.move.to, when[0])) \
                     or (isinstance(exc.move, TurnUp) and (self._turned_after(exc.move, when[0])
-                                                          or self._turned_playable(exc.move, when[0]))) \
-                    or self._made_after(when[0], side):
+                                                          or self._turned_playable(exc.move, when[0]))):
                 del self._doubted[key]
                 self._emit("premature_spit", when, player=side, move=exc.move.describe(), reason=str(exc))
+            elif (made := self._made_after(when[0], side)) is not None:
+                del self._doubted[key]  # (the move named is the one made: the engine's may not exist as it now knows the table)
+                self._emit("premature_spit", when, player=side, move=made.describe(), reason=f"no Spit yet: {made.describe()}")
 
-    def _made_after(self, t: float, side: str) -> bool:
+    def _made_after(self, t: float, side: str) -> SpitMove | None:
         """A play or a move into a space found since a spit card of `side` landed at `t`, dated by its
         touch more than `SPIT_LEAD_S` after it (made after the card, as `_landed_on` leaves it out),
         could be made on the engine's position then (a play onto a pile that showed the engine's top
         when last read before `t`; a move into a space on counts no re-read guessed): whichever move
-        the engine found, one existed when the card landed, since a player made it. Never on a position
-        read again from the table less than `RESYNC_S` before `t` or since."""
+        the engine found, one existed when the card landed, since a player made it (that move; None if
+        none). Never on a position read again from the table less than `RESYNC_S` before `t` or since."""
         landed = None if self._resynced_at > t - RESYNC_S else self._landed_on(t, side)
         if landed is None or landed.phase != "play":
-            return False
-        return any(when > t + SPIT_LEAD_S and landed.check(made) is None and (
-            (isinstance(made, Play) and self._showed_top(made.to, t)) or (isinstance(made, MoveToSpace) and self._counts_known))
-            for when, made in self._made if isinstance(made, (Play, MoveToSpace)))
+            return None
+        return next((made for when, made in self._made if isinstance(made, (Play, MoveToSpace))
+                     and when > t + SPIT_LEAD_S and landed.check(made) is None
+                     and (self._showed_top(made.to, t) if isinstance(made, Play) else self._counts_known)), None)
 
     def _played_since(self, move: Play, t: float) -> bool:
         """The play `move` was made at `t` (within a frame) or later."""
@@ -465,7 +467,7 @@ class SpitCalls:
             return False  # the position was read again from the table just before or since: what it guessed may be wrong
         if isinstance(move, Play) and self._played_since(move, t) and self._showed_top(move.to, t):
             return True  # the play was made since, onto a pile the engine had right: it existed
-        if self._made_after(t, spit[2]):
+        if self._made_after(t, spit[2]) is not None:
             return True  # another move was made since that the position allowed: it existed
         if isinstance(move, MoveToSpace) and not self._counts_known:
             return False

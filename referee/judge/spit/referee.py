@@ -34,6 +34,7 @@ from referee.judge.spit.touches import HandTouches
 from referee.observations import CARD_CODES, EMPTY
 from referee.rules.spit import (
     ImpossiblePosition,
+    MoveToSpace,
     Play,
     PrematureSpit,
     Spit,
@@ -544,8 +545,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         return None
 
     def _landed_on(self, t: float, side: str) -> SpitState | None:
-        """The engine's position when a spit card of `side` touched a pile at `t`: the last plays,
-        dated by their touch more than `SPIT_LEAD_S` after it, left out, and so are another
+        """The engine's position when a spit card of `side` touched a pile at `t`: the last plays and
+        moves into a space, dated by their touch more than `SPIT_LEAD_S` after it, left out, and so are another
         player's spit cards dated less than `SPIT_ROUND_S` before it or later (laid at the same
         stalemate); any other move since is taken to have been made before it (a move applied
         after a play left out, as a turn-up whose card was read late, is made again without it).
@@ -559,7 +560,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         def after_it(when: float, move: SpitMove) -> bool:
             if isinstance(move, Spit):
                 return True  # a spit card of the same stalemate (the others stop the search)
-            return when > t + SPIT_LEAD_S and ((isinstance(move, Play) and any(
+            return when > t + SPIT_LEAD_S and ((isinstance(move, (Play, MoveToSpace)) and any(
                 touch.contact and touch.side == move.player and touch.t == when
                 for touch in self._touches.get(move.to, ()))) or (isinstance(move, TurnUp) and any(
                 touch.contact and touch.side == move.player and when <= touch.t <= when + TURN_S

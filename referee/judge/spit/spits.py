@@ -339,7 +339,8 @@ class SpitCalls:
         the play may have gone onto a card laid since, such as the other spit card), or a turn-up dated
         by its player's first touch on the place since the move before it there, later than the spit
         card (the card lay face down until then), or one dated about when the spit card landed whose
-        card plays there (`_turned_playable`); forgotten after `DOUBT_S`."""
+        card plays there (`_turned_playable`), or once another move that the position when the card
+        landed allowed is made after it (`_made_after`); forgotten after `DOUBT_S`."""
         for key, (side, when, exc) in list(self._doubted.items()):
             if key in self._unsure and key in self._flagged and self.readings.get(key[0]) == key[1]:
                 continue  # still lying there: judged where it lies
@@ -351,6 +352,23 @@ class SpitCalls:
                                                           or self._turned_playable(exc.move, when[0]))):
                 del self._doubted[key]
                 self._emit("premature_spit", when, player=side, move=exc.move.describe(), reason=str(exc))
+            elif (made := self._made_after(when[0], side)) is not None:
+                del self._doubted[key]  # (the move named is the one made: the engine's may not exist as it now knows the table)
+                self._emit("premature_spit", when, player=side, move=made.describe(), reason=f"no Spit yet: {made.describe()}")
+
+    def _made_after(self, t: float, side: str) -> SpitMove | None:
+        """A play or a move into a space found since a spit card of `side` landed at `t`, dated by its
+        touch more than `SPIT_LEAD_S` after it (made after the card, as `_landed_on` leaves it out),
+        could be made on the engine's position then (a play onto a pile that showed the engine's top
+        when last read before `t`; a move into a space on counts no re-read guessed): whichever move
+        the engine found, one existed when the card landed, since a player made it (that move; None if
+        none). Never on a position read again from the table less than `RESYNC_S` before `t` or since."""
+        landed = None if self._resynced_at > t - RESYNC_S else self._landed_on(t, side)
+        if landed is None or landed.phase != "play":
+            return None
+        return next((made for when, made in self._made if isinstance(made, (Play, MoveToSpace))
+                     and when > t + SPIT_LEAD_S and landed.check(made) is None
+                     and (self._showed_top(made.to, t) if isinstance(made, Play) else self._counts_known)), None)
 
     def _played_since(self, move: Play, t: float) -> bool:
         """The play `move` was made at `t` (within a frame) or later."""
@@ -438,7 +456,8 @@ class SpitCalls:
         on a position read again from the table less than `RESYNC_S` before `t` or since (a play
         found after a re-read does not show the position before it); a play made since onto a pile
         that showed the engine's top when last read before `t` (`_showed_top`: where it did not, the
-        play may have gone onto a card laid since, such as the other spit card), or it rests
+        play may have gone onto a card laid since, such as the other spit card), another move the
+        position at `t` allowed made after it (`_made_after`), or it rests
         on what the camera sees (the places it uses were settled then,
         or, a spit pile, showed the engine's top when last read before `t`, with no hand laying an
         unjudged card there since; no stock place shows what no move explains; and a move into a
@@ -448,6 +467,8 @@ class SpitCalls:
             return False  # the position was read again from the table just before or since: what it guessed may be wrong
         if isinstance(move, Play) and self._played_since(move, t) and self._showed_top(move.to, t):
             return True  # the play was made since, onto a pile the engine had right: it existed
+        if self._made_after(t, spit[2]) is not None:
+            return True  # another move was made since that the position allowed: it existed
         if isinstance(move, MoveToSpace) and not self._counts_known:
             return False
         if isinstance(move, (Play, MoveToSpace, StackEqual)):

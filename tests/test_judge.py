@@ -1853,6 +1853,21 @@ def test_a_re_read_counts_one_card_fewer_where_the_engine_s_face_up_top_is_gone_
         ([2, "5C"], [1, "JD"], [3, None], [2, None], [2, "4D"])
 
 
+def test_a_place_showing_the_card_played_from_it_and_covered_on_a_pile_is_misread_not_re_read() -> None:
+    film = _opened()  # R shows 3♣
+    tb = film.play("B", "B2", "back", "R")  # B's 4♦ onto 3♣
+    ta = film.play("A", "A5", "back", "R")  # A's 5♥ covers it
+    film.over("B", "B2", 6)  # B turns up 4♥ at B2, read as 4♦ (the card under A's 5♥) for three seconds
+    film.zones["B2"] = "4D"
+    film.still(90)
+    film.zones["B2"] = "4H"
+    tc = film.play("B", "B2", "back", "R")  # B's 4♥ onto 5♥
+    film.still(20)
+    events = film.judge()
+    assert not _of(events, "resync")
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "4D", tb), ("A", "5H", ta), ("B", "4H", tc)]
+
+
 def test_a_contact_reported_after_a_re_read_is_judged_by_when_it_began() -> None:
     film = _opened()
     film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 face down

@@ -45,6 +45,8 @@ class Rereads:
                 continue
             if zone in self._owner and self.state.top(zone) is not None and seen == self._under(zone):
                 continue
+            if zone in self._owner and self._buried(zone, seen):
+                continue
             odd.add(zone)
         return odd
 
@@ -94,6 +96,24 @@ class Rereads:
         last showed is from before that move (an arm over it all along), not a read to go by."""
         return zone in self._owner and self._read_clear.get(zone, -math.inf) <= self._moved.get(zone, -math.inf)
 
+    def _buried(self, zone: str, code: str) -> bool:
+        """Stock place `zone`, read clear since its last move, shows `code`, a card the engine played from it
+        onto a spit pile, read there and covered by the next card read there, which its player's hand
+        (`_layers`) touched the pile to lay after `code` was last read there (not the card under it, shown
+        as it was taken back): no card comes back from under a pile's top, so the place is misread."""
+        read = self._read_on_pile.get(code)
+        if read is None or self._stale(zone):
+            return False
+        pile, t = read
+        played = [move.player for _, move in self._made
+                  if isinstance(move, Play) and move.card.code == code and move.source == zone and move.to == pile]
+        if not played or not any(card is not None and card.code == code for card in self.state.pile(pile)[:-1]):
+            return False
+        cover = next(((seen, when) for seen, when in self._pile_reads.get(pile, ()) if when > t and seen != code), None)
+        return cover is not None and cover[0] in CARD_CODES and any(
+            touch.contact and t < touch.t < cover[1] and touch.side in self._layers(pile, cover[0], played[-1])
+            for touch in self._touches.get(pile, ()))
+
     def _resync(self) -> None:
         """The table has shown what no move explains for `RESYNC_S`: the engine's position is read
         again from the table (the camera-state constructor: counts kept from the engine where
@@ -108,7 +128,9 @@ class Rereads:
         for i, player in enumerate(self._players):
             places: list[tuple[int, str | None]] = []
             for zone in r.stock_names[i]:
-                seen = self._expected(zone) if self._stale(zone) else self.readings.get(zone, EMPTY)
+                seen = self.readings.get(zone, EMPTY)
+                if self._stale(zone) or self._buried(zone, seen):
+                    seen = self._expected(zone)
                 count = self._reread_count(zone, seen)
                 places.append((count, seen if seen in CARD_CODES else None))
                 on_table += count

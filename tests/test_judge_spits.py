@@ -563,3 +563,30 @@ def test_a_doubted_spit_card_is_premature_once_a_move_its_position_allowed_is_ma
     assert early[0]["move"] == ("A moves 6♥ from A3 into the empty space A1" if taken_back_first
                                 else "A moves 5♥ from A2 into the empty space A1")  # (the move made, or the engine's)
     assert not _of(events, "spit")
+
+
+def test_a_card_laid_on_a_pile_is_not_another_player_s_whose_last_touch_there_laid_a_card_judged_already() -> None:
+    rules = SpitRules()  # after B's J♥ onto Q♦, B's 10♣ onto J♥ is a move
+    state = SpitState.position(rules, {"A": ["KS"], "B": ["back | JH", "10C"]}, spit={"A": "back back", "B": "back back"},
+                               piles={"L": "QD", "R": "2H"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "KS", "B1": "JH", "B2": "10C", "L": "QD", "R": "2H"})
+    film.still(4)
+    tb = film.play("B", "B1", "back", "L")  # B's J♥ onto Q♦
+    b_on_b1 = HandSeen("B", ("B1",))  # B's hand back over B1, turning its card, for a long while
+    film.frame((b_on_b1,))
+    ta = film.t
+    for _ in range(3):  # A lays a spit card on J♥
+        film.frame((b_on_b1, HandSeen("A", ("L",), {"L": ta})))
+    film.zones["L"] = "3C"
+    for _ in range(10):
+        film.frame((b_on_b1,))
+    tc = film.t
+    for _ in range(3):  # A takes it back before B1 is read
+        film.frame((b_on_b1, HandSeen("A", ("L",), {"L": tc})))
+    film.zones["L"] = "JH"
+    for _ in range(6):
+        film.frame((b_on_b1,))
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "JH", tb)]
+    assert [(e["player"], e["move"], e.t) for e in _of(events, "premature_spit")] == [("A", "B plays 10♣ from B2 onto L", ta)]

@@ -502,6 +502,8 @@ class TableMoves:
                     # dated by this player's hand on the pile (over it, if no contact was seen) before it was seen
                     laid = last[1] if last is not None and player == last[0] else self._when(pile, player, first_seen)
                     if (pile, player, laid[0]) in self._used:
+                        if last is not None and player != last[0]:
+                            continue  # their last touch there laid a card judged already: a hand lays one card at a time
                         laid = first_seen  # that touch laid a card judged already
                     turned = self._turned_unseen(player, laid[0], covered=covered, only=not (
                         self._rival_touch(pile, player, laid[0]) or self._rival_hidden(pile, player, laid[0])),

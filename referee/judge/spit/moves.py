@@ -780,7 +780,8 @@ class TableMoves:
         seen, only its hand over the pile: any time before that): they touched the pile before
         `card` (and went under it, or were taken back), so they are judged first, in touch order;
         not a card seen there and taken back by its player (`_lifted_off`), nor one the engine would refuse
-        there whose hand touched a spit pile again since (`_touched_again`), nor at the touch that laid
+        there whose hand touched a spit pile again since (`_touched_again`), nor one gone from its place longer
+        than a hand carries a card (`_carried_no_longer`), nor at the touch that laid
         `card` (its player's within a frame of `when`, `card` a stock top of theirs: one hand lays one
         card, and `card` was read there). True when one was applied."""
         limit = when[0] if until is None else max(when[0], until)
@@ -795,6 +796,7 @@ class TableMoves:
                     continue  # the touch that laid `card`: one hand lays one card
                 if self._free(pile, touch, lift.player) and lift.t <= touch.t \
                         and not self._taking_back(pile, touch) and not self._lifted_later(code, lift, touch.t) \
+                        and not self._carried_no_longer(lift, touch.t) \
                         and (tied or until is not None or not self._close(touch.t, when[0])) \
                         and (touch.t < limit or self._close(touch.t, when[0])):
                     if took is None or (touch.side, touch.t) != took[:2]:

@@ -1,7 +1,8 @@
-"""False flags found on the fresh games AE/AF (fourteenth session): a card gone from its place longer than
-a hand carries one is not laid at a later touch of that hand, and a card that landed unseen is not refused
-at another touch of its hand that its guessed landing time comes after. Each test is named after the
-rule it checks."""
+"""False flags and plays found on the fresh games AE/AF (fourteenth session): a card gone from its place
+longer than a hand carries one is not laid at a later touch of that hand, a card that landed unseen is not
+refused at another touch of its hand that its guessed landing time comes after, and a card turned unseen
+is not laid by a hand that carried a card seen lifted to that touch. Each test is named after the rule it
+checks."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from test_judge import LAYOUT, Film, _of, _opened
 from test_judge_covered import _over
 
 from referee.events import Event
-from referee.observations import HandSeen
+from referee.observations import HandSeen, Observation, ZoneReading
 
 
 def _gone_long_then_touched() -> tuple[Film, float]:
@@ -101,3 +102,31 @@ def test_a_card_that_landed_unseen_is_not_refused_at_a_touch_of_its_hand_before_
     events = film.judge()
     assert [(e["player"], e["card"], e["to"]) for e in _of(events, "play")][-1] == ("B", "4D", "R")
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2S", ta)]
+
+
+def test_a_card_turned_unseen_is_not_laid_by_a_hand_that_carried_a_card_seen_lifted_to_that_touch() -> None:
+    """A turns 10♠ in A2 under its arm while B's hand is on B2 (face-down there too) and then lifts 8♠
+    from B3; both hands touch L in one frame and L shows the 10♠, the 8♠ read under it: B's hand carried
+    the 8♠ (one hand, one card), so the 10♠ is A's, turned in A2."""
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ on 8♦
+    film.play("B", "B2", "back", "R")  # 4♦ on 3♣
+    film.still(10)
+    arm = HandSeen("A", ("A2",), {"A2": film.t})
+    _over(film, 4, arm, HandSeen("B", ("B2",), {"B2": film.t}))
+    _over(film, 3, arm, HandSeen("B", ("B3",), {"B3": film.t}))
+    film.zones["B3"] = "back"
+    _over(film, 2, arm)
+    t = film.t
+    _over(film, 3, HandSeen("A", ("A2", "L"), {"L": t}), HandSeen("B", ("L",), {"L": t}))
+    film.zones["L"] = "10S"
+    first = len(film.frames)
+    _over(film, 10, arm)
+    for i in range(first, len(film.frames)):
+        obs = film.frames[i]
+        if "L" in obs.zones and obs.zones["L"].seen == "10S":
+            film.frames[i] = Observation(obs.t, obs.frame, dict(obs.zones, L=ZoneReading("10S", under="8S")), obs.hands)
+    film.still(40)
+    events = film.judge()
+    assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A2", "10S")]
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("A", "10S", "A2", t)

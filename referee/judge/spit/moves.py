@@ -503,6 +503,8 @@ class TableMoves:
                     laid = last[1] if last is not None and player == last[0] else self._when(pile, player, first_seen)
                     if (pile, player, laid[0]) in self._used:
                         laid = first_seen  # that touch laid a card judged already
+                    if self._carrying(player, laid[0]):
+                        continue  # their hand carried a stock card seen lifted to that touch: one hand, one card
                     turned = self._turned_unseen(player, laid[0], covered=covered, only=not (
                         self._rival_touch(pile, player, laid[0]) or self._rival_hidden(pile, player, laid[0])),
                         laid=(card, pile))
@@ -886,6 +888,12 @@ class TableMoves:
         self._race(pile, raced, player, when)
         self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
         return False
+
+    def _carrying(self, player: str, t: float) -> bool:
+        """`player`'s hand carried a stock card seen lifted, not judged yet, at `t` (lifted before it and
+        carried no longer than a hand carries one): a card turned unseen was not the one it laid then."""
+        return any(lift.player == player and not lift.attempted and lift.t <= t and not self._carried_no_longer(lift, t)
+                   for lift in self._lifted.values())
 
     def _laid_on_fitting(self, pile: str, card: Card) -> bool:
         """`pile` shows `card` on top with a card it plays on read settled under it (`Snapshot.under`,

@@ -142,9 +142,10 @@ class LiftedCards:
     def _settle_lift(self, card: Card, when: When) -> None:
         """`card` lands at `when`: if its player's hand touched a spit pile with it before (and
         it came back unseen), that touch is judged too; not one made while the card's place lay clear
-        and unchanged (`_still_in_place`)."""
+        and unchanged (`_still_in_place`), nor any where the card landed unseen (`when` a guess,
+        `_unseen_laid`: whether a touch of that hand came before it is not known)."""
         lift = self._lifted.pop(card.code, None)
-        if lift is None or lift.attempted:
+        if lift is None or lift.attempted or any(t == when[0] for _, t in self._unseen_laid):
             return
         for pile in self._piles:
             for touch in self._touches.get(pile, ()):

@@ -505,6 +505,8 @@ class TableMoves:
                         if last is not None and player != last[0]:
                             continue  # their last touch there laid a card judged already: a hand lays one card at a time
                         laid = first_seen  # that touch laid a card judged already
+                    if self._carrying(player, laid[0]):
+                        continue  # their hand carried a stock card seen lifted to that touch: one hand, one card
                     turned = self._turned_unseen(player, laid[0], covered=covered, only=not (
                         self._rival_touch(pile, player, laid[0]) or self._rival_hidden(pile, player, laid[0])),
                         laid=(card, pile))
@@ -782,7 +784,8 @@ class TableMoves:
         seen, only its hand over the pile: any time before that): they touched the pile before
         `card` (and went under it, or were taken back), so they are judged first, in touch order;
         not a card seen there and taken back by its player (`_lifted_off`), nor one the engine would refuse
-        there whose hand touched a spit pile again since (`_touched_again`), nor at the touch that laid
+        there whose hand touched a spit pile again since (`_touched_again`), nor one gone from its place longer
+        than a hand carries a card (`_carried_no_longer`), nor at the touch that laid
         `card` (its player's within a frame of `when`, `card` a stock top of theirs: one hand lays one
         card, and `card` was read there). True when one was applied."""
         limit = when[0] if until is None else max(when[0], until)
@@ -797,6 +800,7 @@ class TableMoves:
                     continue  # the touch that laid `card`: one hand lays one card
                 if self._free(pile, touch, lift.player) and lift.t <= touch.t \
                         and not self._taking_back(pile, touch) and not self._lifted_later(code, lift, touch.t) \
+                        and not self._carried_no_longer(lift, touch.t) \
                         and (tied or until is not None or not self._close(touch.t, when[0])) \
                         and (touch.t < limit or self._close(touch.t, when[0])):
                     if took is None or (touch.side, touch.t) != took[:2]:
@@ -886,6 +890,12 @@ class TableMoves:
         self._race(pile, raced, player, when)
         self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
         return False
+
+    def _carrying(self, player: str, t: float) -> bool:
+        """`player`'s hand carried a stock card seen lifted, not judged yet, at `t` (lifted before it and
+        carried no longer than a hand carries one): a card turned unseen was not the one it laid then."""
+        return any(lift.player == player and not lift.attempted and lift.t <= t and not self._carried_no_longer(lift, t)
+                   for lift in self._lifted.values())
 
     def _laid_on_fitting(self, pile: str, card: Card) -> bool:
         """`pile` shows `card` on top with a card it plays on read settled under it (`Snapshot.under`,

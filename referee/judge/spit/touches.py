@@ -10,6 +10,7 @@ from referee.judge.spit.config import (
     SURE_S,
     TOUCH_REACH_S,
     TURN_S,
+    Lift,
     When,
 )
 from referee.observations import CARD_CODES
@@ -188,6 +189,12 @@ class HandTouches:
         return any(t.contact and t.side == side and since <= t.t < before
                    for pile in self._piles for t in self._touches.get(pile, ()))
 
+    def _carried_no_longer(self, lift: Lift, t: float) -> bool:
+        """`lift`'s card left its place (read without it since) more than `TOUCH_REACH_S` before `t`: no
+        hand carries a card that long (`_carried`), so it went where the camera missed it (put down
+        unseen, or its place misread), and a touch of its player's hand at `t` did not lay it."""
+        return t - max(lift.t, self._seen[lift.zone][0]) > TOUCH_REACH_S
+
     def _touched_again(self, side: str, t: float) -> bool:
         """A hand of `side` touched a spit pile again after its contact at `t` (more than a frame later,
         not taking back a card of its own): a card lifted unseen under its arm before `t`, never seen on
@@ -205,7 +212,7 @@ class HandTouches:
     def _rival_touch(self, pile: str, player: str, t: float) -> bool:
         """Another player's hand was over `pile` less than the race window before `t` (or within a
         frame after it: contacts are dated to about a frame) and laid no card judged yet: touching it while holding no card seen lifted (those are
-        judged in touch order), or over it without a contact seen while holding one, or a card
+        judged in touch order; not one it carried no longer: `_carried_no_longer`), or over it without a contact seen while holding one, or a card
         turned and taken unseen (`_turned_away`), and touching no other spit pile since; no other
         card than the one there now was read there since (its card was on top, and is gone), and
         its card was not seen landing on the other spit pile (`_laid_elsewhere`). Its card may lie
@@ -219,8 +226,10 @@ class HandTouches:
                   and not self._laid_elsewhere(pile, touch)]
         for touch in window:
             holding = any(lift.player == touch.side and not lift.attempted and lift.t <= touch.t
+                          and not self._carried_no_longer(lift, touch.t)
                           for lift in self._lifted.values()) or self._turned_away(touch.side, touch.t)
             if touch.contact and not any(lift.player == touch.side and lift.t <= touch.t
+                                         and not self._carried_no_longer(lift, touch.t)
                                          for lift in self._lifted.values()):
                 return True
             if holding and not any(other.contact and other.side == touch.side for other in window) \

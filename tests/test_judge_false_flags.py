@@ -164,3 +164,25 @@ def test_a_card_turned_unseen_goes_to_the_first_spit_pile_its_hand_touches_not_t
     events = film.judge()
     assert not [e for e in _of(events, "turn_up") if e["card"] == "JH"]
     assert not _of(events, "illegal_play") and not _of(events, "premature_spit")
+
+
+def test_a_card_laid_by_a_hand_that_hid_its_face_down_place_since_the_last_move_there_is_no_premature_spit() -> None:
+    """A lifts 2♠ from A4 and lays it on R, its hand staying over A4 (A4 never read since), turns 10♠ there
+    under its arm and lays it on L's 9♥ (A2 face down too: the engine cannot tell where it was turned);
+    B's A♣ would play on the 2♠. The card may be the one turned in A4, so it is no premature spit card."""
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ on 8♦
+    film.still(10)
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # lifts 2♠
+    tr = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": tr}))
+    film.zones["R"] = "2S"
+    _over(film, 12, HandSeen("A", ("A4",)))  # turns 10♠ under its arm and takes it
+    film.zones["A4"] = "back"
+    _over(film, 3, HandSeen("A", ("A4", "L"), {"L": film.t}))
+    film.zones["L"] = "10S"
+    _over(film, 3, HandSeen("A", ("A4",)))
+    film.still(40)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("A", "2S", tr)
+    assert not _of(events, "premature_spit") and not _of(events, "illegal_play")

@@ -572,7 +572,7 @@ class TableMoves:
                 return False  # only a hand over the pile dates it, and the pile was read settled since: a hand unseen
                 # may have laid it after that read
             if self._turned_around(side, when[0]) or self._read_turned(exc.move, seen) \
-                    or self._turned_under_arm(exc.move, side, when[0]):
+                    or self._turned_under_arm(exc.move, side, when[0]) or self._hidden_under_arm(side, when[0]):
                 return False  # it may be the card turned before it was laid, not a spit card
             if not self._sure_of(exc.move, when[0], (pile, card, side)):
                 self._unsure.add((pile, seen))

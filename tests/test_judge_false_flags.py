@@ -1,8 +1,9 @@
 """False flags and plays found on the fresh games AE/AF (fourteenth session): a card gone from its place
 longer than a hand carries one is not laid at a later touch of that hand, a card that landed unseen is not
 refused at another touch of its hand that its guessed landing time comes after, and a card turned unseen
-is not laid by a hand that carried a card seen lifted to that touch. Each test is named after the rule it
-checks."""
+is not laid by a hand that carried a card seen lifted to that touch; and on AG/AH, a card turned unseen is
+laid at the first spit pile its hand touches after turning it, not at a later touch on the other pile. Each
+test is named after the rule it checks."""
 
 from __future__ import annotations
 
@@ -130,3 +131,58 @@ def test_a_card_turned_unseen_is_not_laid_by_a_hand_that_carried_a_card_seen_lif
     events = film.judge()
     assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A2", "10S")]
     assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("A", "10S", "A2", t)
+
+
+def test_a_card_turned_unseen_goes_to_the_first_spit_pile_its_hand_touches_not_to_a_later_one() -> None:
+    """A turns 2♣ in A2 under its arm and touches R with it (3♣ there: it fits); B's 4♦ lands on it at
+    once and hides it; A's hand goes back over A2 and then lays J♥ on L's 9♥, and B takes the 4♦ back,
+    showing the 2♣. A's hand took the card it turned to R, its first touch of a spit pile since: the J♥
+    (a card A never turned) is not that card, so it is not refused as turned in A2."""
+    film = _opened(layout=dict(LAYOUT, A1="KS", A4="QC", B3="6S", B5="7C"))  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ on 8♦
+    film.still(10)
+    _over(film, 4, HandSeen("A", ("A2",), {"A2": film.t}))  # turns 2♣, never read
+    film.zones["A2"] = "back"
+    _over(film, 3, HandSeen("A", ("A2",)))
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("R",), {"R": ta}))
+    tb = film.t
+    _over(film, 2, HandSeen("A", ("R",), {"R": ta}), HandSeen("B", ("B2",), {"B2": tb}))  # B lifts 4♦
+    film.zones["B2"] = "back"
+    tb = film.t
+    _over(film, 3, HandSeen("A", ("A2",)), HandSeen("B", ("R",), {"R": tb}))
+    film.zones["R"] = "4D"
+    _over(film, 6, HandSeen("A", ("A2",)))
+    tl = film.t
+    _over(film, 3, HandSeen("A", ("L",), {"L": tl}))
+    film.zones["L"] = "JH"
+    film.still(6)
+    film.touch("B", "R", 3, then="2C")
+    film.still(6)
+    film.zones["B2"] = "4D"
+    film.still(30)
+    events = film.judge()
+    assert not [e for e in _of(events, "turn_up") if e["card"] == "JH"]
+    assert not _of(events, "illegal_play") and not _of(events, "premature_spit")
+
+
+def test_a_card_laid_by_a_hand_that_hid_its_face_down_place_since_the_last_move_there_is_no_premature_spit() -> None:
+    """A lifts 2♠ from A4 and lays it on R, its hand staying over A4 (A4 never read since), turns 10♠ there
+    under its arm and lays it on L's 9♥ (A2 face down too: the engine cannot tell where it was turned);
+    B's A♣ would play on the 2♠. The card may be the one turned in A4, so it is no premature spit card."""
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ on 8♦
+    film.still(10)
+    _over(film, 3, HandSeen("A", ("A4",), {"A4": film.t}))  # lifts 2♠
+    tr = film.t
+    _over(film, 3, HandSeen("A", ("A4", "R"), {"R": tr}))
+    film.zones["R"] = "2S"
+    _over(film, 12, HandSeen("A", ("A4",)))  # turns 10♠ under its arm and takes it
+    film.zones["A4"] = "back"
+    _over(film, 3, HandSeen("A", ("A4", "L"), {"L": film.t}))
+    film.zones["L"] = "10S"
+    _over(film, 3, HandSeen("A", ("A4",)))
+    film.still(40)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("A", "2S", tr)
+    assert not _of(events, "premature_spit") and not _of(events, "illegal_play")

@@ -512,6 +512,8 @@ class TableMoves:
                         laid=(card, pile))
                     if self._deferred:
                         return False
+                    if turned is not None and self._laid_on_the_way(player, card, pile, turned[0], laid[0]):
+                        continue  # their hand laid the card it turned on the other pile first: one hand, one card
                     touched = turned is not None  # (one found by its touch, not as the only face-down top)
                     if turned is None and not covered and last is not None and player == last[0]:
                         turned = self._only_face_down(player, card, pile, laid)
@@ -570,7 +572,7 @@ class TableMoves:
                 return False  # only a hand over the pile dates it, and the pile was read settled since: a hand unseen
                 # may have laid it after that read
             if self._turned_around(side, when[0]) or self._read_turned(exc.move, seen) \
-                    or self._turned_under_arm(exc.move, side, when[0]):
+                    or self._turned_under_arm(exc.move, side, when[0]) or self._hidden_under_arm(side, when[0]):
                 return False  # it may be the card turned before it was laid, not a spit card
             if not self._sure_of(exc.move, when[0], (pile, card, side)):
                 self._unsure.add((pile, seen))
@@ -896,6 +898,18 @@ class TableMoves:
         carried no longer than a hand carries one): a card turned unseen was not the one it laid then."""
         return any(lift.player == player and not lift.attempted and lift.t <= t and not self._carried_no_longer(lift, t)
                    for lift in self._lifted.values())
+
+    def _laid_on_the_way(self, player: str, card: Card, pile: str, zone: str, t: float) -> bool:
+        """`player`'s hand touched the other spit pile after its last contact with face-down place `zone`
+        (where a card was turned unseen) and before its touch on `pile` at `t`, laying no card judged yet,
+        and `card` was not read there since (laid there first, taken back and laid here): the card turned
+        went there (a hand takes the card it turns to the first pile it touches), so `card`, laid on `pile`
+        at `t`, is not that card."""
+        turned = max((touch.t for touch in self._face_down_touches(player, t).get(zone, ())), default=t)
+        return any(self._free(other, touch, player) and turned < touch.t < t - self._tie_s
+                   and not self._taking_back(other, touch)
+                   and not any(seen == card.code and when > touch.t for seen, when in self._pile_reads.get(other, ()))
+                   for other in self._piles if other != pile for touch in self._touches.get(other, ()))
 
     def _laid_on_fitting(self, pile: str, card: Card) -> bool:
         """`pile` shows `card` on top with a card it plays on read settled under it (`Snapshot.under`,

@@ -406,6 +406,18 @@ class SpitCalls:
         since = max(self._moved.get(move.pile, -math.inf), t - TOUCH_REACH_S)
         return any(touch.side == player and since < touch.t < t for touch in self._touches.get(move.pile, ()))
 
+    def _hidden_under_arm(self, player: str, t: float) -> bool:
+        """A face-down place of `player`'s where the engine has more than one card lay under their hand from
+        before `t` until after it (the last hand that came over it theirs, there still at `t`): the hand
+        may have turned its top and laid it at `t`, the card under it looking the same, so a card of
+        theirs laid then is no premature spit card, whatever move the engine finds."""
+        for zone in self.rules.stock_names[self.rules.player_index[player]]:
+            touches = self._touches.get(zone, ())
+            if len(self.state.pile(zone)) >= 2 and not self.state.face_up(zone) and touches \
+                    and touches[-1].side == player and touches[-1].t < t <= self._covered.get(zone, -math.inf):
+                return True
+        return False
+
     def _turned_after(self, move: TurnUp, t: float) -> bool:
         """The turn-up `move` was made, dated more than `SPIT_LEAD_S` after `t` by a touch of its
         player's hand seen on the place (its first since the move before it there: the card lay

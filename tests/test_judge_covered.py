@@ -933,3 +933,28 @@ def test_a_card_read_on_a_pile_at_its_players_touch_and_back_in_its_place_never_
 
 def test_a_hidden_place_read_again_after_a_touch_is_not_refused_without_its_card_read_on_the_pile() -> None:
     assert _laid_and_taken_back_under_the_arm(glimpsed=False) == []
+
+
+def test_a_card_shown_under_a_card_read_on_the_pile_and_taken_back_was_not_laid_by_the_touch_that_laid_that_card() -> None:
+    film = _opened()  # R shows 3♣
+    film.play("A", "A4", "back", "R")  # 2♠ onto 3♣: A4 shows a face-down card
+    film.play("B", "B5", "back", "R")  # A♣ onto 2♠: B5 shows a face-down card
+    b_arm, a_arm = HandSeen("B", ("B5",), {}), HandSeen("A", ("A4",), {})
+    _over(film, 3, HandSeen("B", ("B5",), {"B5": film.t}), HandSeen("A", ("A4",), {"A4": film.t}))  # both turn a card
+    _over(film, 6, b_arm, a_arm)  # B 2♥, A 2♦, neither ever read on its place
+    tb = film.t
+    _over(film, 6, HandSeen("B", ("R",), {"R": tb}), a_arm)  # B lays the 2♥ on R, not read: B5 shows the next face-down card
+    ta = film.t
+    _over(film, 3, HandSeen("B", ("R",), {}), HandSeen("A", ("R",), {"R": ta}))  # A lays the 2♦ on it: A4 shows one too
+    film.zones["R"] = "2D"
+    _over(film, 9)  # 2♦ read on R, no hand over it
+    for _ in range(4):  # A takes it back unseen, R not read meanwhile: the 2♥ shows
+        film.frame((a_arm,), unread=("R",))
+    film.zones["R"] = "2H"
+    _over(film, 6, a_arm)
+    film.zones["A4"] = "2D"  # and lays it back on A4: B5 still shows a face-down card
+    film.still(10)
+    events = film.judge()
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1:] == [("B", "2H", "B5", tb)]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2D", ta)]
+    assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]

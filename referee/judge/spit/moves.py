@@ -476,7 +476,7 @@ class TableMoves:
             return self._attempt(player, card, zone, pile, when, visible=True) or applied
         if self.state.cards()[card]:
             return False  # a card the engine knows to lie elsewhere: a misreading
-        last = self._last_touch(pile, first_seen)
+        last = self._last_touch(pile, first_seen, shown=seen)
         if self._earlier(pile, card, last[1] if last is not None else first_seen):
             return True
         if self._called_on is not None and self._turned_as_first_read((last[1] if last is not None else first_seen)[0]):

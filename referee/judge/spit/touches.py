@@ -125,9 +125,12 @@ class HandTouches:
                 came = touch.t
         return min(came, t)
 
-    def _last_touch(self, zone: str, seen: When, sides: set[str] | None = None) -> tuple[str, When] | None:
+    def _last_touch(self, zone: str, seen: When, sides: set[str] | None = None, *,
+                    shown: str | None = None) -> tuple[str, When] | None:
         """The side and first contact of the hand that touched `zone` last before `seen` (one of
-        `sides`, if given), leaving out a hand that was taking back a card flagged there."""
+        `sides`, if given), leaving out a hand that was taking back a card flagged there and, with
+        `shown` (the card read there at `seen`), a contact that laid another card read on top since
+        (`_laid_card_read`)."""
         touches = self._touches.get(zone, ())
         skip: set[float] = set()
         took = self._took_back.get(zone)
@@ -141,8 +144,25 @@ class HandTouches:
                 continue
             if took is not None and touch.side == took[0] and touch.t in skip:
                 continue
+            if shown is not None and self._laid_card_read(zone, touch, shown, seen[0]):
+                continue
             return touch.side, (touch.t, touch.frame)
         return None
+
+    def _laid_card_read(self, zone: str, touch: Touch, shown: str, before: float) -> bool:
+        """`touch` is the last contact with spit pile `zone` before a card other than `shown` (and
+        other than the engine's top there) was read settled on it, before `before`: that touch laid
+        that card, which was taken off again since, showing `shown` under it. One hand lays one card
+        at a time: `shown` lay there before that touch, and is not its card."""
+        top = self.state.top(zone)
+        touches = self._touches.get(zone, ())
+        for code, t in self._pile_reads.get(zone, ()):
+            if not touch.t < t < before or code == shown or code not in CARD_CODES \
+                    or (top is not None and code == top.code):
+                continue
+            if not any(other.contact and touch.t < other.t < t for other in touches):
+                return True
+        return False
 
     def _last_cover(self, zone: str, seen: When, sides: set[str] | None = None) -> tuple[str, When] | None:
         """The side and the first frame of the last hand (one of `sides`, if given) seen over `zone`

@@ -893,12 +893,6 @@ class TableMoves:
         self._emit("illegal_play", when, player=player, card=card.code, to=pile, reason=reason, **{"from": zone})
         return False
 
-    def _carrying(self, player: str, t: float) -> bool:
-        """`player`'s hand carried a stock card seen lifted, not judged yet, at `t` (lifted before it and
-        carried no longer than a hand carries one): a card turned unseen was not the one it laid then."""
-        return any(lift.player == player and not lift.attempted and lift.t <= t and not self._carried_no_longer(lift, t)
-                   for lift in self._lifted.values())
-
     def _laid_on_the_way(self, player: str, card: Card, pile: str, zone: str, t: float) -> bool:
         """`player`'s hand touched the other spit pile after its last contact with face-down place `zone`
         (where a card was turned unseen) and before its touch on `pile` at `t`, laying no card judged yet,

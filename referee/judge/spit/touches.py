@@ -215,6 +215,12 @@ class HandTouches:
         unseen, or its place misread), and a touch of its player's hand at `t` did not lay it."""
         return t - max(lift.t, self._seen[lift.zone][0]) > TOUCH_REACH_S
 
+    def _carrying(self, player: str, t: float) -> bool:
+        """`player`'s hand carried a stock card seen lifted, not judged yet, at `t` (lifted before it and
+        carried no longer than a hand carries one): a card turned unseen was not the one it laid then."""
+        return any(lift.player == player and not lift.attempted and lift.t <= t and not self._carried_no_longer(lift, t)
+                   for lift in self._lifted.values())
+
     def _touched_again(self, side: str, t: float) -> bool:
         """A hand of `side` touched a spit pile again after its contact at `t` (more than a frame later,
         not taking back a card of its own): a card lifted unseen under its arm before `t`, never seen on
@@ -245,9 +251,7 @@ class HandTouches:
                   and not any(when > touch.t and seen != now for seen, when in reads)
                   and not self._laid_elsewhere(pile, touch)]
         for touch in window:
-            holding = any(lift.player == touch.side and not lift.attempted and lift.t <= touch.t
-                          and not self._carried_no_longer(lift, touch.t)
-                          for lift in self._lifted.values()) or self._turned_away(touch.side, touch.t)
+            holding = self._carrying(touch.side, touch.t) or self._turned_away(touch.side, touch.t)
             if touch.contact and not any(lift.player == touch.side and lift.t <= touch.t
                                          and not self._carried_no_longer(lift, touch.t)
                                          for lift in self._lifted.values()):

@@ -117,28 +117,17 @@ def test_a_zone_an_arm_lies_still_over_the_side_of_is_read_as_a_whole() -> None:
     assert seen[0] is None and seen[1] is not None and seen[1].seen == "empty"  # read as without the arm rule
 
 
-def test_a_spit_pile_a_hand_leaves_is_read_in_that_frame_when_only_what_the_hand_held_changed() -> None:
+@pytest.mark.parametrize("zone", ["L", "A3"])  # a card laid on a spit pile, a card turned up in a stock place
+def test_a_pile_a_hand_leaves_is_read_in_that_frame_when_only_what_the_hand_held_changed(zone: str) -> None:
     calibration, table, reader, observer = _setup()
     for i in range(4):
         observer.observe(table, i / 30, i)
-    hand = _hand_over(table, calibration, "L")
+    hand = _hand_over(table, calibration, zone)
     for i in range(4, 8):
         observer.observe(hand, i / 30, i)
-    reader.shows["L"] = ZoneReading("7C")
-    left = observer.observe(_card(table, calibration, "L"), 8 / 30, 8)  # the hand gone: the card it hid shows
-    assert left.hands == () and left.zones["L"] == ZoneReading("7C")
-
-
-def test_a_stock_place_a_hand_leaves_is_read_in_that_frame_when_only_what_the_hand_held_changed() -> None:
-    calibration, table, reader, observer = _setup()
-    for i in range(4):
-        observer.observe(table, i / 30, i)
-    hand = _hand_over(table, calibration, "A3")
-    for i in range(4, 8):
-        observer.observe(hand, i / 30, i)
-    reader.shows["A3"] = ZoneReading("7C")
-    left = observer.observe(_card(table, calibration, "A3"), 8 / 30, 8)  # the card it turned up shows
-    assert left.hands == () and left.zones["A3"] == ZoneReading("7C")
+    reader.shows[zone] = ZoneReading("7C")
+    left = observer.observe(_card(table, calibration, zone), 8 / 30, 8)  # the hand gone: the card it hid shows
+    assert left.hands == () and left.zones[zone] == ZoneReading("7C")
 
 
 def _left_with_the_arm_s_edge_over(observer: Observer, table: np.ndarray, calibration: Calibration,

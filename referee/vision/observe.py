@@ -10,8 +10,8 @@ is read in the frame its hand leaves) is read again by the `ZoneReader` (the det
 crops at 16 px/cm, up to four zones a pass), and again in the following frames until `agree`
 reads in a row say the same with at least `min_confidence` (so the tracker's hysteresis sees
 independent reads, and one misread cannot stand); a zone that looks as when last read keeps its
-reading, one that changed and is not yet read is left out of the observation (not read in this frame). When most of the view differs
-from the still table (something over the table) every zone reads `occluded` until it clears (or
+reading, one that changed and is not yet read is left out of the observation (not read in this
+frame). When most of the view differs from the still table (something over the table) every zone reads `occluded` until it clears (or
 for 3 s at most, after which what is there is taken as the table); a change of light is
 followed instead. The hand finder is told which zones hold a face-down card (a hand touching one
 turns it over in place): those last read so, and a stock place its owner's hand touched while a

@@ -1,22 +1,22 @@
 """Camera frames to per-frame observations: cheap per-zone change detection every frame, the card detector only on zones that changed and settled.
 
-Every frame: one warp into the small top-down view (`TableView`), the hands (`HandFinder`), and
-for each zone a comparison of its patch with the previous frame (is it still?) and with the
-patch it showed when last read (did it change?). A zone under a hand reads `occluded`; a zone
-that changed and has been still for `settle_frames` with no hand over it (or that a hand has just
-left, where nothing changed but what the hand held in the frame before or, lying over no more than
+Every frame: one warp into the small top-down view (`TableView`), the hands (`HandFinder`), and for
+each zone a comparison of its patch with the previous frame (is it still?) and with the patch it
+showed when last read (did it change?). A zone under a hand reads `occluded`; a zone that changed
+and has been still for `settle_frames` with no hand over it (or that a hand has just left, where
+nothing changed but what the hand held in the frame before or, lying over no more than
 `edge_fraction` of it, holds in this one: a card laid on a spit pile or turned up in a stock place
 is read in the frame its hand leaves) is read again by the `ZoneReader` (the detector, on rectified
-crops at 16 px/cm, up to four zones a pass), and again in the following frames until `agree`
-reads in a row say the same with at least `min_confidence` (so the tracker's hysteresis sees
-independent reads, and one misread cannot stand); a zone that looks as when last read keeps its
-reading, one that changed and is not yet read is left out of the observation (not read in this
-frame). When most of the view differs from the still table (something over the table) every zone reads `occluded` until it clears (or
-for 3 s at most, after which what is there is taken as the table); a change of light is
-followed instead. The hand finder is told which zones hold a face-down card (a hand touching one
-turns it over in place): those last read so, and a stock place its owner's hand touched while a
-face-up card lay on top, until it is read again (taking the top card bares a face-down one, which
-that hand often comes back to turn over before its arm has uncovered the place).
+crops at 16 px/cm, up to four zones a pass), and again in the following frames until `agree` reads
+in a row say the same with at least `min_confidence` (so the tracker's hysteresis sees independent
+reads, and one misread cannot stand); a zone that looks as when last read keeps its reading, one
+that changed and is not yet read is left out of the observation (not read in this frame). When most
+of the view differs from the still table (something over the table) every zone reads `occluded`
+until it clears (or for 3 s at most, after which what is there is taken as the table); a change of
+light is followed instead. The hand finder is told which zones hold a face-down card (a hand
+touching one turns it over in place): those last read so, and a stock place its owner's hand touched
+while a face-up card lay on top, until it is read again (taking the top card bares a face-down one,
+which that hand often comes back to turn over before its arm has uncovered the place).
 """
 
 from __future__ import annotations

@@ -108,7 +108,7 @@ def test_a_card_that_landed_unseen_is_not_refused_at_a_touch_of_its_hand_before_
 def test_a_card_turned_unseen_is_not_laid_by_a_hand_that_carried_a_card_seen_lifted_to_that_touch() -> None:
     """A turns 10♠ in A2 under its arm while B's hand is on B2 (face-down there too) and then lifts 8♠
     from B3; both hands touch L in one frame and L shows the 10♠, the 8♠ read under it: B's hand carried
-    the 8♠ (one hand, one card), so the 10♠ is A's, turned in A2."""
+    the 8♠ (one hand, one card), so the 10♠ is A's, turned in A2 (and refused on the 8♠ laid under it)."""
     film = _opened()  # L shows 8♦, R 3♣
     film.play("A", "A2", "back", "L")  # 9♥ on 8♦
     film.play("B", "B2", "back", "R")  # 4♦ on 3♣
@@ -130,7 +130,8 @@ def test_a_card_turned_unseen_is_not_laid_by_a_hand_that_carried_a_card_seen_lif
     film.still(40)
     events = film.judge()
     assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A", "A2", "10S")]
-    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("A", "10S", "A2", t)
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("B", "8S", "B3", t)
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "illegal_play")] == [("A", "10S", "A2", t)]
 
 
 def test_a_card_turned_unseen_goes_to_the_first_spit_pile_its_hand_touches_not_to_a_later_one() -> None:

@@ -531,12 +531,15 @@ class TableMoves:
                     if turned is not None and not self._hurried and self._rival_touch(pile, player, laid[0]) \
                             and self._waits_for_rival(pile, player, laid[0]):
                         return False  # another hand's card may lie under it
+                    tied = turned is not None and self._tied_unseen(pile, player, card, laid)
+                    if self._deferred:
+                        return False
                     self._ties.pop(pile, None)
                     if turned is not None and self._try(TurnUp(player, turned[0], card), turned[1]):
                         # taken from its place (which shows what lay under it) to the pile
                         self._turned_unread.add(card.code)
                         lift = self._lifted.setdefault(card.code, Lift(player, turned[0], turned[1][0], attempted=True))
-                        if not self._attempt(player, card, turned[0], pile, laid, visible=True) \
+                        if not self._attempt(player, card, turned[0], pile, laid, visible=True, after_tie=tied) \
                                 and (pile, card.code) not in self._flagged and self._lifted.get(card.code) is lift:
                             del self._lifted[card.code]  # not called: the place is read as the engine has it
                         return True
@@ -587,6 +590,21 @@ class TableMoves:
             pass
         self._flagged[pile, seen] = (side, when[0])
         return False
+
+    def _tied_unseen(self, pile: str, player: str, card: Card, laid: When) -> bool:
+        """`card`, turned unseen by `player` and laid on `pile` at `laid`, touched it within a frame of
+        another player's contact carrying a card seen lifted, not judged yet (`_tied`): which came first
+        is not seen, as for a stock top (`_pile`). Read on top with no hand over the pile, it came second:
+        the card under it is judged first (`_earlier`, tied), and `card` against it. While a hand is back
+        over the pile it waits (`_waits_for_rival`: a card taken back was the one refused), the referee
+        marked waiting (`_deferred`). True when the two were tied."""
+        if not self._tied(pile, player, laid):
+            return False
+        if not self._clear(pile) and self._waits_for_rival(pile, player, laid[0]):
+            self._deferred = True
+            return True
+        self._earlier(pile, card, laid, tied=True)
+        return True
 
     def _ruled(self, rule: Callable[[], bool]) -> bool | None:
         """Applies a rule that may make the card wait (`_deferred`: a place it needs is not read yet)
@@ -963,7 +981,8 @@ class TableMoves:
 
     def _unknown_laid(self, pile: str, player: str, t: float) -> bool:
         """`pile` was read, after `player`'s contact there at `t` and before another player's next
-        contact there, showing a card the engine has nowhere, that is no player's stock top and that
+        contact there (or one within a frame of `t`: which came first is not seen, and the card may be
+        that hand's), showing a card the engine has nowhere, that is no player's stock top and that
         lay there neither before the touch (the engine's top then, or read there before it): a card
         turned unseen, or a spit card. That touch laid that card (one hand lays one card), so a card
         of theirs not seen there is not judged at it: one found back in its place was not taken back
@@ -972,7 +991,7 @@ class TableMoves:
         reads = self._pile_reads.get(pile, [])
         before = {seen for seen, when in reads if when <= t} | {self._expected_in(self._state_at(t, before=True), pile)}
         rival = min((touch.t for touch in self._touches.get(pile, ())
-                     if touch.contact and touch.side != player and touch.t - t >= self._tie_s), default=math.inf)
+                     if touch.contact and touch.side != player and touch.t - t > -self._tie_s), default=math.inf)
         return any(t < when < rival and seen in CARD_CODES and seen not in before and not known[parse_card(seen)]
                    and self._stock_top_of(parse_card(seen)) is None for seen, when in reads)
 

@@ -1,0 +1,42 @@
+"""Wrong calls found on the fresh games AL (fifteenth session): two cards laid on one spit pile within a
+frame of each other, one of them turned unseen. Each test is named after the rule it checks."""
+
+from __future__ import annotations
+
+from test_judge import Film, _of, _opened
+from test_judge_covered import _over
+
+from referee.events import Event
+from referee.observations import HandSeen
+
+
+def _turned_unseen_and_lifted_in_one_frame(lag: int) -> tuple[list[Event], float, float]:
+    """A plays 9♥ from A2 on L's 8♦, turns 10♠ in A2 under its arm (never read there) while B lifts 8♠
+    from B3 (B3 seen face down); B's hand touches L, A's `lag` frames later (0 or 1: within a frame),
+    and L shows the 10♠ on top, nothing read under it: B's 8♠ lies under it. The times of B's and A's
+    contacts."""
+    film = _opened()  # L shows 8♦, R 3♣; A2 9♥ on a face-down card, B3 8♠
+    film.play("A", "A2", "back", "L")  # 9♥ on 8♦
+    film.still(10)
+    arm = HandSeen("A", ("A2",), {"A2": film.t})
+    _over(film, 4, arm, HandSeen("B", ("B3",), {"B3": film.t}))  # A turns 10♠, B lifts 8♠
+    film.zones["B3"] = "back"
+    _over(film, 2, arm)
+    tb = film.t
+    for _ in range(lag):
+        film.frame((HandSeen("A", ("A2",)), HandSeen("B", ("L",), {"L": tb})))
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A2", "L"), {"L": ta}), HandSeen("B", ("L",), {"L": tb}))
+    film.zones["L"] = "10S"
+    _over(film, 10, arm)  # A's hand back over A2: L read with no hand over it
+    film.still(40)
+    return film.judge(), tb, ta
+
+
+def test_a_card_turned_unseen_read_on_top_after_a_rival_card_touched_within_a_frame_came_second() -> None:
+    for lag in (0, 1):
+        events, tb, ta = _turned_unseen_and_lifted_in_one_frame(lag)
+        plays = [(e["player"], e["card"], e.t) for e in _of(events, "play")]
+        assert ("B", "8S", tb) in plays and ("A", "10S", ta) not in plays, lag
+        assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "10S", ta)], lag
+        assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")], lag

@@ -1,13 +1,14 @@
 """Wrong calls found on the fresh games AL (fifteenth session): two cards laid on one spit pile within a
-frame of each other, one of them turned unseen. Each test is named after the rule it checks."""
+frame of each other, one of them turned unseen; a card read under the top, laid by a hand that came over
+the pile in the frame the top's contact began. Each test is named after the rule it checks."""
 
 from __future__ import annotations
 
-from test_judge import Film, _of, _opened
+from test_judge import LAYOUT, Film, _of, _opened
 from test_judge_covered import _over
 
 from referee.events import Event
-from referee.observations import HandSeen
+from referee.observations import HandSeen, Observation, ZoneReading
 
 
 def _turned_unseen_and_lifted_in_one_frame(lag: int) -> tuple[list[Event], float, float]:
@@ -40,3 +41,35 @@ def test_a_card_turned_unseen_read_on_top_after_a_rival_card_touched_within_a_fr
         assert ("B", "8S", tb) in plays and ("A", "10S", ta) not in plays, lag
         assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "10S", ta)], lag
         assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")], lag
+
+
+def _under_a_contact_of_the_same_frame(cover_first: bool) -> tuple[list[Event], float]:
+    """A lifts 9♥ from A2, B 7♠ from B3 (both fit L's 8♦); A's hand touches L in the frame B's hand comes
+    over it (where `cover_first`; else B's hand comes with its contact, in that frame too), B's contact
+    seen a frame later; L then shows the 9♥ with the 7♠ read under it. The time of A's contact."""
+    film = _opened(layout=dict(LAYOUT, B3="7S"))  # L shows 8♦
+    film.still(10)
+    _over(film, 3, HandSeen("A", ("A2",), {"A2": film.t}), HandSeen("B", ("B3",), {"B3": film.t}))
+    film.zones["A2"] = "back"
+    film.zones["B3"] = "back"
+    film.still(4)
+    ta = film.t
+    a = HandSeen("A", ("L",), {"L": ta})
+    film.frame((a, HandSeen("B", ("L",), {} if cover_first else {"L": ta})))
+    _over(film, 3, a, HandSeen("B", ("L",), {"L": film.t if cover_first else ta}))
+    film.zones["L"] = "9H"
+    first = len(film.frames)
+    film.still(40)
+    for i in range(first, len(film.frames)):
+        obs = film.frames[i]
+        if obs.zones.get("L") is not None and obs.zones["L"].seen == "9H":
+            film.frames[i] = Observation(obs.t, obs.frame, dict(obs.zones, L=ZoneReading("9H", under="7S")), obs.hands)
+    return film.judge(), ta
+
+
+def test_a_card_read_under_the_top_was_laid_by_the_hand_that_came_over_the_pile_as_the_tops_contact_began() -> None:
+    for cover_first in (True, False):
+        events, ta = _under_a_contact_of_the_same_frame(cover_first)
+        assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("B", "7S", ta), cover_first
+        assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "9H", ta)], cover_first
+        assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")], cover_first

@@ -668,10 +668,12 @@ class TableMoves:
         return bool(self._played_first(side, under, place, turned_at, pile, laid))
 
     def _tied_with_top(self, pile: str, touch: Touch, laid_top: float, top_source: tuple[str, str] | None) -> bool:
-        """`touch` is another player's contact with `pile` found at the very instant (`laid_top`) of the
-        contact of the top's player that laid the top (both hands' contacts dated to the same frame): the
-        card under the top was laid then too, not at that hand's earlier coming over the pile."""
-        return touch.contact and touch.t == laid_top and top_source is not None and touch.side != top_source[0] \
+        """`touch` is another player's contact with `pile`, or their hand's coming over it, found at the very
+        instant (`laid_top`) of the contact of the top's player that laid the top (both dated to the same
+        frame): the card under the top was laid then too, not at that hand's earlier coming over the pile,
+        nor at its contact seen later in the same stay (a contact is seen a frame or two late: the card read
+        under the top was there first)."""
+        return touch.t == laid_top and top_source is not None and touch.side != top_source[0] \
             and any(other.contact and other.side == top_source[0] and other.t == laid_top
                     for other in self._touches.get(pile, ()))
 

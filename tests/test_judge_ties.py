@@ -1,6 +1,7 @@
 """Wrong calls found on the fresh games AL (fifteenth session): two cards laid on one spit pile within a
 frame of each other, one of them turned unseen; a card read under the top, laid by a hand that came over
-the pile in the frame the top's contact began. Each test is named after the rule it checks."""
+the pile in the frame the top's contact began; of two contacts in one frame, the card taken away was laid by
+the hand that took it. Each test is named after the rule it checks."""
 
 from __future__ import annotations
 
@@ -73,3 +74,35 @@ def test_a_card_read_under_the_top_was_laid_by_the_hand_that_came_over_the_pile_
         assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("B", "7S", ta), cover_first
         assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "9H", ta)], cover_first
         assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")], cover_first
+
+
+def _both_turned_one_taken_back() -> tuple[list[Event], float]:
+    """A plays 9♥ from A2 on L's 8♦, B 4♦ from B2 on R's 3♣; each turns the card under (A 5♣, B 10♠)
+    under its arm, never read there; both hands touch L in one frame; L shows the 5♣ on top, then A's
+    hand comes over L (no contact seen) and takes it away, L showing the 10♠, and A's 5♣ is read back in
+    A2, B2 empty. The time of the two contacts."""
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ on 8♦
+    film.play("B", "B2", "back", "R")  # 4♦ on 3♣
+    film.still(10)
+    arms = (HandSeen("A", ("A2",), {"A2": film.t}), HandSeen("B", ("B2",), {"B2": film.t}))
+    _over(film, 4, *arms)  # both turn their card and take it
+    t = film.t
+    _over(film, 3, HandSeen("A", ("L",), {"L": t}), HandSeen("B", ("L",), {"L": t}))
+    film.zones["L"] = "5C"
+    _over(film, 8, HandSeen("A", ("A2",)), HandSeen("B", ("B2",)))  # L read 5♣, no hand over it
+    _over(film, 3, HandSeen("A", ("L",)), HandSeen("B", ("B2",)))  # A takes its 5♣ back
+    film.zones["L"] = "10S"
+    _over(film, 6, HandSeen("A", ("A2",)), HandSeen("B", ("B2",)))
+    film.zones["A2"] = "5C"
+    film.zones["B2"] = "empty"
+    film.still(40)
+    return film.judge(), t
+
+
+def test_of_two_contacts_in_one_frame_the_card_taken_away_was_laid_by_the_hand_that_took_it() -> None:
+    events, t = _both_turned_one_taken_back()
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("B", "10S", "B2", t)
+    assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")][-2:] in (
+        [("A", "A2", "5C"), ("B", "B2", "10S")], [("B", "B2", "10S"), ("A", "A2", "5C")])
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "5C", t)]

@@ -153,16 +153,28 @@ class HandTouches:
         """`touch` is the last contact with spit pile `zone` before a card other than `shown` (and
         other than the engine's top there) was read settled on it, before `before`: that touch laid
         that card, which was taken off again since, showing `shown` under it. One hand lays one card
-        at a time: `shown` lay there before that touch, and is not its card."""
+        at a time: `shown` lay there before that touch, and is not its card. Not where another player's
+        contact came within a frame of `touch` and only that player's hand was seen over the pile from that
+        card's read until `shown` was: that hand took the card away, a player takes back only their own
+        card, so their contact laid it and `touch` laid `shown` under it (`_taken_by_other`)."""
         top = self.state.top(zone)
         touches = self._touches.get(zone, ())
         for code, t in self._pile_reads.get(zone, ()):
             if not touch.t < t < before or code == shown or code not in CARD_CODES \
                     or (top is not None and code == top.code):
                 continue
-            if not any(other.contact and touch.t < other.t < t for other in touches):
+            if not any(other.contact and touch.t < other.t < t for other in touches) \
+                    and not self._taken_by_other(zone, touch, t, before):
                 return True
         return False
+
+    def _taken_by_other(self, zone: str, touch: Touch, read: float, before: float) -> bool:
+        """Another player's contact with spit pile `zone` came within a frame of `touch` (`_close`), and
+        the hands seen over the pile after a card was read there at `read` and before `before` were all
+        that player's: their hand took that card away."""
+        took = {other.side for other in self._touches.get(zone, ()) if read < other.t < before}
+        return len(took) == 1 and touch.side not in took and any(
+            other.contact and other.side in took and self._close(other.t, touch.t) for other in self._touches.get(zone, ()))
 
     def _last_cover(self, zone: str, seen: When, sides: set[str] | None = None) -> tuple[str, When] | None:
         """The side and the first frame of the last hand (one of `sides`, if given) seen over `zone`

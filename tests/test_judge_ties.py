@@ -5,7 +5,7 @@ the hand that took it. Each test is named after the rule it checks."""
 
 from __future__ import annotations
 
-from test_judge import LAYOUT, Film, _of, _opened
+from test_judge import LAYOUT, _of, _opened
 from test_judge_covered import _over
 
 from referee.events import Event

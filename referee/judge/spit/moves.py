@@ -34,6 +34,11 @@ class TableMoves:
     """The moves that explain one zone's new reading (`_stock`, `_pile`). A part of `SpitReferee`, which holds the state."""
 
     def _stock(self, zone: str, seen: str) -> bool:
+        """Explains `seen`, read settled in stock place `zone` where the engine has another card: its top
+        lifted, a face-down top turned up, a card moved to a space or stacked, and a card the engine has
+        nowhere, turned up unseen on a face-down top of its player's that their hand touched (or, no such
+        touch seen and no re-read since the deal, one their hand was only seen over: the hand finder may
+        miss the contact of a hand turning a card) and moved there. True when the engine's position changed."""
         s = self.state
         owner = self._owner[zone]
         top = s.top(zone)
@@ -98,6 +103,10 @@ class TableMoves:
             return False
         if source is None and not s.cards()[card]:
             turned = self._turned_unseen(owner, when[0])
+            if turned is None and not self._deferred and self._counts_known:
+                # no contact seen turning it: a hand only seen over a face-down top will do, while every card the
+                # engine lacks is one still face down (after a re-read, a card then in a hand is lacking too)
+                turned = self._turned_unseen(owner, when[0], covered=True)
             if turned is not None and self._try(TurnUp(owner, turned[0], card), turned[1]):
                 if expected == EMPTY:
                     self._try(MoveToSpace(owner, card, turned[0], zone), when)

@@ -251,7 +251,9 @@ class HandTouches:
         """Another player's hand was over `pile` less than the race window before `t` (or within a
         frame after it: contacts are dated to about a frame) and laid no card judged yet: touching it while holding no card seen lifted (those are
         judged in touch order; not one it carried no longer: `_carried_no_longer`), or over it without a contact seen while holding one, or a card
-        turned and taken unseen (`_turned_away`), and touching no other spit pile since; no other
+        turned and taken unseen (`_turned_away`), not seen touching this pile about then (a hand over a pile
+        just before or after its contact there lays its card at that contact, judged or not), and touching no
+        other spit pile since; no other
         card than the one there now was read there since (its card was on top, and is gone), and
         its card was not seen landing on the other spit pile (`_laid_elsewhere`). Its card may lie
         under `player`'s, so `player`'s card waits for it (at most `TIE_WAIT_S`)."""
@@ -268,7 +270,9 @@ class HandTouches:
                                          and not self._carried_no_longer(lift, touch.t)
                                          for lift in self._lifted.values()):
                 return True
-            if holding and not any(other.contact and other.side == touch.side for other in window) \
+            if holding and not any(other.contact and other.side == touch.side  # its card laid at that contact, judged or not
+                                   and t - self.config.race_window_s < other.t < t + self._tie_s
+                                   for other in self._touches.get(pile, ())) \
                     and not any(other.contact and other.side == touch.side and other.t >= touch.t
                                 for name in self._piles if name != pile for other in self._touches.get(name, ())):
                 return True

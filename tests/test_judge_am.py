@@ -1,0 +1,72 @@
+"""Wrong calls found on the fresh games AM (fifteenth session): a card turned under an arm seen only over
+its place and moved to a space; a hand seen over a pile just before its contact there laid a card judged.
+Each test is named after the rule it checks."""
+
+from __future__ import annotations
+
+from test_judge import LAYOUT, _of, _opened
+from test_judge_covered import _over
+
+from referee.events import Event
+from referee.observations import HandSeen
+
+
+def _turned_under_an_arm_and_moved_to_a_space() -> tuple[list[Event], float]:
+    """B plays 4♦ from B2 and 5♣ from B1 on R's 3♣ (B1 empty, B2 face down); B's hand then lies over B2,
+    no contact seen, and touches B1, which shows J♥ once the hand has gone; B2 shows nothing. The time of
+    the touch on B1."""
+    film = _opened(layout=dict(LAYOUT, B1="5C"))  # R shows 3♣
+    film.play("B", "B2", "back", "R")
+    film.play("B", "B1", "empty", "R")
+    film.still(6)
+    _over(film, 8, HandSeen("B", ("B2",)))  # turning the card under the arm, no contact seen
+    film.zones["B2"] = "empty"
+    t = _over(film, 4, HandSeen("B", ("B2", "B1"), {"B1": film.t}))
+    film.zones["B1"] = "JH"
+    film.still(40)
+    return film.judge(), t
+
+
+def test_an_unknown_card_in_a_space_was_turned_on_a_face_down_top_its_players_hand_was_only_seen_over() -> None:
+    events, t = _turned_under_an_arm_and_moved_to_a_space()
+    assert [(e["player"], e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("B", "B2", "JH")]
+    assert [(e["player"], e["card"], e["from"], e["to"], e.t) for e in _of(events, "move_to_space")] \
+        == [("B", "JH", "B2", "B1", t)]
+    assert not _of(events, "resync")
+
+
+def _covered_then_touched_then_a_card_turned_unseen() -> tuple[list[Event], float, float, float]:
+    """A plays 9♥ from A2 on L's 8♦ (A2 face down); B plays 4♦ from B3 on R's 3♣, then turns K♥ on B3 under
+    its arm and lifts it (B3 read face down again once the hand has gone: the card under it); A lifts 5♥ from A5 (seen lifted) and touches A2's
+    face-down card, its hand over A2 from then on; it comes over R a frame before its contact there; B's
+    hand touches R three frames after A's contact, and R shows the K♥, nothing read under it; B takes the
+    K♥ back within a second. The times of A's and B's contacts, and of B's hand coming back for the K♥."""
+    film = _opened(layout=dict(LAYOUT, B2="QH", B3="4D"))  # R shows 3♣
+    film.play("A", "A2", "back", "L")  # 9♥ on 8♦
+    film.play("B", "B3", "back", "R")
+    film.still(6)
+    _over(film, 6, HandSeen("B", ("B3",), {"B3": film.t}))  # K♥ turned and taken, never read in B3
+    _over(film, 2, HandSeen("B", ()))
+    film.touch("A", "A5", 2, then="back")
+    _over(film, 2, HandSeen("A", ("A2",), {"A2": film.t}), HandSeen("B", ()))  # A's hand on A2's face-down card
+    _over(film, 1, HandSeen("A", ("A2", "R")), HandSeen("B", ()))  # A's hand over R, its contact seen a frame later
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("A2", "R"), {"R": ta}), HandSeen("B", ()))
+    tb = film.t
+    _over(film, 3, HandSeen("A", ("A2",)), HandSeen("B", ("R",), {"R": tb}))
+    film.zones["R"] = "KH"
+    _over(film, 24, HandSeen("A", ("A2",)))
+    back = film.t
+    _over(film, 3, HandSeen("A", ("A2",)), HandSeen("B", ("R",), {"R": back}))  # taken back
+    film.zones["R"] = "5H"
+    _over(film, 3, HandSeen("A", ("A2",)), HandSeen("B", ("B3",), {"B3": film.t}))
+    film.zones["B3"] = "KH"
+    film.still(40)
+    return film.judge(), ta, tb, back
+
+
+def test_a_hand_over_a_pile_just_before_its_contact_there_laid_its_card_at_that_contact() -> None:
+    events, ta, tb, back = _covered_then_touched_then_a_card_turned_unseen()
+    assert ("A", "5H", ta) in [(e["player"], e["card"], e.t) for e in _of(events, "play")]
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "KH", tb)]
+    assert _of(events, "illegal_play")[0]["called_at"] < back  # called while the K♥ lies on R, not waiting for A's card

@@ -1,6 +1,6 @@
 """Wrong calls found on the fresh games AM (fifteenth session): a card turned under an arm seen only over
-its place and moved to a space; a hand seen over a pile just before its contact there laid a card judged.
-Each test is named after the rule it checks."""
+its place and moved to a space; a hand seen over a pile just before its contact there laid a card judged; a
+card laid from under an arm that turned two cards there. Each test is named after the rule it checks."""
 
 from __future__ import annotations
 
@@ -70,3 +70,35 @@ def test_a_hand_over_a_pile_just_before_its_contact_there_laid_its_card_at_that_
     assert ("A", "5H", ta) in [(e["player"], e["card"], e.t) for e in _of(events, "play")]
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("B", "KH", tb)]
     assert _of(events, "illegal_play")[0]["called_at"] < back  # called while the K♥ lies on R, not waiting for A's card
+
+
+def _two_turns_under_one_arm() -> list[Event]:
+    """A plays 4♣ from A5 on R's 3♣ (A5 face down, four cards); A's hand then lies over A5 for two seconds:
+    it touches A5 (turning 9♣ unseen), touches L with it just after B's hand touched L (laying nothing), L
+    showing the 9♣ on its 8♦ once the hands have gone from L; it comes back over A5 and turns J♠ there,
+    read only once the hand leaves A5; meanwhile B plays 5♦ from B1 on R (a move there was when the 9♣ was
+    laid)."""
+    film = _opened(layout=dict(LAYOUT, A5="4C", B1="5D"))  # L shows 8♦, R 3♣
+    film.play("A", "A5", "back", "R")
+    film.still(6)
+    _over(film, 2, HandSeen("A", ("A5",), {"A5": film.t}))
+    _over(film, 2, HandSeen("A", ("A5",), {"A5": film.t - 2 / 30}), HandSeen("B", ("L",), {"L": film.t}))
+    t = film.t
+    _over(film, 3, HandSeen("A", ("A5", "L"), {"L": t}))
+    film.zones["L"] = "9C"
+    film.zones["A5"] = "JS"
+    arm = HandSeen("A", ("A5",))
+    _over(film, 6, arm)
+    _over(film, 2, arm, HandSeen("B", ("B1",), {"B1": film.t}))  # B plays 5♦ from B1 on R's 4♣
+    film.zones["B1"] = "empty"
+    _over(film, 4, arm)
+    _over(film, 3, arm, HandSeen("B", ("R",), {"R": film.t}))
+    film.zones["R"] = "5D"
+    _over(film, 21, arm)
+    film.still(40)
+    return film.judge()
+
+
+def test_a_card_laid_from_under_an_arm_is_no_premature_spit_while_the_card_turned_there_was_first_read_after_it() -> None:
+    events = _two_turns_under_one_arm()
+    assert not _of(events, "premature_spit")

@@ -376,13 +376,15 @@ class SpitCalls:
 
     def _turned_around(self, player: str, t: float) -> bool:
         """A turn-up of `player`, dated by their touch before `t`, whose card still lies in its
-        place and was touched by their hand again after `t`: the card read there may have been
-        turned at that later touch, and the card turned first laid on a spit pile at `t`."""
+        place and was touched by their hand again after `t`, or was first read there after `t`: the
+        card read there may have been turned at that later touch (or at any time before it was read:
+        a turn is dated by the first touch of the hand that hid it), and the card turned first laid
+        on a spit pile at `t`."""
         for when, made in self._made:
             if isinstance(made, TurnUp) and made.player == player and when < t and made.card is not None \
-                    and self.readings.get(made.pile) == made.card.code and any(
+                    and self.readings.get(made.pile) == made.card.code and (any(
                         touch.contact and touch.side == player and touch.t > t
-                        for touch in self._touches.get(made.pile, ())):
+                        for touch in self._touches.get(made.pile, ())) or self._seen[made.pile][0] > t):
                 return True
         return False
 

@@ -1,5 +1,6 @@
 """Wrong calls found on the fresh games AN (fifteenth session): a touch that laid a card judged taken for the
-touch of a card found later. Each test is named after the rule it checks."""
+touch of a card found later; a card turned under a top played unseen taken for a stack the rules forbid. Each
+test is named after the rule it checks."""
 
 from __future__ import annotations
 
@@ -39,3 +40,40 @@ def test_a_touch_that_laid_a_card_judged_laid_no_card_found_on_the_pile_later() 
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "9H", ta), ("B", "8S", tb)]
     assert [(e["player"], e["card"], e["reason"]) for e in _of(events, "illegal_play")] == \
         [("A", "10S", "10♠ is not next to 8♠")]
+
+
+def _a_top_played_unseen_and_the_card_under_it_turned() -> list[Event]:
+    """A plays 9♥ from A2 on L's 8♦ (A2 face down); A's arm then lifts 2♠ from A4 unseen (A4 read showing it
+    in one frame of the arm's cover) and lays it on R's 3♣, R left unread; its arm stays over A4; A's hand, still
+    over A4, touches A2 and stays over it (but for a frame, A2 read face down); A4 shows J♥ (turned on the card
+    under the 2♠) while R is still unread; then R shows the 2♠, and A2 the Q♣ turned there once the hand has gone."""
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A2", "back", "L")
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A4",)),))
+    film.frame((HandSeen("A", ("A3",)),))  # A4 shows its 2♠ for a frame, the hand's cover going on
+    t = film.t
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A4", "R"), {"R": t}),), unread=("R",))
+    for _ in range(40):  # the arm stays over A4 (longer than a hand reaches for a card)
+        film.frame((HandSeen("A", ("A4",)),), unread=("R",))
+    t = film.t
+    for _ in range(3):
+        film.frame((HandSeen("A", ("A4", "A2"), {"A2": t}),), unread=("R",))
+    film.zones["A4"] = "JH"
+    film.frame((HandSeen("A", ()),), unread=("R",))  # A2 read face down for a frame
+    for _ in range(20):
+        film.frame((HandSeen("A", ("A2",)),), unread=("R",))
+    film.zones["R"] = "2S"
+    for _ in range(6):
+        film.frame((HandSeen("A", ("A2",)),))
+    film.zones["A2"] = "QC"
+    film.still(40)
+    return film.judge()
+
+
+def test_an_unknown_card_on_a_face_up_stock_top_is_no_stack_of_a_card_turned_elsewhere_the_rules_forbid() -> None:
+    events = _a_top_played_unseen_and_the_card_under_it_turned()
+    assert not _of(events, "illegal_play")
+    assert ("A", "2S", "A4", "R") in [(e["player"], e["card"], e["from"], e["to"]) for e in _of(events, "play")]
+    assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A4", "JH"), ("A2", "QC")]

@@ -107,6 +107,8 @@ class TableMoves:
                 # no contact seen turning it: a hand only seen over a face-down top will do, while every card the
                 # engine lacks is one still face down (after a re-read, a card then in a hand is lacking too)
                 turned = self._turned_unseen(owner, when[0], covered=True)
+            if turned is not None and expected != EMPTY and not self._stacks(owner, card, turned[0], zone):
+                return False  # its top left unseen and the card was turned under it: waits for that top to be found
             if turned is not None and self._try(TurnUp(owner, turned[0], card), turned[1]):
                 if expected == EMPTY:
                     self._try(MoveToSpace(owner, card, turned[0], zone), when)
@@ -116,6 +118,15 @@ class TableMoves:
             if expected == EMPTY and self.rules.refilled_singles:
                 return self._try(Refill(owner, zone, card), when)
         return False
+
+    def _stacks(self, player: str, card: Card, turned: str, zone: str) -> bool:
+        """`card`, turned up on `player`'s face-down top `turned`, may be stacked on the face-up top of their
+        stock place `zone` (the rules allow it there). A card the engine has nowhere, read on a face-up top,
+        is taken for one turned elsewhere and moved there only so: a move the rules forbid is no explanation
+        of a card found there, the top there may have left unseen (under the arm, played on a pile the camera
+        has not read since) and the card been turned on the face-down card under it."""
+        move = TurnUp(player, turned, card)
+        return self.state.check(move) is None and self.state.apply(move).check(StackEqual(player, card, turned, zone)) is None
 
     def _turned(self, player: str, zone: str, card: Card, when: When) -> bool:
         """A face-down top seen face up: turned at the player's first touch since the last move

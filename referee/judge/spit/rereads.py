@@ -268,7 +268,8 @@ class Rereads:
         """The card the engine played last on `pile` (the last move found, or followed only by plays and
         turn-ups elsewhere, made again without it: `_last_play_on`) is gone from it and the pile shows `after`: a card
         the engine has nowhere (or another player's face-up stock top) that the other player's hand
-        laid there (seen touching the pile, or over it) less than the race window before it or within
+        laid there (seen touching the pile, or over it, at a visit that laid no card judged there already:
+        `_laid_judged`) less than the race window before it or within
         a frame after, give or take a frame (contacts are dated to about a frame), or at any time before
         it if `after` was read there (if only for a frame) before it touched, unseen under it, no card of theirs having
         touched the pile since; and the card's player's hand came back over the pile (or was never
@@ -302,6 +303,7 @@ class Rereads:
         touches = self._touches.get(pile, ())
         read = self._laid_seen.get((pile, after))  # read on the pile, if only for a frame, before the card taken back touched
         laid = [touch for touch in touches if touch.side != move.player  # (its contact seen, or its hand over the pile)
+                and not self._laid_judged(pile, touch)
                 and (when - self.config.race_window_s - self._tie_s < touch.t <= when + self._tie_s
                      or (read is not None and read[0] == touch.side and read[2][0] == touch.t and read[3] < when))
                 and (rival is None or touch.side == rival[0])]
@@ -349,6 +351,15 @@ class Rereads:
         self._attempt(move.player, move.card, move.source, pile, (when, self._frame_at(when)), visible=False,
                       legal_counts=False)
         self._taken_off[pile] = (move.player, when, self._now[0])  # its player's touches since took it back
+
+    def _laid_judged(self, pile: str, touch: Touch) -> bool:
+        """`touch` laid a card judged on `pile` already: its contact laid one (`_used`), or it is the
+        hand seen over the pile within a frame of such a contact of the same hand (the cover and the
+        contact of one visit, found in the same frame). One hand lays one card at a time: that visit
+        laid no other card."""
+        return any(other.side == touch.side and other.contact and (pile, other.side, other.t) in self._used
+                   and (other is touch or (not touch.contact and self._close(other.t, touch.t)))
+                   for other in self._touches.get(pile, ()))
 
     def _waited_under(self, pile: str, after: str) -> None:
         """The card read on `pile` while it waited for a rival's card under it (`_ties`) is gone and the

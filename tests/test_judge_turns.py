@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_judge import Film, _of, _run
+from test_judge import Film, _of, _opened, _run
 from test_judge_spits import _one_card_to_turn
 
 from referee.cards import parse_card
@@ -118,3 +118,42 @@ def test_a_card_laid_is_not_taken_for_one_turned_on_a_face_down_place_read_settl
     film.frame(unread=("L",))
     _run(film, referee)
     assert referee._only_face_down("A", parse_card("5H"), "L", laid) is None  # not from A2: nothing was turned there
+
+
+def test_a_contact_on_a_face_down_place_less_than_a_turn_and_a_lay_before_its_hand_laid_a_card_turned_nothing() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["5C", "back |"], "B": ["KS"]}, spit={"A": "2C", "B": "5H"},
+                               piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "5C", "A2": "back", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    lifted = film.t
+    for _ in range(2):  # A's hand over A1 and A2 lifts 5♣ off A1: the hand finder gives its contact to A2
+        film.frame((HandSeen("A", ("A1", "A2"), {"A2": lifted}),))
+    film.zones["A1"] = "empty"
+    film.over("A", "A2", 3)
+    laid = film.t
+    for _ in range(3):  # and lays it on 4♦, still over A2
+        film.frame((HandSeen("A", ("A2", "L"), {"L": laid}),))
+    film.zones["L"] = "5C"
+    film.over("A", "A2", 4)
+    turned = film.touch("A", "A2", 3, then="QH")  # then turns A2's card up
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["card"], e.t) for e in _of(events, "play")] == [("5C", laid)]
+    assert [(e["card"], e.t) for e in _of(events, "turn_up")] == [("QH", turned)]
+
+
+def test_a_turn_up_is_dated_after_its_place_was_read_face_down_though_its_hand_took_back_a_refused_card_since() -> None:
+    film = _opened()
+    film.play("A", "A2", "back", "L")  # 9♥ onto 8♦, baring a face-down card
+    film.touch("A", "A2", 3)  # A's hand rests on A2 and leaves: the card still lies face down
+    film.still(6)
+    film.play("A", "A3", "back", "L")  # A lays K♦ on 9♥: refused
+    film.touch("A", "L", 3, then="9H")  # and takes it back (that touch lays no card)
+    film.touch("A", "A3", 2, then="KD")
+    film.still(6)  # A2 read face down all the while
+    t = film.touch("A", "A2", 3, then="QH")  # A turns it up now
+    film.still(10)
+    events = film.judge()
+    assert [e["card"] for e in _of(events, "illegal_play")] == ["KD"]
+    assert [(e["card"], e.t) for e in _of(events, "turn_up")] == [("QH", t)]

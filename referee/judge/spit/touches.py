@@ -9,11 +9,13 @@ from referee.judge.spit.config import (
     FETCH_S,
     SURE_S,
     TOUCH_REACH_S,
+    TURN_LAY_S,
     TURN_S,
     Lift,
     When,
 )
 from referee.observations import CARD_CODES
+from referee.rules.spit import MoveToSpace
 from referee.tracker import Touch
 
 
@@ -66,25 +68,37 @@ class HandTouches:
         showing its face-down top, or last read so at all (for a frame between an arm's passes: the
         hand turned it later; an earlier one turned nothing, or a card gone since; the vision
         dates a contact with a face-down card from when the hand touched it, not from when it was
-        found at rest on the card turned), else at `seen`; not before the last move there (one hand,
+        found at rest on the card turned), leaving out a contact of a hand bringing a card it laid soon
+        after (`_fetching`: it turned nothing), else at `seen`; not before the last move there (one hand,
         one card at a time: not before the card above it was played; and where the touch it dates it
         by came before that move, as when one touch moves a card off the place and turns the next, not
         before the frame after the place was last read face down since that move: `_turned_after_move`).
         The read does not count if their hand touched a spit pile since
-        the first contact, laying no card judged: a card turned at that one may have gone there. (`seen`
+        the first contact, laying no card judged and taking back no card of its own (`_taking_back`: that
+        touch lays nothing): a card turned at that one may have gone there. (`seen`
         is not held to after the read: a face-down top misread for a frame over a card turned would
         make the turn late.)"""
         since = self._moved.get(zone, 0.0)
         shown = self._read_clear if self.readings.get(zone) == FACE_DOWN else self._shown_until
         after = max(shown.get(zone, since), self._face_down_read.get(zone, -math.inf))
         if touches and any(self._free(pile, touch, player) and touches[0].t <= touch.t < after
+                           and not self._taking_back(pile, touch)
                            for pile in self._piles for touch in self._touches.get(pile, ())):
             after = since
-        turning = [touch for touch in touches if touch.t > after]
+        turning = [touch for touch in touches if touch.t > after and not self._fetching(player, touch.t)]
         turned = (turning[0].t, turning[0].frame) if turning else seen
         if turned[0] < since:
             return self._turned_after_move(zone, since, turned)
         return turned
+
+    def _fetching(self, side: str, t: float) -> bool:
+        """The hand of `side` whose contact began at `t` laid a card judged (played or refused on a spit
+        pile, or moved into a space) less than `TURN_LAY_S` after it: a hand takes longer than that to turn
+        a card and lay one, so that contact turned nothing (the hand was bringing that card: the hand
+        finder gave the contact lifting it to the place beside, or to the place the hand passed over)."""
+        return any(used_side == side and 0 <= laid - t < TURN_LAY_S for _, used_side, laid in self._used) \
+            or any(isinstance(move, MoveToSpace) and move.player == side and 0 <= laid - t < TURN_LAY_S
+                   for laid, move in self._made)
 
     def _turned_after_move(self, zone: str, since: float, turned: When) -> When:
         """The date of a turn-up at stock place `zone` whose touch (`turned`) began before the last move

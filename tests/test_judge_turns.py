@@ -157,3 +157,27 @@ def test_a_turn_up_is_dated_after_its_place_was_read_face_down_though_its_hand_t
     events = film.judge()
     assert [e["card"] for e in _of(events, "illegal_play")] == ["KD"]
     assert [(e["card"], e.t) for e in _of(events, "turn_up")] == [("QH", t)]
+
+
+def test_a_contact_on_a_face_down_place_a_few_frames_from_the_one_turning_another_place_s_card_turned_nothing() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["9C", "back |", "back |"], "B": ["KS"]}, spit={"A": "2C", "B": "5C"},
+                               piles={"L": "4D", "R": "6D"})
+    film = Film({z: "empty" for z in rules.place_names}
+                | {"A1": "9C", "A2": "back", "A3": "back", "B1": "KS", "L": "4D", "R": "6D"})
+    film.still(4)
+    first = film.t
+    for _ in range(2):  # the hand finder puts the contact of A's hand turning A2's card on A3 first
+        film.frame((HandSeen("A", ("A3",), {"A3": first}),))
+    turned = film.t
+    for _ in range(3):  # then on A2, which shows Q♥ once the hand leaves it
+        film.frame((HandSeen("A", ("A2", "A3"), {"A2": turned}),))
+    film.zones["A2"] = "QH"
+    film.over("A", "A3", 6)  # the hand stays over A3: it is not read meanwhile
+    later = film.t
+    for _ in range(3):  # and turns A3's card
+        film.frame((HandSeen("A", ("A3",), {"A3": later}),))
+    film.zones["A3"] = "9H"
+    film.still(10)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert sorted((e["card"], e.t) for e in _of(events, "turn_up")) == [("9H", later), ("QH", turned)]

@@ -124,6 +124,11 @@ spit pile or into a space: 0.43 s at the least on the rendered games 9001-9040 a
 followed by a lay), and 0.47 s at the least from the contact the vision dated such a turn by to the touch
 the referee dated the next lay by (3274 turn-ups). A contact of a hand with a face-down place that began
 less than this before that hand laid a card turned nothing there (`HandTouches._fetching`)."""
+TURNS_APART_S: Final = 0.2
+"""Less than the least time between two turn-ups by one player: 0.27 s at the least on the rendered games
+9001-9040 and 9601-9780 (3541 pairs), less two frames for the dating of the two contacts. A contact of a
+hand with a face-down place less than this from the contact that dated a turn-up of another of its
+player's places turned nothing there (`HandTouches._turning_elsewhere`)."""
 CALLS_MEMORY_S: Final = 30.0
 """How long a touch judged and a call against a player made are remembered (so that none is judged or
 made twice): far longer than any stretch a move is judged again in (the touch memory, the re-reads

@@ -10,12 +10,13 @@ from referee.judge.spit.config import (
     SURE_S,
     TOUCH_REACH_S,
     TURN_LAY_S,
+    TURNS_APART_S,
     TURN_S,
     Lift,
     When,
 )
 from referee.observations import CARD_CODES
-from referee.rules.spit import MoveToSpace
+from referee.rules.spit import MoveToSpace, TurnUp
 from referee.tracker import Touch
 
 
@@ -68,8 +69,8 @@ class HandTouches:
         showing its face-down top, or last read so at all (for a frame between an arm's passes: the
         hand turned it later; an earlier one turned nothing, or a card gone since; the vision
         dates a contact with a face-down card from when the hand touched it, not from when it was
-        found at rest on the card turned), leaving out a contact of a hand bringing a card it laid soon
-        after (`_fetching`: it turned nothing), else at `seen`; not before the last move there (one hand,
+        found at rest on the card turned), leaving out a contact that turned nothing (`_turned_nothing`:
+        the hand was bringing a card it laid soon after, or turning another card), else at `seen`; not before the last move there (one hand,
         one card at a time: not before the card above it was played; and where the touch it dates it
         by came before that move, as when one touch moves a card off the place and turns the next, not
         before the frame after the place was last read face down since that move: `_turned_after_move`).
@@ -85,11 +86,16 @@ class HandTouches:
                            and not self._taking_back(pile, touch)
                            for pile in self._piles for touch in self._touches.get(pile, ())):
             after = since
-        turning = [touch for touch in touches if touch.t > after and not self._fetching(player, touch.t)]
+        turning = [touch for touch in touches if touch.t > after and not self._turned_nothing(player, zone, touch.t)]
         turned = (turning[0].t, turning[0].frame) if turning else seen
         if turned[0] < since:
             return self._turned_after_move(zone, since, turned)
         return turned
+
+    def _turned_nothing(self, side: str, zone: str, t: float) -> bool:
+        """The contact of the hand of `side` with face-down place `zone` begun at `t` turned nothing there:
+        the hand was bringing a card (`_fetching`) or turning another (`_turning_elsewhere`)."""
+        return self._fetching(side, t) or self._turning_elsewhere(side, zone, t)
 
     def _fetching(self, side: str, t: float) -> bool:
         """The hand of `side` whose contact began at `t` laid a card judged (played or refused on a spit
@@ -99,6 +105,15 @@ class HandTouches:
         return any(used_side == side and 0 <= laid - t < TURN_LAY_S for _, used_side, laid in self._used) \
             or any(isinstance(move, MoveToSpace) and move.player == side and 0 <= laid - t < TURN_LAY_S
                    for laid, move in self._made)
+
+    def _turning_elsewhere(self, side: str, zone: str, t: float) -> bool:
+        """The hand of `side` whose contact with face-down place `zone` began at `t` turned up the card of
+        another of its player's places at a contact there less than `TURNS_APART_S` from `t` (a turn-up
+        judged, dated by that contact): one hand turns one card at a time, so this contact turned nothing
+        (the hand finder gave the contact turning that card to this place as well, or first)."""
+        return any(isinstance(move, TurnUp) and move.player == side and move.pile != zone
+                   and abs(turned - t) < TURNS_APART_S and self._contact_at(move.pile, side, turned)
+                   for turned, move in self._made)
 
     def _turned_after_move(self, zone: str, since: float, turned: When) -> When:
         """The date of a turn-up at stock place `zone` whose touch (`turned`) began before the last move

@@ -181,3 +181,25 @@ def test_a_contact_on_a_face_down_place_a_few_frames_from_the_one_turning_anothe
     film.still(10)
     events = _run(film, SpitReferee(rules, state=state))
     assert sorted((e["card"], e.t) for e in _of(events, "turn_up")) == [("9H", later), ("QH", turned)]
+
+
+def test_a_contact_on_a_face_down_place_a_frame_after_its_hand_laid_a_card_turned_nothing() -> None:
+    film = _opened()
+    film.over("A", "A2", 3)  # A's hand over A2 lifting its 9♥: no contact seen
+    film.zones["A2"] = "back"
+    laid = film.t
+    for _ in range(2):  # laying it on L, the arm still over A2
+        film.frame((HandSeen("A", ("A2", "L"), {"L": laid}),))
+    film.zones["L"] = "9H"
+    early = film.t
+    for _ in range(2):  # the hand finder finds it on A2 as it leaves L: too soon to turn anything
+        film.frame((HandSeen("A", ("A2",), {"A2": early}),))
+    film.over("A", "A2", 6)
+    turned = film.t
+    for _ in range(3):  # back on A2, turning its card
+        film.frame((HandSeen("A", ("A2",), {"A2": turned}),))
+    film.zones["A2"] = "4C"
+    film.still(8)
+    events = film.judge()
+    assert [(e.type, e["card"], e.t) for e in events if e.type in ("play", "turn_up")] == [
+        ("play", "9H", laid), ("turn_up", "4C", turned)]

@@ -124,6 +124,13 @@ spit pile or into a space: 0.43 s at the least on the rendered games 9001-9040 a
 followed by a lay), and 0.47 s at the least from the contact the vision dated such a turn by to the touch
 the referee dated the next lay by (3274 turn-ups). A contact of a hand with a face-down place that began
 less than this before that hand laid a card turned nothing there (`HandTouches._fetching`)."""
+LAY_TURN_S: Final = 0.2
+"""Less than the least time one hand takes from laying a card (on a spit pile or into a space) to turning a
+stock card up: 0.23 s at the least on the rendered games 9001-9040 and 9601-9780 (3981 turn-ups after a lay),
+less a frame for the dating of the lay; 0.27 s at the least from the touch the referee dated the lay by to
+the contact the vision dated the turn by (but one of 3385). A card turned after a card was moved off its
+place was turned this long after that move at the earliest (`HandTouches._turned_after_move`), and a contact
+less than this after its hand laid a card turned nothing (`HandTouches._fetching`)."""
 TURNS_APART_S: Final = 0.2
 """Less than the least time between two turn-ups by one player: 0.27 s at the least on the rendered games
 9001-9040 and 9601-9780 (3541 pairs), less two frames for the dating of the two contacts. A contact of a

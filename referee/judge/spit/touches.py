@@ -7,6 +7,7 @@ import math
 from referee.cards import FACE_DOWN
 from referee.judge.spit.config import (
     FETCH_S,
+    LAY_TURN_S,
     SURE_S,
     TOUCH_REACH_S,
     TURN_LAY_S,
@@ -99,11 +100,13 @@ class HandTouches:
 
     def _fetching(self, side: str, t: float) -> bool:
         """The hand of `side` whose contact began at `t` laid a card judged (played or refused on a spit
-        pile, or moved into a space) less than `TURN_LAY_S` after it: a hand takes longer than that to turn
-        a card and lay one, so that contact turned nothing (the hand was bringing that card: the hand
-        finder gave the contact lifting it to the place beside, or to the place the hand passed over)."""
-        return any(used_side == side and 0 <= laid - t < TURN_LAY_S for _, used_side, laid in self._used) \
-            or any(isinstance(move, MoveToSpace) and move.player == side and 0 <= laid - t < TURN_LAY_S
+        pile, or moved into a space) less than `TURN_LAY_S` after it, or less than `LAY_TURN_S` before it:
+        a hand takes longer than that to turn a card and lay one, or to lay one and turn one, so that
+        contact turned nothing (the hand was bringing that card, or coming back from laying it: the hand
+        finder gave the contact to the place beside the one it lifted a card from or laid it on, or to the
+        place the hand passed over)."""
+        return any(used_side == side and -LAY_TURN_S < laid - t < TURN_LAY_S for _, used_side, laid in self._used) \
+            or any(isinstance(move, MoveToSpace) and move.player == side and -LAY_TURN_S < laid - t < TURN_LAY_S
                    for laid, move in self._made)
 
     def _turning_elsewhere(self, side: str, zone: str, t: float) -> bool:
@@ -118,10 +121,11 @@ class HandTouches:
     def _turned_after_move(self, zone: str, since: float, turned: When) -> When:
         """The date of a turn-up at stock place `zone` whose touch (`turned`) began before the last move
         off the place (`since`): the hand that moved the card off turned the next within the same touch.
-        The turn came after the move, and after the place was last read face down since the move, if it
-        was (one frame after that read: the card still lay face down then); else at the move."""
+        The turn came after the move, no sooner than a hand comes back from laying a card to turn one
+        (`LAY_TURN_S` after it), and after the place was last read face down since the move (one frame
+        after that read: the card still lay face down then)."""
         read = self._face_down_read.get(zone, -math.inf)
-        after = round(read + self.frame_interval, 6) if read >= since else since
+        after = max(round(read + self.frame_interval, 6), round(since + LAY_TURN_S, 6))
         return after, turned[1] + round((after - turned[0]) / self.frame_interval)
 
     def _turn_when(self, player: str, zone: str) -> When:

@@ -203,3 +203,25 @@ def test_a_contact_on_a_face_down_place_a_frame_after_its_hand_laid_a_card_turne
     events = film.judge()
     assert [(e.type, e["card"], e.t) for e in events if e.type in ("play", "turn_up")] == [
         ("play", "9H", laid), ("turn_up", "4C", turned)]
+
+
+def test_a_turn_up_seen_no_later_than_a_turn_takes_after_its_place_was_read_face_down_is_dated_after_that_read() -> None:
+    film, referee = _one_card_to_turn()
+    read = film.frame()  # A2 read face down
+    for _ in range(6):  # then changing, no hand found over it: the hand turning it missed
+        film.frame(unread=("A2",))
+    film.zones["A2"] = "QH"
+    film.still(10)
+    assert [(e["card"], e.t) for e in _of(_run(film, referee), "turn_up")] == [("QH", round(read + 1 / 30, 6))]
+
+
+def test_a_turn_up_first_seen_longer_than_a_turn_takes_after_its_place_was_read_face_down_is_dated_at_that_sight() -> None:
+    film, referee = _one_card_to_turn()
+    film.frame()  # A2 read face down
+    for _ in range(15):  # then changing for half a second, no hand found over it
+        film.frame(unread=("A2",))
+    film.zones["A2"] = "QH"
+    seen = film.frame()
+    film.still(10)
+    [turn] = _of(_run(film, referee), "turn_up")
+    assert turn["card"] == "QH" and turn.t >= round(seen - 1 / 30, 6)

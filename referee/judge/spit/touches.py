@@ -79,7 +79,11 @@ class HandTouches:
         the first contact, laying no card judged and taking back no card of its own (`_taking_back`: that
         touch lays nothing): a card turned at that one may have gone there. (`seen`
         is not held to after the read: a face-down top misread for a frame over a card turned would
-        make the turn late.)"""
+        make the turn late.) Where no contact dates it and `seen` is the card's first sight, no more
+        than `TURN_S` after the place was last read face down since the last move there (no hand seen
+        there: the hand finder missed the hand turning it, over the place all that while), it was
+        turned from the frame after that read on, and is dated there (a turn is dated from when the hand
+        touched the card, not from when it left it turned)."""
         since = self._moved.get(zone, 0.0)
         shown = self._read_clear if self.readings.get(zone) == FACE_DOWN else self._shown_until
         after = max(shown.get(zone, since), self._face_down_read.get(zone, -math.inf))
@@ -89,6 +93,9 @@ class HandTouches:
             after = since
         turning = [touch for touch in touches if touch.t > after and not self._turned_nothing(player, zone, touch.t)]
         turned = (turning[0].t, turning[0].frame) if turning else seen
+        read = self._face_down_read.get(zone, -math.inf)
+        if not turning and seen == self._seen.get(zone) and since <= read < seen[0] <= read + TURN_S:
+            turned = round(read + self.frame_interval, 6), seen[1] - round((seen[0] - read) / self.frame_interval) + 1
         if turned[0] < since:
             return self._turned_after_move(zone, since, turned)
         return turned

@@ -6,6 +6,7 @@ from test_judge import Film, _of, _opened, _run
 from test_judge_spits import _one_card_to_turn
 
 from referee.cards import parse_card
+from referee.judge.spit.config import TURN_S
 from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen
 from referee.rules.spit import SpitRules, SpitState
@@ -225,3 +226,14 @@ def test_a_turn_up_first_seen_longer_than_a_turn_takes_after_its_place_was_read_
     film.still(10)
     [turn] = _of(_run(film, referee), "turn_up")
     assert turn["card"] == "QH" and turn.t >= round(seen - 1 / 30, 6)
+
+
+def test_a_turn_up_whose_contact_began_as_its_card_was_first_read_is_dated_a_turn_s_length_before_that_contact() -> None:
+    film, referee = _one_card_to_turn()
+    film.over("A", "A2", 20)  # A's hand over A2, turning its card: no contact seen
+    film.zones["A2"] = "QH"
+    rest = film.frame()  # Q♥ read as the hand lifts
+    for _ in range(3):  # the hand found at rest on it from then on
+        film.frame((HandSeen("A", ("A2",), {"A2": rest}),))
+    film.still(10)
+    assert [(e["card"], e.t) for e in _of(_run(film, referee), "turn_up")] == [("QH", round(rest - TURN_S, 6))]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from referee.cards import FACE_DOWN
+from referee.cards import FACE_DOWN, parse_card
 from referee.judge.spit.config import (
     FETCH_S,
     LAY_TURN_S,
@@ -83,7 +83,9 @@ class HandTouches:
         than `TURN_S` after the place was last read face down since the last move there (no hand seen
         there: the hand finder missed the hand turning it, over the place all that while), it was
         turned from the frame after that read on, and is dated there (a turn is dated from when the hand
-        touched the card, not from when it left it turned)."""
+        touched the card, not from when it left it turned). Where the contact it is dated by began no
+        sooner than the card was first read there (`_found_at_rest`), the card was turned before it, at
+        most `TURN_S` before: it is dated then, not before the frame after that read, nor before the move."""
         since = self._moved.get(zone, 0.0)
         shown = self._read_clear if self.readings.get(zone) == FACE_DOWN else self._shown_until
         after = max(shown.get(zone, since), self._face_down_read.get(zone, -math.inf))
@@ -96,9 +98,23 @@ class HandTouches:
         read = self._face_down_read.get(zone, -math.inf)
         if not turning and seen == self._seen.get(zone) and since <= read < seen[0] <= read + TURN_S:
             turned = round(read + self.frame_interval, 6), seen[1] - round((seen[0] - read) / self.frame_interval) + 1
+        if turning and self._found_at_rest(zone, turned[0]):
+            back = round(TURN_S / self.frame_interval)
+            turned = round(turned[0] - back * self.frame_interval, 6), turned[1] - back
+            if since <= read and turned[0] <= read:
+                turned = round(read + self.frame_interval, 6), turned[1] + round((read - turned[0]) / self.frame_interval) + 1
         if turned[0] < since:
             return self._turned_after_move(zone, since, turned)
         return turned
+
+    def _found_at_rest(self, zone: str, t: float) -> bool:
+        """A contact with stock place `zone` begun at `t` came no sooner than the card it shows turned now
+        (one the engine has nowhere yet) was first read there: the card lay face up already, so the hand
+        was found at rest on the card it had turned (within `TURN_S` before)."""
+        shown = self.readings.get(zone)
+        first = self._first_read.get(zone)
+        return shown in CARD_CODES and not self.state.cards()[parse_card(shown)] \
+            and first is not None and first[0] == shown and t >= first[1]
 
     def _turned_nothing(self, side: str, zone: str, t: float) -> bool:
         """The contact of the hand of `side` with face-down place `zone` begun at `t` turned nothing there:

@@ -10,6 +10,7 @@ from referee.judge.judge import Judge
 from referee.judge.speahx import SpeahxReferee
 from referee.judge.spit.config import (
     ALONE,
+    LAY_TURN_S,
     OTHER_SLAP,
     RECOUNT,
     SLAP_FALLBACK,
@@ -435,7 +436,7 @@ def test_turn_up_is_dated_by_its_player_s_contact_with_the_place_not_by_the_hand
     assert [(e["pile"], e["card"], e.t) for e in turn_ups] == [("A2", "4C", touched)]
 
 
-def test_a_card_is_not_turned_up_before_the_card_above_it_was_played() -> None:
+def test_a_card_is_not_turned_up_before_its_hand_came_back_from_playing_the_card_above_it() -> None:
     film = _opened()
     for _ in range(3):  # A's hand over A2 lifting its 9H: no contact seen
         film.frame((HandSeen("A", ("A2",), {}),))
@@ -450,7 +451,7 @@ def test_a_card_is_not_turned_up_before_the_card_above_it_was_played() -> None:
     film.still(8)
     events = film.judge()
     assert [(e.type, e["card"], e.t) for e in events if e.type in ("play", "turn_up")] == [
-        ("play", "9H", laid), ("turn_up", "4C", laid)]
+        ("play", "9H", laid), ("turn_up", "4C", round(laid + LAY_TURN_S, 6))]
 
 
 def test_turn_up_of_a_card_turned_and_played_unseen_is_dated_by_its_player_s_contact_with_the_place() -> None:

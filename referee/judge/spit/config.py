@@ -118,6 +118,24 @@ pile (it fetches that card from a stock place between: 0.52 s at the least on th
 does a hand lay a card into a space of its player's and then on a spit pile faster (0.57 s at the least
 from the move to the play on the rendered games A1-G, 661 such moves): a touch on a space less than this
 before the card touched a pile did not move it there (`TableMoves._space_touched`)."""
+TURN_LAY_S: Final = 0.43
+"""The least time one hand takes from turning a stock card up to laying a card (that one or another) on a
+spit pile or into a space: 0.43 s at the least on the rendered games 9001-9040 and 9601-9780 (3846 turn-ups
+followed by a lay), and 0.47 s at the least from the contact the vision dated such a turn by to the touch
+the referee dated the next lay by (3274 turn-ups). A contact of a hand with a face-down place that began
+less than this before that hand laid a card turned nothing there (`HandTouches._fetching`)."""
+LAY_TURN_S: Final = 0.2
+"""Less than the least time one hand takes from laying a card (on a spit pile or into a space) to turning a
+stock card up: 0.23 s at the least on the rendered games 9001-9040 and 9601-9780 (3981 turn-ups after a lay),
+less a frame for the dating of the lay; 0.27 s at the least from the touch the referee dated the lay by to
+the contact the vision dated the turn by (but one of 3385). A card turned after a card was moved off its
+place was turned this long after that move at the earliest (`HandTouches._turned_after_move`), and a contact
+less than this after its hand laid a card turned nothing (`HandTouches._fetching`)."""
+TURNS_APART_S: Final = 0.2
+"""Less than the least time between two turn-ups by one player: 0.27 s at the least on the rendered games
+9001-9040 and 9601-9780 (3541 pairs), less two frames for the dating of the two contacts. A contact of a
+hand with a face-down place less than this from the contact that dated a turn-up of another of its
+player's places turned nothing there (`HandTouches._turning_elsewhere`)."""
 CALLS_MEMORY_S: Final = 30.0
 """How long a touch judged and a call against a player made are remembered (so that none is judged or
 made twice): far longer than any stretch a move is judged again in (the touch memory, the re-reads

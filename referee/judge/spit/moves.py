@@ -319,7 +319,8 @@ class TableMoves:
         """A face-down stock top of `player` their hand touched (since the last move there)
         before `before` (with `covered`, one it was only seen over: the hand finder may miss the
         contact of a hand turning a card): a card turned up and taken away before it could be
-        read. The zone and the first such touch, for the zone touched last; None (and the
+        read. The zone and the first such touch that may have turned it (`_turned_nothing`; else the
+        first), for the zone touched last; None (and the
         referee waits) while such a place is not settled, unless (`only`: no other hand at the
         pile) the card was turned there and nowhere else (`_turned_only_here`; `laid`: the card
         and the pile it was laid on).
@@ -342,7 +343,8 @@ class TableMoves:
                 return None
             if touched and touched[-1].t > latest:
                 latest = touched[-1].t
-                best = (zone, (touched[0].t, touched[0].frame))
+                turning = next((touch for touch in touched if not self._turned_nothing(player, zone, touch.t)), touched[0])
+                best = (zone, (turning.t, turning.frame))
         return best
 
     def _read_since_touched(self, zone: str, touched: list[Touch]) -> bool:

@@ -208,6 +208,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         """Per zone, the last frame it was read with no hand over it and no new state pending."""
         self._shown_until: dict[str, float] = {}
         """Per stock place, the last frame it was read showing what it showed before its last change."""
+        self._first_read: dict[str, tuple[str, float]] = {}
+        """Per stock place, what it was last read showing, and the first frame of the reads showing that
+        (settled or not, if only for a frame) since it was last read showing something else."""
         self._layout_due = math.inf
         self._unread_tops: set[str] = set()
         """Stock places of the last layout dealt with their tops not read yet (`UNREAD_LAYOUT_S`)."""
@@ -363,6 +366,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                 self._read_in_place[seen] = (snap.t, zone)
             if zone in self._owner:
                 self._turned_unread.discard(seen)
+                if self._first_read.get(zone, ("", 0.0))[0] != seen:
+                    self._first_read[zone] = (seen, snap.t)
             lift = self._lifted.get(seen)
             if lift is not None and lift.zone == zone and not lift.attempted and lift.t < snap.t \
                     and self._expected(zone) == seen and not self._touched_since(lift.player, lift.t, snap.t):

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import math
 
-from referee.cards import FACE_DOWN
+from referee.cards import FACE_DOWN, parse_card
 from referee.judge.spit.config import (
     FETCH_S,
+    LAY_TURN_S,
     SURE_S,
     TOUCH_REACH_S,
+    TURN_LAY_S,
+    TURNS_APART_S,
     TURN_S,
     Lift,
     When,
 )
 from referee.observations import CARD_CODES
+from referee.rules.spit import MoveToSpace, TurnUp
 from referee.tracker import Touch
 
 
@@ -66,33 +70,85 @@ class HandTouches:
         showing its face-down top, or last read so at all (for a frame between an arm's passes: the
         hand turned it later; an earlier one turned nothing, or a card gone since; the vision
         dates a contact with a face-down card from when the hand touched it, not from when it was
-        found at rest on the card turned), else at `seen`; not before the last move there (one hand,
+        found at rest on the card turned), leaving out a contact that turned nothing (`_turned_nothing`:
+        the hand was bringing a card it laid soon after, or turning another card), else at `seen`; not before the last move there (one hand,
         one card at a time: not before the card above it was played; and where the touch it dates it
         by came before that move, as when one touch moves a card off the place and turns the next, not
         before the frame after the place was last read face down since that move: `_turned_after_move`).
         The read does not count if their hand touched a spit pile since
-        the first contact, laying no card judged: a card turned at that one may have gone there. (`seen`
+        the first contact, laying no card judged and taking back no card of its own (`_taking_back`: that
+        touch lays nothing): a card turned at that one may have gone there. (`seen`
         is not held to after the read: a face-down top misread for a frame over a card turned would
-        make the turn late.)"""
+        make the turn late.) Where no contact dates it and `seen` is the card's first sight, no more
+        than `TURN_S` after the place was last read face down since the last move there (no hand seen
+        there: the hand finder missed the hand turning it, over the place all that while), it was
+        turned from the frame after that read on, and is dated there (a turn is dated from when the hand
+        touched the card, not from when it left it turned). Where the contact it is dated by began no
+        sooner than the card was first read there (`_found_at_rest`), the card was turned before it, at
+        most `TURN_S` before: it is dated then, not before the frame after that read, nor before the move."""
         since = self._moved.get(zone, 0.0)
         shown = self._read_clear if self.readings.get(zone) == FACE_DOWN else self._shown_until
         after = max(shown.get(zone, since), self._face_down_read.get(zone, -math.inf))
         if touches and any(self._free(pile, touch, player) and touches[0].t <= touch.t < after
+                           and not self._taking_back(pile, touch)
                            for pile in self._piles for touch in self._touches.get(pile, ())):
             after = since
-        turning = [touch for touch in touches if touch.t > after]
+        turning = [touch for touch in touches if touch.t > after and not self._turned_nothing(player, zone, touch.t)]
         turned = (turning[0].t, turning[0].frame) if turning else seen
+        read = self._face_down_read.get(zone, -math.inf)
+        if not turning and seen == self._seen.get(zone) and since <= read < seen[0] <= read + TURN_S:
+            turned = round(read + self.frame_interval, 6), seen[1] - round((seen[0] - read) / self.frame_interval) + 1
+        if turning and self._found_at_rest(zone, turned[0]):
+            back = round(TURN_S / self.frame_interval)
+            turned = round(turned[0] - back * self.frame_interval, 6), turned[1] - back
+            if since <= read and turned[0] <= read:
+                turned = round(read + self.frame_interval, 6), turned[1] + round((read - turned[0]) / self.frame_interval) + 1
         if turned[0] < since:
             return self._turned_after_move(zone, since, turned)
         return turned
 
+    def _found_at_rest(self, zone: str, t: float) -> bool:
+        """A contact with stock place `zone` begun at `t` came no sooner than the card it shows turned now
+        (one the engine has nowhere yet) was first read there: the card lay face up already, so the hand
+        was found at rest on the card it had turned (within `TURN_S` before)."""
+        shown = self.readings.get(zone)
+        first = self._first_read.get(zone)
+        return shown in CARD_CODES and not self.state.cards()[parse_card(shown)] \
+            and first is not None and first[0] == shown and t >= first[1]
+
+    def _turned_nothing(self, side: str, zone: str, t: float) -> bool:
+        """The contact of the hand of `side` with face-down place `zone` begun at `t` turned nothing there:
+        the hand was bringing a card (`_fetching`) or turning another (`_turning_elsewhere`)."""
+        return self._fetching(side, t) or self._turning_elsewhere(side, zone, t)
+
+    def _fetching(self, side: str, t: float) -> bool:
+        """The hand of `side` whose contact began at `t` laid a card judged (played or refused on a spit
+        pile, or moved into a space) less than `TURN_LAY_S` after it, or less than `LAY_TURN_S` before it:
+        a hand takes longer than that to turn a card and lay one, or to lay one and turn one, so that
+        contact turned nothing (the hand was bringing that card, or coming back from laying it: the hand
+        finder gave the contact to the place beside the one it lifted a card from or laid it on, or to the
+        place the hand passed over)."""
+        return any(used_side == side and -LAY_TURN_S < laid - t < TURN_LAY_S for _, used_side, laid in self._used) \
+            or any(isinstance(move, MoveToSpace) and move.player == side and -LAY_TURN_S < laid - t < TURN_LAY_S
+                   for laid, move in self._made)
+
+    def _turning_elsewhere(self, side: str, zone: str, t: float) -> bool:
+        """The hand of `side` whose contact with face-down place `zone` began at `t` turned up the card of
+        another of its player's places at a contact there less than `TURNS_APART_S` from `t` (a turn-up
+        judged, dated by that contact): one hand turns one card at a time, so this contact turned nothing
+        (the hand finder gave the contact turning that card to this place as well, or first)."""
+        return any(isinstance(move, TurnUp) and move.player == side and move.pile != zone
+                   and abs(turned - t) < TURNS_APART_S and self._contact_at(move.pile, side, turned)
+                   for turned, move in self._made)
+
     def _turned_after_move(self, zone: str, since: float, turned: When) -> When:
         """The date of a turn-up at stock place `zone` whose touch (`turned`) began before the last move
         off the place (`since`): the hand that moved the card off turned the next within the same touch.
-        The turn came after the move, and after the place was last read face down since the move, if it
-        was (one frame after that read: the card still lay face down then); else at the move."""
+        The turn came after the move, no sooner than a hand comes back from laying a card to turn one
+        (`LAY_TURN_S` after it), and after the place was last read face down since the move (one frame
+        after that read: the card still lay face down then)."""
         read = self._face_down_read.get(zone, -math.inf)
-        after = round(read + self.frame_interval, 6) if read >= since else since
+        after = max(round(read + self.frame_interval, 6), round(since + LAY_TURN_S, 6))
         return after, turned[1] + round((after - turned[0]) / self.frame_interval)
 
     def _turn_when(self, player: str, zone: str) -> When:

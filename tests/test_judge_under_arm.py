@@ -1,6 +1,7 @@
-"""Wrong calls found on the fresh games AM (fifteenth session): a card turned under an arm seen only over
-its place and moved to a space; a hand seen over a pile just before its contact there laid a card judged; a
-card laid from under an arm that turned two cards there. Each test is named after the rule it checks."""
+"""Cards handled where an arm hides the place or the pile: a card turned under an arm seen only over its
+place and moved to a space; a hand seen over a pile just before its contact there laid a card judged; a card
+laid from under an arm that turned two cards there. Found on the fresh games AM (fifteenth session); each
+test is named after the rule it checks."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Wrong calls found on the fresh games AN (fifteenth session): a touch that laid a card judged taken for the
-touch of a card found later; a card turned under a top played unseen taken for a stack the rules forbid. Each
-test is named after the rule it checks."""
+"""Cards found on a pile or a place after the touch that laid them: a touch that laid a card judged laid
+no card found later; a card turned under a top played unseen is no stack the rules forbid. Found on the fresh
+games AN (fifteenth session); each test is named after the rule it checks."""
 
 from __future__ import annotations
 

@@ -126,7 +126,8 @@ class TableMoves:
         of a card found there, the top there may have left unseen (under the arm, played on a pile the camera
         has not read since) and the card been turned on the face-down card under it."""
         move = TurnUp(player, turned, card)
-        return self.state.check(move) is None and self.state.apply(move).check(StackEqual(player, card, turned, zone)) is None
+        stack = StackEqual(player, card, turned, zone)
+        return self.state.check(move) is None and self.state.apply(move).check(stack) is None
 
     def _turned(self, player: str, zone: str, card: Card, when: When) -> bool:
         """A face-down top seen face up: turned at the player's first touch since the last move
@@ -343,7 +344,8 @@ class TableMoves:
                 return None
             if touched and touched[-1].t > latest:
                 latest = touched[-1].t
-                turning = next((touch for touch in touched if not self._turned_nothing(player, zone, touch.t)), touched[0])
+                turning = next((touch for touch in touched if not self._turned_nothing(player, zone, touch.t)),
+                               touched[0])
                 best = (zone, (turning.t, turning.frame))
         return best
 

@@ -71,13 +71,13 @@ class HandTouches:
         hand turned it later; an earlier one turned nothing, or a card gone since; the vision
         dates a contact with a face-down card from when the hand touched it, not from when it was
         found at rest on the card turned), leaving out a contact that turned nothing (`_turned_nothing`:
-        the hand was bringing a card it laid soon after, or turning another card), else at `seen`; not before the last move there (one hand,
-        one card at a time: not before the card above it was played; and where the touch it dates it
-        by came before that move, as when one touch moves a card off the place and turns the next, not
-        before the frame after the place was last read face down since that move: `_turned_after_move`).
-        The read does not count if their hand touched a spit pile since
-        the first contact, laying no card judged and taking back no card of its own (`_taking_back`: that
-        touch lays nothing): a card turned at that one may have gone there. (`seen`
+        the hand was bringing a card it laid soon after, or turning another card), else at `seen`; not
+        before the last move there (one hand, one card at a time: not before the card above it was
+        played; and where the touch it dates it by came before that move, as when one touch moves a card
+        off the place and turns the next, not before the frame after the place was last read face down
+        since that move: `_turned_after_move`). The read does not count if their hand touched a spit pile
+        since the first contact, laying no card judged and taking back no card of its own (`_taking_back`:
+        that touch lays nothing): a card turned at that one may have gone there. (`seen`
         is not held to after the read: a face-down top misread for a frame over a card turned would
         make the turn late.) Where no contact dates it and `seen` is the card's first sight, no more
         than `TURN_S` after the place was last read face down since the last move there (no hand seen
@@ -102,7 +102,8 @@ class HandTouches:
             back = round(TURN_S / self.frame_interval)
             turned = round(turned[0] - back * self.frame_interval, 6), turned[1] - back
             if since <= read and turned[0] <= read:
-                turned = round(read + self.frame_interval, 6), turned[1] + round((read - turned[0]) / self.frame_interval) + 1
+                frames = round((read - turned[0]) / self.frame_interval) + 1
+                turned = round(read + self.frame_interval, 6), turned[1] + frames
         if turned[0] < since:
             return self._turned_after_move(zone, since, turned)
         return turned
@@ -230,7 +231,8 @@ class HandTouches:
         that player's: their hand took that card away."""
         took = {other.side for other in self._touches.get(zone, ()) if read < other.t < before}
         return len(took) == 1 and touch.side not in took and any(
-            other.contact and other.side in took and self._close(other.t, touch.t) for other in self._touches.get(zone, ()))
+            other.contact and other.side in took and self._close(other.t, touch.t)
+            for other in self._touches.get(zone, ()))
 
     def _last_cover(self, zone: str, seen: When, sides: set[str] | None = None) -> tuple[str, When] | None:
         """The side and the first frame of the last hand (one of `sides`, if given) seen over `zone`
@@ -326,7 +328,8 @@ class HandTouches:
                                          and not self._carried_no_longer(lift, touch.t)
                                          for lift in self._lifted.values()):
                 return True
-            if holding and not any(other.contact and other.side == touch.side  # its card laid at that contact, judged or not
+            # its card laid at that contact, judged or not
+            if holding and not any(other.contact and other.side == touch.side
                                    and t - self.config.race_window_s < other.t < t + self._tie_s
                                    for other in self._touches.get(pile, ())) \
                     and not any(other.contact and other.side == touch.side and other.t >= touch.t

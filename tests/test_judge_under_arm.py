@@ -1,7 +1,7 @@
 """Cards handled where an arm hides the place or the pile: a card turned under an arm seen only over its
 place and moved to a space; a hand seen over a pile just before its contact there laid a card judged; a card
 laid from under an arm that turned two cards there. Found on the fresh games AM (fifteenth session); each
-test is named after the rule it checks."""
+test is named after the rule it checks (the last, a card lifted and put down under the arm, found on AO)."""
 
 from __future__ import annotations
 
@@ -103,3 +103,33 @@ def _two_turns_under_one_arm() -> list[Event]:
 def test_a_card_laid_from_under_an_arm_is_no_premature_spit_while_the_card_turned_there_was_first_read_after_it() -> None:
     events = _two_turns_under_one_arm()
     assert not _of(events, "premature_spit")
+
+
+def _lifted_card_put_down_under_an_arm() -> list[Event]:
+    """A plays 7♣ from A1 on L's 8♦ (A1 empty); A lifts K♦ from A3 (seen lifted, A3 face down under it), and
+    its arm then lies over A1-A3: it puts the K♦ into A1 and turns J♠ on A3, all unseen, and touches L with
+    the J♠ (no next of 7♣, a move there is: A's 2♠ on R's 3♣), taking it back a second later; A1 shows the
+    K♦ and A3 the J♠ once the arm has gone."""
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A1", "empty", "L")
+    film.touch("A", "A3", 2, then="back")
+    film.still(3)
+    arm = HandSeen("A", ("A1", "A2", "A3"))
+    _over(film, 10, arm)
+    film.zones["A1"] = "KD"
+    _over(film, 3, HandSeen("A", ("A1", "A2", "A3", "L"), {"L": film.t}))
+    film.zones["L"] = "JS"
+    _over(film, 20, arm)
+    _over(film, 3, HandSeen("A", ("A1", "A2", "A3", "L"), {"L": film.t}))
+    film.zones["L"] = "7C"
+    film.zones["A3"] = "JS"
+    _over(film, 10, arm)
+    film.still(40)
+    return film.judge()
+
+
+def test_a_place_whose_top_is_lifted_counts_as_face_down_under_the_arm_for_a_premature_spit() -> None:
+    events = _lifted_card_put_down_under_an_arm()
+    assert not _of(events, "premature_spit")
+    assert [(e["player"], e["card"], e["from"], e["to"]) for e in _of(events, "move_to_space")] \
+        == [("A", "KD", "A3", "A1")]

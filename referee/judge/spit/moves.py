@@ -608,6 +608,8 @@ class TableMoves:
                 return False
             self._unsure.discard((pile, seen))
             self._doubted.pop((pile, seen), None)
+            if self._lifted_under_arm(side, when[0]):
+                return False  # the card lifted put down unseen under the arm, the card under it turned and laid
             self._emit("premature_spit", when, player=side, move=exc.move.describe(), reason=str(exc))
             return False
         except IllegalMove:

@@ -420,6 +420,19 @@ class SpitCalls:
                 return True
         return False
 
+    def _lifted_under_arm(self, player: str, t: float) -> bool:
+        """A stock place of `player`'s whose face-up top their hand lifted (`_lifted`: not seen landing or
+        coming back), where the engine has more than one card, lay under their hand from before `t` until
+        after it (as `_hidden_under_arm`): one hand holds one card, so the hand that laid a card at `t` put
+        the lifted one down unseen first (a move into a space under the arm) and may have turned the card
+        under it and laid that: a card of theirs laid then is no premature spit card."""
+        for lift in self._lifted.values():
+            touches, covered = self._touches.get(lift.zone, ()), self._covered.get(lift.zone, -math.inf)
+            if lift.player == player and len(self.state.pile(lift.zone)) >= 2 and touches \
+                    and touches[-1].side == player and touches[-1].t < t <= covered:
+                return True
+        return False
+
     def _turned_after(self, move: TurnUp, t: float) -> bool:
         """The turn-up `move` was made, dated more than `SPIT_LEAD_S` after `t` by a touch of its
         player's hand seen on the place (its first since the move before it there: the card lay

@@ -1,6 +1,7 @@
 """Cards found on a pile or a place after the touch that laid them: a touch that laid a card judged laid
 no card found later; a card turned under a top played unseen is no stack the rules forbid. Found on the fresh
-games AN (fifteenth session); each test is named after the rule it checks."""
+games AN (fifteenth session); a card read in a face-down place for one frame, then in a space, was turned there
+(AO). Each test is named after the rule it checks."""
 
 from __future__ import annotations
 
@@ -77,3 +78,28 @@ def test_an_unknown_card_on_a_face_up_stock_top_is_no_stack_of_a_card_turned_els
     assert not _of(events, "illegal_play")
     assert ("A", "2S", "A4", "R") in [(e["player"], e["card"], e["from"], e["to"]) for e in _of(events, "play")]
     assert [(e["pile"], e["card"]) for e in _of(events, "turn_up")] == [("A4", "JH"), ("A2", "QC")]
+
+
+def _turned_with_no_hand_seen_and_moved() -> tuple[list[Event], float, float]:
+    """A plays 7♣ from A1 on L's 8♦ (A1 empty) and 4♣ from A5 on R's 3♣ (A5 face down); A's hand, unseen,
+    turns J♠ on A5: A5 is read showing it in one frame only (unread before and after); the hand is then seen
+    touching A1, which shows the J♠ once it has gone, A5 face down. The times of the read and of the touch."""
+    film = _opened(layout=dict(LAYOUT, A5="4C"))  # L shows 8♦, R 3♣
+    film.play("A", "A1", "empty", "L")
+    film.play("A", "A5", "back", "R")
+    for _ in range(4):
+        film.frame(unread=("A5",))
+    read = film.frame(A5="JS")
+    for _ in range(3):
+        film.frame(unread=("A5",))
+    touched = film.touch("A", "A1", 3, then="JS")
+    film.still(40)
+    return film.judge(), read, touched
+
+
+def test_a_card_read_in_a_face_down_place_if_only_for_a_frame_was_turned_there_when_found_in_a_space() -> None:
+    events, read, touched = _turned_with_no_hand_seen_and_moved()
+    assert [(e["player"], e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("A", "A5", "JS", read)]
+    assert [(e["player"], e["card"], e["from"], e["to"], e.t) for e in _of(events, "move_to_space")] \
+        == [("A", "JS", "A5", "A1", touched)]
+    assert not _of(events, "resync")

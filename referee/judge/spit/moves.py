@@ -107,6 +107,8 @@ class TableMoves:
                 # no contact seen turning it: a hand only seen over a face-down top will do, while every card the
                 # engine lacks is one still face down (after a re-read, a card then in a hand is lacking too)
                 turned = self._turned_unseen(owner, when[0], covered=True)
+            if turned is None and not self._deferred:
+                turned = self._seen_turned(owner, card, zone)
             if turned is not None and expected != EMPTY and not self._stacks(owner, card, turned[0], zone):
                 return False  # its top left unseen and the card was turned under it: waits for that top to be found
             if turned is not None and self._try(TurnUp(owner, turned[0], card), turned[1]):
@@ -118,6 +120,17 @@ class TableMoves:
             if expected == EMPTY and self.rules.refilled_singles:
                 return self._try(Refill(owner, zone, card), when)
         return False
+
+    def _seen_turned(self, player: str, card: Card, zone: str) -> tuple[str, When] | None:
+        """`card`, one the engine has nowhere, read in `player`'s stock place `zone`, was read before (if only for
+        a frame, `_read_turned_up`) in another place of theirs whose top the engine has face down, after the last
+        move there: the camera saw it turned up there (the hand turning it unseen), so it was turned there, dated
+        by that read (the turn came before it). That place and frame, else None."""
+        read = self._read_turned_up.get(card.code)
+        if read is None or read[0] == zone or self._owner.get(read[0]) != player \
+                or self._expected(read[0]) != FACE_DOWN or read[1][0] <= self._moved.get(read[0], -math.inf):
+            return None
+        return read
 
     def _stacks(self, player: str, card: Card, turned: str, zone: str) -> bool:
         """`card`, turned up on `player`'s face-down top `turned`, may be stacked on the face-up top of their

@@ -146,6 +146,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         contact (`_emptied_unseen`, `_read_empty_around`)."""
         self._read_in_place: dict[str, tuple[float, str]] = {}
         """Per stock card, the last frame it was read in a stock place, settled or not, and that place."""
+        self._read_turned_up: dict[str, tuple[str, When]] = {}
+        """Per card the engine had nowhere, the last stock place whose top the engine had face down it was read
+        in, settled or not (if only for a frame), and that frame: a card seen turned up there (`_seen_turned`)."""
         self._top_read: dict[str, float] = {}
         """Per spit pile, the last frame it was read showing the engine's top there, settled or not."""
         self._unknown_read: dict[str, tuple[str, float]] = {}
@@ -364,6 +367,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                     del runs[:-8]
             elif seen in CARD_CODES and zone in self._owner:
                 self._read_in_place[seen] = (snap.t, zone)
+                if self._expected(zone) == FACE_DOWN and not self.state.cards()[parse_card(seen)]:
+                    self._read_turned_up[seen] = (zone, self._now)
             if zone in self._owner:
                 self._turned_unread.discard(seen)
                 if self._first_read.get(zone, ("", 0.0))[0] != seen:

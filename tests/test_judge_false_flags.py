@@ -2,7 +2,8 @@
 longer than a hand carries one is not laid at a later touch of that hand, a card that landed unseen is not
 refused at another touch of its hand that its guessed landing time comes after, and a card turned unseen
 is not laid by a hand that carried a card seen lifted to that touch; and on AG/AH, a card turned unseen is
-laid at the first spit pile its hand touches after turning it, not at a later touch on the other pile. Each
+laid at the first spit pile its hand touches after turning it, not at a later touch on the other pile; and on
+AP, a card put on a stock top its hand may have played unseen is called stacked only once that pile is read. Each
 test is named after the rule it checks."""
 
 from __future__ import annotations
@@ -187,3 +188,22 @@ def test_a_card_laid_by_a_hand_that_hid_its_face_down_place_since_the_last_move_
     events = film.judge()
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")][-1] == ("A", "2S", tr)
     assert not _of(events, "premature_spit") and not _of(events, "illegal_play")
+
+
+def test_a_card_on_a_stock_top_its_hand_may_have_played_unseen_is_called_stacked_once_that_pile_is_read() -> None:
+    film = _opened()  # A4 shows 2S, L 8D
+    t = film.t
+    for _ in range(3):  # A's hand touches L, its arm over A4 (the 2S may have gone to L unseen)
+        film.frame((HandSeen("A", ("A4", "L"), {"L": t}),))
+    for zone, then in (("A1", "empty"), ("A4", "7C")):  # then A's 7C from A1 onto A4, L not read all along
+        touched = film.t  # (A4 under the arm until the 7C lies there)
+        for _ in range(3):
+            film.frame((HandSeen("A", (zone, "A4"), {zone: touched}),), unread=("L",))
+        film.zones[zone] = then
+        for _ in range(4):
+            film.frame((HandSeen("A", ("A4",)),) if zone == "A1" else (), unread=("L",))
+    read = film.t
+    film.still(6)  # L read: the 8D still on top, nothing was played there
+    events = film.judge()
+    assert [(e["card"], e["to"]) for e in _of(events, "illegal_play")] == [("7C", "A4")]
+    assert _of(events, "illegal_play")[0]["called_at"] >= read

@@ -116,7 +116,10 @@ without a card judged, and no stock place shows what no move explains, nor on a 
 laid there more than a frame after the card's touch (the order of the two is wrong), nor while the pile
 shows the card with one it fits on read under it (`ZoneReading.under`) other than the engine's top; a card
 put on a stock place read empty since the engine's last move there, or on a top never read in a stock
-place (turned unseen: a guess), is not called stacked (the card the engine has there left unseen); a
+place (turned unseen: a guess), is not called stacked (the card the engine has there left unseen),
+nor, until that pile is read showing the engine's top, one put there after its player's hand touched
+a spit pile since the place last showed its top (that top may have been played there unseen, the
+place under the arm); a
 refused card read under the card laid on it since still lies there: its player's next touches take it
 back, they do not lay it again; a refusal found at a touch, before the card is seen, waits for the card to
 be seen or to come back; one taken back, held back while a stock place showed what no move explains,

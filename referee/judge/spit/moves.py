@@ -95,9 +95,14 @@ class TableMoves:
                 self._lifted.pop(card.code, None)
                 return True
             if (zone, seen) not in self._flagged:
+                # (a top the camera never read in a stock place, turned unseen, is a guess: no call on it)
+                called = not self._emptied_unseen(zone) and self._expected(zone) in self._stock_read
+                if called and self._top_may_be_played(owner, zone):  # waits for that pile, looked at every frame
+                    self._deferred = True
+                    self._look_again = min(self._look_again, self._now[0])
+                    return False
                 self._flagged[zone, seen] = (owner, when[0])
-                if not self._emptied_unseen(zone) and self._expected(zone) in self._stock_read:
-                    # (a top the camera never read in a stock place, turned unseen, is a guess: no call on it)
+                if called:
                     self._emit("illegal_play", when, player=owner, card=seen, to=zone, reason=reason,
                                **{"from": source[1]})
             return False
@@ -972,6 +977,16 @@ class TableMoves:
         under = self._under_seen.get(pile)
         return self._settled.get(pile) == card.code and under is not None and under in CARD_CODES \
             and under != self._expected(pile) != card.code and self._fits_on(card, parse_card(under))
+
+    def _top_may_be_played(self, player: str, zone: str) -> bool:
+        """`player`'s hand touched a spit pile after their stock place `zone` last showed the engine's top there,
+        and that pile has not been read since showing the engine's top on it: the hand may have played that top
+        there unseen (its place under the arm), so a card then put on `zone` is not yet called stacked on it."""
+        shown = self._read_in_place.get(self._expected(zone))
+        since = shown[0] if shown is not None and shown[1] == zone else -math.inf
+        return any(touch.contact and touch.side == player and touch.t > since
+                   and self._top_read.get(pile, -math.inf) < touch.t
+                   for pile in self._piles for touch in self._touches.get(pile, ()))
 
     def _emptied_unseen(self, zone: str) -> bool:
         """Stock place `zone` was read empty (if only for a frame) since the engine's last move there:

@@ -97,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"illegal plays    recall {total.recall('illegal_play'):.2%}  ({total.truth.get('illegal_play', 0)} true)")
     print(f"premature spits  recall {total.recall('premature_spit'):.2%}  precision {total.precision('premature_spit'):.2%}  "
           f"({total.truth.get('premature_spit', 0)} true)")
+    print(f"turn-ups         recall {total.recall('turn_up'):.2%}  precision {total.precision('turn_up'):.2%}  "
+          f"({total.matched.get('turn_up', 0)} of {total.truth.get('turn_up', 0)} true matched)")
     print(f"false flags      {total.false_flags * 10 / max(1, total.games):.1f} per 10 games")
     spit_lat = total.latencies.get("spit_call", [])
     print(f"Spit! calls      {total.matched.get('spit_call', 0)}/{total.truth.get('spit_call', 0)} "

@@ -97,13 +97,11 @@ class HandTouches:
         turned = (turning[0].t, turning[0].frame) if turning else seen
         read = self._face_down_read.get(zone, -math.inf)
         if not turning and seen == self._seen.get(zone) and since <= read < seen[0] <= read + TURN_S:
-            turned = round(read + self.frame_interval, 6), seen[1] - round((seen[0] - read) / self.frame_interval) + 1
+            turned = self._shifted(seen, read + self.frame_interval)
         if turning and self._found_at_rest(zone, turned[0]):
-            back = round(TURN_S / self.frame_interval)
-            turned = round(turned[0] - back * self.frame_interval, 6), turned[1] - back
+            turned = self._shifted(turned, turned[0] - round(TURN_S / self.frame_interval) * self.frame_interval)
             if since <= read and turned[0] <= read:
-                frames = round((read - turned[0]) / self.frame_interval) + 1
-                turned = round(read + self.frame_interval, 6), turned[1] + frames
+                turned = self._shifted(turned, read + self.frame_interval)
         if turned[0] < since:
             return self._turned_after_move(zone, since, turned)
         return turned
@@ -149,8 +147,11 @@ class HandTouches:
         (`LAY_TURN_S` after it), and after the place was last read face down since the move (one frame
         after that read: the card still lay face down then)."""
         read = self._face_down_read.get(zone, -math.inf)
-        after = max(round(read + self.frame_interval, 6), round(since + LAY_TURN_S, 6))
-        return after, turned[1] + round((after - turned[0]) / self.frame_interval)
+        return self._shifted(turned, max(read + self.frame_interval, since + LAY_TURN_S))
+
+    def _shifted(self, when: When, t: float) -> When:
+        """Capture time `t` with its frame index counted from `when`'s (frames `frame_interval` apart)."""
+        return round(t, 6), when[1] + round((t - when[0]) / self.frame_interval)
 
     def _turn_when(self, player: str, zone: str) -> When:
         """When `player` turned up the face-down top of `zone` seen turned now (`_turn_dated`), else

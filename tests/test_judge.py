@@ -1885,6 +1885,22 @@ def test_a_contact_reported_after_a_re_read_is_judged_by_when_it_began() -> None
     assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("B2", "6H", t)]
 
 
+def test_a_contact_known_at_a_re_read_of_a_place_under_the_hand_dates_the_card_turned_there() -> None:
+    film = _opened()
+    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 face down
+    film.touch("B", "R", 3, then="JH")  # called a premature spit, but the card stays
+    film.still(120)  # unexplained long enough for the table to be read again (at 5.5 s)
+    t = film.t
+    for i in range(40):  # B's hand over B2 since before the re-read, its contact reported before it too
+        film.frame((HandSeen("B", ("B2",), {"B2": t} if i >= 2 else {}),))
+    film.zones["B2"] = "6H"
+    film.still(20)
+    events = film.judge()
+    resyncs = _of(events, "resync")
+    assert len(resyncs) == 1 and t < resyncs[0].t < t + 1.0
+    assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("B2", "6H", t)]
+
+
 def test_the_table_is_not_read_again_while_a_hand_carries_a_stock_card_lifted_from_its_place() -> None:
     film = _opened()
     film.touch("B", "R", 3, then="JH")  # called a premature spit, but the card stays

@@ -165,6 +165,11 @@ class Rereads:
         self._unsure.clear()
         self._moved = dict.fromkeys(self._owner, self._now[0])
         self._reread_from = {zone: self._read_clear.get(zone, -math.inf) for zone in self._owner if not self._clear(zone)}
+        for zone in self._reread_from:
+            kept = self._touches.get(zone, [])
+            touch = next((k for k in kept if self._begun_unread(k)), None)
+            if touch is not None:
+                self._moved[zone] = max([self._reread_from[zone]] + [k.t for k in kept if k.t < touch.t])
 
     def _reread_count(self, zone: str, seen: str) -> int:
         """How many cards a re-read counts at stock place `zone` showing `seen`: none where it shows
@@ -187,19 +192,24 @@ class Rereads:
             return max(count - 1, 1)
         return max(count, 1)
 
+    def _begun_unread(self, touch: Touch) -> bool:
+        """`touch` is a contact with a stock place begun before the last re-read of the table, while the
+        place was under the hand (after its last clear read, which the re-read took it from): the
+        re-read judged the place by what it showed before the contact."""
+        read = self._reread_from.get(touch.zone)
+        return touch.contact and read is not None and read < touch.t < self._resynced_at
+
     def _reported_after_reread(self, touch: Touch, kept: list[Touch]) -> None:
         """A contact with a stock place reported after the last re-read of the table but begun before
-        it, while the place was under the hand (after its last clear read, which the re-read took it
-        from), and no move judged there since: the contact is judged by when it began, not when the
-        vision reported it (a hand turning a card is often reported only once it rests on the card
-        turned), so it counts as made after the place's last move (`_moved` moved back to just before
-        it; the contacts known at the re-read still do not count: the re-read judged the table with them)."""
-        read = self._reread_from.get(touch.zone)
-        reread = self._resynced_at
-        if not touch.contact or read is None or self._moved.get(touch.zone) != reread \
-                or not read < touch.t < reread or self._now[0] <= reread:
+        it, while the place was under the hand (`_begun_unread`), and no move judged there since: the
+        contact is judged by when it began, not when the vision reported it (a hand turning a card is
+        often reported only once it rests on the card turned), so it counts as made after the place's
+        last move (`_moved` moved back to just before it, as the re-read does for such contacts known
+        then; the contacts before it still do not count)."""
+        if not self._begun_unread(touch) or self._moved.get(touch.zone) != self._resynced_at \
+                or self._now[0] <= self._resynced_at:
             return
-        self._moved[touch.zone] = max([read] + [k.t for k in kept if k.t < touch.t])
+        self._moved[touch.zone] = max([self._reread_from[touch.zone]] + [k.t for k in kept if k.t < touch.t])
 
     def _note_laid(self, pile: str, code: str, seen: When) -> None:
         """Remember a player's face-up stock top read on `pile` at `seen` (if only for a frame) with their

@@ -1389,6 +1389,36 @@ def test_deal_end_is_called_when_the_hand_laying_the_last_stock_card_stays_on_th
         [("L", "A", {"A": slap, "B": round(slap + 2 / FPS, 6)})]
 
 
+def test_the_last_stock_card_is_laid_at_the_next_touch_though_its_hand_laid_a_card_judged_since_it_left_unseen() -> None:
+    rules = SpitRules()
+    state = SpitState.position(rules, {"A": ["7C", "KS"], "B": ["QC", "back |"]}, spit={"A": "2C 3C", "B": "4C"},
+                               piles={"L": "6D", "R": "QH"})
+    film = Film({z: "empty" for z in rules.place_names} | {"A1": "7C", "A2": "KS", "B1": "QC", "B2": "back", "L": "6D", "R": "QH"})
+    film.still(4)
+    for _ in range(3):  # A's arm comes over both places
+        film.frame((HandSeen("A", ("A1", "A2")),))
+    lift = film.t
+    for _ in range(2):  # and lifts the K♠; A1 not read since
+        film.frame((HandSeen("A", ("A2",), {"A2": lift}),), unread=("A1",))
+    film.zones["A2"] = "empty"
+    for _ in range(4):
+        film.frame(unread=("A1",))
+    played = film.t
+    for _ in range(3):  # lays it on the Q♥
+        film.frame((HandSeen("A", ("R",), {"R": played}),), unread=("A1",))
+    film.zones["R"] = "KS"
+    for _ in range(6):
+        film.frame(unread=("A1",))
+    film.zones["A1"] = "empty"  # the 7♣ gone from A1, its hand unseen there
+    film.still(6)  # read empty
+    t = film.t  # the 7♣ laid on the 6♦, the hand staying there until the slap: never read on L
+    for _ in range(36):
+        film.frame((HandSeen("A", ("L",), {"L": t}),))
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "KS", played), ("A", "7C", t)]
+    assert [(e["player"], e.t) for e in _of(events, "deal_end")] == [("A", t)]
+
+
 def test_same_pile_slap_goes_to_the_first_hand() -> None:
     film, referee = _settling()
     ta, tb = film.touch_both(("B", "R"), ("A", "R"), lag=2)

@@ -206,14 +206,14 @@ class LiftedCards:
             rivals = [t for t in touches if t.contact and t.zone == touch.zone and t.side != touch.side]
             taking_back = self._taking_back(touch.zone, touch) or (bool(mine) and self.readings.get(touch.zone) == mine[0][0])
             when = (touch.t, touch.frame)
-            if len(mine) != 1 or rivals or taking_back or self._touched_since(touch.side, mine[0][1].t, touch.t) \
+            last = len(mine) == 1 and self._last_stock_card(mine[0][1])
+            if len(mine) != 1 or rivals or taking_back or self._touched_since(touch.side, mine[0][1].t, touch.t, free=last) \
                     or self._rival_touch(touch.zone, touch.side, touch.t) or self._tied(touch.zone, touch.side, when) \
                     or self._rival_hidden(touch.zone, touch.side, touch.t):
                 continue  # a hand on a card of its own already seen there, or flagged there, takes it back
             code, lift = mine[0]
             card = parse_card(code)
-            if len([z for z in self.rules.stock_names[self.rules.player_index[lift.player]] if self.state.pile(z)]) == 1 \
-                    and len(self.state.pile(lift.zone)) == 1:
+            if last:
                 if self.state.check(Play(lift.player, card, lift.zone, touch.zone)) is None:
                     self._last_laid.append((card, lift, touch.zone, when))
                 continue  # the player's last stock card ends the deal: called once the table is read
@@ -222,6 +222,12 @@ class LiftedCards:
                 continue  # a refusal is called once the card is seen there, or seen back in its place
             moved |= self._attempt(lift.player, card, lift.zone, touch.zone, when, visible=True)
         return moved
+
+    def _last_stock_card(self, lift: Lift) -> bool:
+        """`lift`'s card is its player's last stock card (the engine has no other in their stock places):
+        laying it ends the deal."""
+        names = self.rules.stock_names[self.rules.player_index[lift.player]]
+        return len([z for z in names if self.state.pile(z)]) == 1 and len(self.state.pile(lift.zone)) == 1
 
     def _laid_last_unseen(self, card: Card, zone: str, player: str, shown: float) -> None:
         """A player's last stock card found lifted only now, after their hand touched a spit pile where

@@ -275,9 +275,11 @@ class HandTouches:
         return touch.contact and touch.side == side and (pile, side, touch.t) not in self._used and not any(
             other != pile and used_side == side and 0 <= touch.t - t < FETCH_S for other, used_side, t in self._used)
 
-    def _touched_since(self, side: str, since: float, before: float) -> bool:
-        """A hand of `side` touched a spit pile between `since` and `before` (its card went there)."""
+    def _touched_since(self, side: str, since: float, before: float, *, free: bool = False) -> bool:
+        """A hand of `side` touched a spit pile between `since` and `before` (its card went there);
+        with `free`, only a touch that laid no card judged (one hand lays one card at a time)."""
         return any(t.contact and t.side == side and since <= t.t < before
+                   and not (free and (pile, side, t.t) in self._used)
                    for pile in self._piles for t in self._touches.get(pile, ()))
 
     def _carried_no_longer(self, lift: Lift, t: float) -> bool:

@@ -106,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
           f"median {statistics.median(spit_lat) * 1000 if spit_lat else float('nan'):.0f} ms, max "
           f"{max(spit_lat, default=float('nan')) * 1000:.0f} ms; called while a move existed: "
           f"{total.spits_while_move}")
+    slaps = f"{total.slaps_right}/{total.slaps_decidable}" if total.slaps_decidable else "none in these games"
+    print(f"slaps            right {slaps} (margin >= 1 frame), {total.slaps_close} too close")
     errors = [e * 30.0 for values in total.time_errors.values() for e in values]  # in frames of 1/30 s
     if errors:
         print(f"event times      within one frame {sum(e <= 1.0 + 1e-6 for e in errors) / len(errors):.1%} "

@@ -1419,6 +1419,34 @@ def test_the_last_stock_card_is_laid_at_the_next_touch_though_its_hand_laid_a_ca
     assert [(e["player"], e.t) for e in _of(events, "deal_end")] == [("A", t)]
 
 
+def test_a_slap_is_dated_from_the_first_rest_on_the_pile_of_a_hand_that_laid_its_last_stock_card() -> None:
+    rules = SpitRules()
+    state, film = _before_the_last_stock_card(rules)
+    film.touch("A", "A1", 2, then="empty")  # A lifts the last stock card, 7♣
+    film.still(4)
+    t = film.t  # and lays it on the 6♦, the hand staying over the pile: the 7♣ is never read on L
+    for _ in range(6):
+        film.frame((HandSeen("A", ("L",), {"L": t}),))
+    for _ in range(6):  # the hand moves on over the pile
+        film.frame((HandSeen("A", ("L",)),))
+    slap = film.t
+    for _ in range(2):  # A slaps L, B two frames later
+        film.frame((HandSeen("A", ("L",), {"L": slap}),))
+    b = film.t
+    for _ in range(4):
+        film.frame((HandSeen("A", ("L",), {"L": slap}), HandSeen("B", ("L",), {"L": b})))
+    for _ in range(2):  # A's hand lost over the pile for two frames, then found at rest there again
+        film.frame((HandSeen("B", ("L",), {"L": b}),))
+    again = film.t
+    for _ in range(6):
+        film.frame((HandSeen("A", ("L",), {"L": again}), HandSeen("B", ("L",), {"L": b})))
+    film.zones.update(L="empty", R="empty")  # the piles gathered
+    film.still(30)
+    events = _run(film, SpitReferee(rules, state=state))
+    assert [(e["player"], e.t) for e in _of(events, "deal_end")] == [("A", t)]
+    assert [(e["pile"], e["winner"], e["contact"]) for e in _of(events, "slap")] == [("L", "A", {"A": slap, "B": b})]
+
+
 def test_same_pile_slap_goes_to_the_first_hand() -> None:
     film, referee = _settling()
     ta, tb = film.touch_both(("B", "R"), ("A", "R"), lag=2)

@@ -419,12 +419,15 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         (`Snapshot.redated`): the hand came to rest over the pile, moved on and came to rest again;
         the card it laid touched at that second rest, so the touch is dated from it. Not where the
         first date has been used already (a card judged at it, a call made or a record kept at it):
-        what was dated there stays."""
+        what was dated there stays; nor where that hand has no card left to lay, its player's last
+        stock card laid before the first rest (`_last_laid`) or the deal over: its first rest on the
+        pile is its slap."""
         if touch.zone not in self._piles or touch.t < self._resumed_at:
             return
         kept = self._touches.get(touch.zone, [])
         i = next((i for i in range(len(kept) - 1, -1, -1) if kept[i].contact and kept[i].side == touch.side), None)
-        if i is None or kept[i].t >= touch.t or self._dated_at(kept[i].t):
+        if i is None or kept[i].t >= touch.t or self._dated_at(kept[i].t) or self.state.phase != "play" \
+                or any(lift.player == touch.side and when[0] < kept[i].t for _, lift, _, when in self._last_laid):
             return
         kept[i] = replace(kept[i], t=touch.t, frame=touch.frame)
 

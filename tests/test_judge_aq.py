@@ -1,11 +1,12 @@
 """Wrong calls found on the fresh games AQ (sixteenth session): a spit card laid as its rival turned a card
 unseen, that card read in its place before the spit card was taken back; a card turned unseen and laid
-while two face-down places lay under its player's hand, one of them read empty afterwards. Each test is
-named after the rule it checks."""
+while two face-down places lay under its player's hand, one of them read empty afterwards; a card laid on
+a rival's card read on the pile for one frame only. Each test is named after the rule it checks."""
 
 from __future__ import annotations
 
-from test_judge import Film, _of, _only_a_turn_before_the_spit, _run
+from test_judge import LAYOUT, Film, _a_9h_refused_after_b_won_the_race, _of, _only_a_turn_before_the_spit, _opened, _run
+from test_judge_covered import _over
 
 from referee.judge.spit.referee import SpitReferee
 from referee.observations import HandSeen
@@ -55,3 +56,21 @@ def test_a_card_turned_unseen_came_from_the_face_down_place_its_hand_touched_tha
     assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("A2", "5C", t2)]
     assert [(e["card"], e["from"], e["to"], e.t) for e in _of(events, "play")] == [("5C", "A2", "L", tl)]
     assert not _of(events, "resync")
+
+
+def test_a_card_read_over_a_rival_s_card_glimpsed_on_the_pile_was_laid_on_it() -> None:
+    film = _opened(layout=dict(LAYOUT, B3="7S"))  # L shows 8♦
+    film.still(10)
+    _over(film, 3, HandSeen("A", ("A2",), {"A2": film.t}), HandSeen("B", ("B3",), {"B3": film.t}))
+    film.zones.update(A2="back", B3="back")  # A lifts 9♥, B 7♠: both fit on 8♦
+    film.still(4)
+    tb = film.t
+    _over(film, 3, HandSeen("B", ("L",)))  # B's hand over L, no contact seen, lays the 7♠
+    film.frame(L="7S")  # read in one frame only
+    ta = film.t
+    _over(film, 3, HandSeen("A", ("L",), {"L": ta}))  # A's hand lays the 9♥ on it
+    film.zones["L"] = "9H"
+    film.still(20)
+    events = film.judge()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "7S", tb)]
+    _a_9h_refused_after_b_won_the_race(events, ta)

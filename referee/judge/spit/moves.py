@@ -499,6 +499,8 @@ class TableMoves:
             ruled = self._ruled(lambda: self._glimpsed_under(pile, card, player, zone, first_seen))
             if ruled is not None:
                 return ruled  # (False: the place the glimpsed card may have been turned on is not read yet)
+            if self._glimpsed_before(pile, card, player, zone, first_seen):
+                return True
             when = self._when(pile, player, first_seen)
             if self._in_place_after(zone, seen, when[0], first_seen[0]):
                 when = first_seen  # that touch came before the card left its place: it laid another
@@ -793,6 +795,31 @@ class TableMoves:
                 continue
             place, turned_at = (source[1], None) if turned is None else turned
             made = self._played_first(side, under, place, turned_at, pile, laid, then=Play(player, card, zone, pile))
+            if made is not None:
+                return made
+        return False
+
+    def _glimpsed_before(self, pile: str, card: Card, player: str, zone: str, seen: When) -> bool:
+        """`player`'s stock top `card`, settled on `pile` (first seen at `seen`) where it plays on the
+        engine's top, was read there after a card read only in passing (a glimpse: never settled) since
+        the pile last settled, on which it does not play: a face-up stock top of another player, whose
+        hand touched the pile last before the glimpse (or, no contact seen, was over it last; after the
+        pile last settled), and which plays on
+        the engine's top. That card was laid first and covered before it could settle (a card read on a
+        pile lay there before the card read over it), so its play is made, dated by that touch, and
+        `card` is then judged on it (refused). True when the engine moved."""
+        glimpses, since = self._glimpsed.get(pile, ([], -math.inf))
+        if not glimpses or self.state.check(Play(player, card, zone, pile)) is not None:
+            return False
+        for code, read in reversed(glimpses):
+            under = parse_card(code)
+            last = self._last_touch(pile, read) or self._last_cover(pile, read)
+            if read[0] >= seen[0] or under is card or last is None or last[1][0] <= since or last[0] == player:
+                continue
+            source = self._stock_top_of(under)
+            if source is None or source[0] != last[0] or self._fits_on(card, under):
+                continue
+            made = self._played_first(last[0], under, source[1], None, pile, last[1])
             if made is not None:
                 return made
         return False

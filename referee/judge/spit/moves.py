@@ -804,10 +804,10 @@ class TableMoves:
         engine's top, was read there after a card read only in passing (a glimpse: never settled) since
         the pile last settled, on which it does not play: a face-up stock top of another player, whose
         hand touched the pile last before the glimpse (or, no contact seen, was over it last; after the
-        pile last settled), and which plays on
-        the engine's top. That card was laid first and covered before it could settle (a card read on a
-        pile lay there before the card read over it), so its play is made, dated by that touch, and
-        `card` is then judged on it (refused). True when the engine moved."""
+        pile last settled), and which plays on the engine's top. That card was laid first and covered
+        before it could settle (a card read on a pile lay there before the card read over it), so its
+        play is made, dated by that touch, and `card` is then judged on it (refused). True when the
+        engine moved."""
         glimpses, since = self._glimpsed.get(pile, ([], -math.inf))
         if not glimpses or self.state.check(Play(player, card, zone, pile)) is not None:
             return False

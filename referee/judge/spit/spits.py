@@ -340,8 +340,8 @@ class SpitCalls:
         by its player's first touch on the place since the move before it there, later than the spit
         card (the card lay face down until then), or one dated about when the spit card landed whose
         card plays there (`_turned_playable`; where that turn was found while the spit card still lay
-        there, the move is that card's play: `_turned_as_laid`), or once another move that the position when the card
-        landed allowed is made after it (`_made_after`); forgotten after `DOUBT_S`."""
+        there, the move is that card's play: `_turned_as_laid`), or once another move that the position
+        when the card landed allowed is made after it (`_made_after`); forgotten after `DOUBT_S`."""
         for key, (side, when, exc) in list(self._doubted.items()):
             if key in self._unsure and key in self._flagged and self.readings.get(key[0]) == key[1]:
                 continue  # still lying there: judged where it lies

@@ -346,12 +346,15 @@ class TableMoves:
         Where some face-down place was touched so (without `covered`, by a contact), one under the
         hand but not touched does not hold the verdict up: what it shows once read cannot make it
         a place the card was turned on (it was not touched), so it is not waited for; nor does a
-        touched one read since that touch (`_read_since_touched`)."""
+        touched one read since that touch (`_read_since_touched`).
+        Of the places touched, one read empty since (`_emptied_by_turn`: its one card gone) is the one,
+        if it is the only such place, over places touched later."""
         best: tuple[str, When] | None = None
         latest = -1.0
         touches = self._face_down_touches(player, before, covered=covered)
         hidden = list(touches)
         touched_places = [zone for zone in hidden if touches[zone]]
+        emptied = [zone for zone in touched_places if self._emptied_by_turn(zone, touches[zone])]
         for zone in hidden:
             touched = touches[zone]
             if not self._clear(zone) and not self._hurried and not self._hidden_again(zone) \
@@ -360,7 +363,7 @@ class TableMoves:
                     and (touched or covered or not touched_places):
                 self._deferred = True  # the card may still show there once the hand has gone
                 return None
-            if touched and touched[-1].t > latest:
+            if touched and touched[-1].t > latest and (len(emptied) != 1 or emptied == [zone]):
                 latest = touched[-1].t
                 turning = next((touch for touch in touched if not self._turned_nothing(player, zone, touch.t)),
                                touched[0])
@@ -374,6 +377,16 @@ class TableMoves:
         card turned is gone), so a hand hiding the place again does not make the card laid wait for it to
         be read once more."""
         return bool(touched) and self._read_clear.get(zone, -math.inf) > touched[-1].t
+
+    def _emptied_by_turn(self, zone: str, touched: list[Touch]) -> bool:
+        """Face-down stock top `zone`, the one card the engine has there, touched by its player's hand
+        (`touched`), shows empty, settled with no hand over it, a reading made since the last of those
+        touches began (read then, or settling since the place was last hidden after it): its card left the
+        place, and a face-down card leaves its place only turned up in its player's hand, so a card of
+        theirs the engine has nowhere, laid since, is that one rather than the top of a place touched
+        later that may still lie face down there."""
+        return len(self.state.pile(zone)) == 1 and self._settled.get(zone) == EMPTY and self._clear(zone) \
+            and (self._read_since_touched(zone, touched) or self._covered.get(zone, -math.inf) >= touched[-1].t)
 
     def _turned_only_here(self, player: str, zone: str, hidden: list[str], touched: list[str],
                           laid: tuple[Card, str] | None, before: float) -> bool:
@@ -486,6 +499,8 @@ class TableMoves:
             ruled = self._ruled(lambda: self._glimpsed_under(pile, card, player, zone, first_seen))
             if ruled is not None:
                 return ruled  # (False: the place the glimpsed card may have been turned on is not read yet)
+            if self._glimpsed_before(pile, card, player, zone, first_seen):
+                return True
             when = self._when(pile, player, first_seen)
             if self._in_place_after(zone, seen, when[0], first_seen[0]):
                 when = first_seen  # that touch came before the card left its place: it laid another
@@ -780,6 +795,31 @@ class TableMoves:
                 continue
             place, turned_at = (source[1], None) if turned is None else turned
             made = self._played_first(side, under, place, turned_at, pile, laid, then=Play(player, card, zone, pile))
+            if made is not None:
+                return made
+        return False
+
+    def _glimpsed_before(self, pile: str, card: Card, player: str, zone: str, seen: When) -> bool:
+        """`player`'s stock top `card`, settled on `pile` (first seen at `seen`) where it plays on the
+        engine's top, was read there after a card read only in passing (a glimpse: never settled) since
+        the pile last settled, on which it does not play: a face-up stock top of another player, whose
+        hand touched the pile last before the glimpse (or, no contact seen, was over it last; after the
+        pile last settled), and which plays on the engine's top. That card was laid first and covered
+        before it could settle (a card read on a pile lay there before the card read over it), so its
+        play is made, dated by that touch, and `card` is then judged on it (refused). True when the
+        engine moved."""
+        glimpses, since = self._glimpsed.get(pile, ([], -math.inf))
+        if not glimpses or self.state.check(Play(player, card, zone, pile)) is not None:
+            return False
+        for code, read in reversed(glimpses):
+            under = parse_card(code)
+            last = self._last_touch(pile, read) or self._last_cover(pile, read)
+            if read[0] >= seen[0] or under is card or last is None or last[1][0] <= since or last[0] == player:
+                continue
+            source = self._stock_top_of(under)
+            if source is None or source[0] != last[0] or self._fits_on(card, under):
+                continue
+            made = self._played_first(last[0], under, source[1], None, pile, last[1])
             if made is not None:
                 return made
         return False

@@ -339,8 +339,9 @@ class SpitCalls:
         the play may have gone onto a card laid since, such as the other spit card), or a turn-up dated
         by its player's first touch on the place since the move before it there, later than the spit
         card (the card lay face down until then), or one dated about when the spit card landed whose
-        card plays there (`_turned_playable`), or once another move that the position when the card
-        landed allowed is made after it (`_made_after`); forgotten after `DOUBT_S`."""
+        card plays there (`_turned_playable`; where that turn was found while the spit card still lay
+        there, the move is that card's play: `_turned_as_laid`), or once another move that the position
+        when the card landed allowed is made after it (`_made_after`); forgotten after `DOUBT_S`."""
         for key, (side, when, exc) in list(self._doubted.items()):
             if key in self._unsure and key in self._flagged and self.readings.get(key[0]) == key[1]:
                 continue  # still lying there: judged where it lies
@@ -349,7 +350,8 @@ class SpitCalls:
             elif (isinstance(exc.move, Play) and self._played_since(exc.move, when[0])
                   and self._showed_top(exc.move.to, when[0])) \
                     or (isinstance(exc.move, TurnUp) and (self._turned_after(exc.move, when[0])
-                                                          or self._turned_playable(exc.move, when[0]))):
+                                                          or self._turned_playable(exc.move, when[0]))) \
+                    or (isinstance(exc.move, Play) and self._turned_as_laid(exc.move, when[0])):
                 del self._doubted[key]
                 self._emit("premature_spit", when, player=side, move=exc.move.describe(), reason=str(exc))
             elif (made := self._made_after(when[0], side)) is not None:
@@ -466,6 +468,17 @@ class SpitCalls:
                     for pile in self._piles):
                 return True
         return False
+
+    def _turned_as_laid(self, move: Play, t: float) -> bool:
+        """The play `move`, the move the engine found when a spit card landed at `t`, is of a card
+        turned up in its place, that turn dated before `t` (or less than `SPIT_LEAD_S` after it), and
+        first read there after `t` (its place under its player's hand from before the turn until after
+        the spit card landed): the camera cannot order the turn and the spit card, but a move existed
+        either way, the turn-up if the card still lay face down, its play if it was face up
+        (`_turned_playable`, which also asks that the card plays on a pile that showed the engine's top)."""
+        first = self._first_read.get(move.source)
+        return first is not None and first[0] == move.card.code and first[1] > t \
+            and self._turned_playable(TurnUp(move.player, move.source, move.card), t)
 
     def _spat_before_turning(self, move: TurnUp, t: float, turned: float) -> bool:
         """The player of the turn-up `move`, dated at `turned`, laid a card on a spit pile that no play

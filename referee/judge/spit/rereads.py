@@ -169,7 +169,7 @@ class Rereads:
             kept = self._touches.get(zone, [])
             touch = next((k for k in kept if self._begun_unread(k)), None)
             if touch is not None:
-                self._moved[zone] = max([self._reread_from[zone]] + [k.t for k in kept if k.t < touch.t])
+                self._move_back_before(touch, kept)
 
     def _reread_count(self, zone: str, seen: str) -> int:
         """How many cards a re-read counts at stock place `zone` showing `seen`: none where it shows
@@ -209,6 +209,11 @@ class Rereads:
         if not self._begun_unread(touch) or self._moved.get(touch.zone) != self._resynced_at \
                 or self._now[0] <= self._resynced_at:
             return
+        self._move_back_before(touch, kept)
+
+    def _move_back_before(self, touch: Touch, kept: list[Touch]) -> None:
+        """The last move at `touch`'s place, as a re-read set it, moved back to just before `touch` (not
+        before the place's last clear read, nor before a contact kept there that came before `touch`)."""
         self._moved[touch.zone] = max([self._reread_from[touch.zone]] + [k.t for k in kept if k.t < touch.t])
 
     def _note_laid(self, pile: str, code: str, seen: When) -> None:

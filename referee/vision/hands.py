@@ -98,6 +98,8 @@ SLOWING_FRAMES = 5
 SLOWING_SHARE = 0.5
 """The largest share of its pixels a hand slowing over a pile stirs in each of those frames."""
 
+# `HandFinder._layered`'s settings, chosen on the slap clips of seeds 5001-5024 (bench/slaps.py): none of its
+# verdicts there contradicted the true first hand.
 LAYER_ROOT_CM = 4.0
 """Where both hands rest on one spit pile, an arm's own part (the hand finder's split) farther than this from
 both spit piles, and not beside the other arm's colours, roots it: the arm away from the hands' overlap,
@@ -266,7 +268,7 @@ class Hand:
     share of its pixels that changed since the previous frame, and `grips_beneath`: its grip
     lies hidden under the other player's arm; `covered`: per (other side, zone), how many of its
     pixels of the last frame on the zone the other arm's part holds now, changed (it came over them);
-    `beneath`: the sides whose arm lies over this hand on the spit pile both grip, seen from the arms'
+    `beneath`: the sides whose arm lies over this hand on the spit pile both are on, seen from the arms'
     colours in this frame (`HandFinder._layered`)."""
 
     side: str

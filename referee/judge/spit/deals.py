@@ -72,21 +72,8 @@ class DealEnds:
         hand taking back a card flagged on the pile is not slapping). On one pile, the slap waits for
         the frames after both contacts that see one hand lying beneath the other arm (`_lying_votes`):
         that hand takes the pile (`BENEATH`), else the contacts decide; the event is dated then."""
-        end = self._end_t if self._end_t is not None else 0.0
-        for pile in self._piles:
-            contacts = [touch for touch in self._touches.get(pile, ()) if touch.contact]
-            flags = [(side, since, math.inf) for (p, _), (side, since) in self._flagged.items() if p == pile]
-            if pile in self._took_back:
-                flags.append(self._took_back[pile])
-            skip: dict[str, float] = {}
-            for side, since, gone in flags:
-                after = [touch.t for touch in contacts if touch.side == side and since < touch.t <= min(gone, since + 2.0)]
-                skip[side] = max(skip.get(side, 0.0), after[0] if after else since)
-            for touch in contacts:
-                if touch.t > max(end, skip.get(touch.side, 0.0)) and touch.side in self._players:
-                    known = self._slaps.get(touch.side)
-                    if known is None or touch.t < known[1][0]:
-                        self._slaps[touch.side] = (pile, (touch.t, touch.frame), touch.under)
+        if len(self._slaps) < len(self._players):  # both found stand while the slap waits (a flag lifted
+            self._find_slaps()  # meanwhile would make a hand's take-back touch its slap)
         if len(self._slaps) < len(self._players):
             return
         (a, (pile_a, when_a, under_a)), (b, (pile_b, when_b, under_b)) = sorted(self._slaps.items())
@@ -122,6 +109,25 @@ class DealEnds:
                    piles={a: pile_a, b: pile_b}, frames={a: when_a[1], b: when_b[1]}, **extra)
         if after.is_over():
             self._emit("game_end", later, winner=after.winner())
+
+    def _find_slaps(self) -> None:
+        """Each player's first contact with a spit pile after the deal ended, the touches of a hand
+        taking back a card flagged on the pile left out (`_slaps`)."""
+        end = self._end_t if self._end_t is not None else 0.0
+        for pile in self._piles:
+            contacts = [touch for touch in self._touches.get(pile, ()) if touch.contact]
+            flags = [(side, since, math.inf) for (p, _), (side, since) in self._flagged.items() if p == pile]
+            if pile in self._took_back:
+                flags.append(self._took_back[pile])
+            skip: dict[str, float] = {}
+            for side, since, gone in flags:
+                after = [touch.t for touch in contacts if touch.side == side and since < touch.t <= min(gone, since + 2.0)]
+                skip[side] = max(skip.get(side, 0.0), after[0] if after else since)
+            for touch in contacts:
+                if touch.t > max(end, skip.get(touch.side, 0.0)) and touch.side in self._players:
+                    known = self._slaps.get(touch.side)
+                    if known is None or touch.t < known[1][0]:
+                        self._slaps[touch.side] = (pile, (touch.t, touch.frame), touch.under)
 
     def _lying_votes(self, pile: str, sides: tuple[str, str], reported: int) -> list[tuple[str, ...]] | None:
         """The `beneath` votes on a slap both `sides` made on `pile`, the later contact reported in

@@ -1520,7 +1520,7 @@ def test_a_slap_on_one_pile_goes_to_the_hand_seen_lying_beneath_the_other_arm_wh
     film.still(4)
     slap = _of(_run(film, referee), "slap")[0]
     assert slap["verdict"] == BENEATH and slap["underneath"] == "B" and (slap["pile"], slap["winner"]) == ("R", "B")
-    assert slap["contact"] == {"A": ta, "B": tb} and slap.t == pytest.approx(now)
+    assert slap["contact"] == {"A": ta, "B": tb} and slap.t == tb and slap["called_at"] == pytest.approx(now)
     assert referee.state.held_count("A") == 2 + 2  # A's spit cards and the other pile, L (6D, 7C)
 
 

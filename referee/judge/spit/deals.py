@@ -71,7 +71,8 @@ class DealEnds:
         """Both players' first contact with a spit pile after the deal ended decides the slap (a
         hand taking back a card flagged on the pile is not slapping). On one pile, the slap waits for
         the frames after both contacts that see one hand lying beneath the other arm (`_lying_votes`):
-        that hand takes the pile (`BENEATH`), else the contacts decide; the event is dated then."""
+        that hand takes the pile (`BENEATH`), else the contacts decide; the event is dated at the later
+        contact, as every slap (`called_at` says when the verdict was drawn)."""
         if len(self._slaps) < len(self._players):  # both found stand while the slap waits (a flag lifted
             self._find_slaps()  # meanwhile would make a hand's take-back touch its slap)
         if len(self._slaps) < len(self._players):
@@ -84,7 +85,6 @@ class DealEnds:
             if votes is None:
                 return
             lying = lying_beneath(a, b, votes)
-            later = self._now
         margin = round((when_b[0] - when_a[0]) * 1000, 3)
         extra: dict[str, Any] = {}
         ender = self.state.deal_ender()

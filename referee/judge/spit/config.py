@@ -29,6 +29,10 @@ BENEATH_FRAMES: Final = 8
 BENEATH_SHARE: Final = 0.5
 """The least share of those frames that must see a hand beneath the other arm, none seeing the other
 beneath, for it to take the pile."""
+BENEATH_MARGIN_S: Final = 0.2
+"""The most two slaps' contacts on one pile may lie apart for the hand seen beneath to take it against
+their order: a hand that hovered over the pile before it slapped is found at rest there up to about six
+frames early (the slap bench, seeds 5001-5024); contacts further apart are ordered by their times."""
 
 
 def too_close(pile_a: str, t_a: float, pile_b: str, t_b: float, frame_interval: float) -> bool:
@@ -67,8 +71,8 @@ def slap_winner(a: str, pile_a: str, t_a: float, under_a: Collection[str],
                 b: str, pile_b: str, t_b: float, under_b: Collection[str],
                 frame_interval: float, ender: str, lying: str | None = None) -> tuple[str, str | None]:
     """Who takes the pile of a slap from both players' first contacts, and how that was settled:
-    `BENEATH` (one pile, the hand the frames after saw lying beneath the other arm: `lying`, from
-    `beneath`), None (the earlier contact), `UNDERNEATH` (too close to time, the hand seen underneath
+    `BENEATH` (one pile, contacts at most `BENEATH_MARGIN_S` apart, the hand the frames after saw lying
+    beneath the other arm: `lying`, from `beneath`), None (the earlier contact), `UNDERNEATH` (too close to time, the hand seen underneath
     as it was come over) or `TOO_CLOSE` (too close to call: `ender`, who emptied their stock first,
     per `SLAP_FALLBACK`).
 
@@ -80,8 +84,10 @@ def slap_winner(a: str, pile_a: str, t_a: float, under_a: Collection[str],
     ('B', 'too close to call')
     >>> slap_winner("A", "L", 2.00, (), "B", "L", 2.05, (), 1 / 30, ender="A", lying="B")
     ('B', 'the hand seen lying beneath the other arm on the pile got there first')
+    >>> slap_winner("A", "L", 2.00, (), "B", "L", 2.30, (), 1 / 30, ender="A", lying="B")
+    ('A', None)
     """
-    if lying is not None and pile_a == pile_b:
+    if lying is not None and pile_a == pile_b and abs(t_b - t_a) <= BENEATH_MARGIN_S + 1e-9:
         return lying, BENEATH
     if not too_close(pile_a, t_a, pile_b, t_b, frame_interval):
         return (a if t_a <= t_b else b), None

@@ -19,8 +19,9 @@ the hand finder learns as table and later sees as arms where they lay ("ghosts")
 slap from a window (it needs the deal's position), so the slap is scored at the contact level
 (`referee.judge.slap_score`): each player's first contact with a spit pile after the contact
 that laid the deal's last card, the verdict the referee draws from such contacts (one pile: the
-earlier hand; under half a frame apart: too close to call, the first player out takes it), and
-the contact times against the truth. Slaps with a true margin of at least one frame (or on
+hand the frames after both contacts saw lying beneath the other arm, else the earlier hand; under
+half a frame apart: the hand seen underneath, else too close to call, the first player out takes
+it), and the contact times against the truth. Slaps with a true margin of at least one frame (or on
 different piles) are decidable. Seeds 5001-5006 are the development games of this bench; other
 seeds are a check.
 """
@@ -36,7 +37,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,8 +47,15 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from referee.events import Event  # noqa: E402
-from referee.judge.slap_score import Contact, SlapResult, first_slaps, landing_contact, score_slap  # noqa: E402
-from referee.observations import Observation  # noqa: E402
+from referee.judge.slap_score import (  # noqa: E402
+    Contact,
+    SlapResult,
+    beneath_votes,
+    first_slaps,
+    landing_contact,
+    score_slap,
+)
+from referee.observations import HandSeen, Observation  # noqa: E402
 from referee.pipeline import Pipeline, PipelineConfig  # noqa: E402
 from referee.pipeline.sources import CapturedFrame, VideoFile  # noqa: E402
 from referee.render import FrameRenderer, RenderOptions, Timeline, Webcam, game_events  # noqa: E402
@@ -119,21 +127,36 @@ def table_frame(events: tuple[Event, ...], seed: int, index: int, options: Rende
         return next(iter(VideoFile(path))).image
 
 
-def contacts_of(clip: Path, events: tuple[Event, ...], seed: int,
-                table: np.ndarray | None = None) -> tuple[list[Contact], dict[Contact, tuple[str, ...]]]:
-    """Every first contact the vision reports in a clip (side, zone, time), frames at the game's times,
-    in time order and, at one time, in the order reported (as the referee meets them: a hand's contact
-    that moves to another zone keeps its time); and for each the sides whose hands lay over it when
-    it was first reported (`HandSeen.under`). `table` (`table_frame`), where given, is fed first, a
-    frame before the clip's first."""
+@dataclass(frozen=True)
+class Seen:
+    """What the vision reported in a clip: every first contact (side, zone, time) in time order and,
+    at one time, in the order reported (as the referee meets them: a hand's contact that moves to
+    another zone keeps its time); for each, the sides whose hands lay over it when it was first
+    reported (`HandSeen.under`) and the frame it was first reported in; and the hands of every
+    frame (frame index, in order: their `beneath` votes)."""
+
+    contacts: list[Contact]
+    under: dict[Contact, tuple[str, ...]]
+    reported: dict[Contact, int]
+    hands: list[tuple[int, tuple[HandSeen, ...]]]
+
+
+def contacts_of(clip: Path, events: tuple[Event, ...], seed: int, table: np.ndarray | None = None) -> Seen:
+    """What the vision reports in a clip, frames at the game's times (`Seen`). `table`
+    (`table_frame`), where given, is fed first, a frame before the clip's first."""
     first = json.loads(clip.with_suffix(".json").read_text(encoding="utf-8"))["first_frame"]
     oracle = TruthReader(events, seed)
     seen: dict[Contact, tuple[str, ...]] = {}
+    reported: dict[Contact, int] = {}
+    hands: list[tuple[int, tuple[HandSeen, ...]]] = []
 
     def observed(obs: Observation) -> None:
+        hands.append((obs.frame, obs.hands))
         for hand in obs.hands:
             for zone, t in hand.contact.items():
-                seen.setdefault((hand.side, zone, round(t, 6)), hand.under)
+                contact = (hand.side, zone, round(t, 6))
+                seen.setdefault(contact, hand.under)
+                reported.setdefault(contact, obs.frame)
 
     pipeline = Pipeline(oracle, PipelineConfig(), fps=FPS, on_observation=observed)
     if table is not None:
@@ -145,7 +168,7 @@ def contacts_of(clip: Path, events: tuple[Event, ...], seed: int,
         t = round(index / FPS, 6)
         oracle.at(t)
         pipeline.feed(CapturedFrame(index, t, frame.image))
-    return sorted(seen, key=lambda c: c[2]), seen
+    return Seen(sorted(seen, key=lambda c: c[2]), seen, reported, hands)
 
 
 def slap_context(events: tuple[Event, ...], slap: Event) -> tuple[str, Event]:
@@ -168,7 +191,9 @@ def describe(seed: int, k: int, slap: Event, ender: str, result: SlapResult,
     truth = " ".join(f"{p}{'*' if p == ender else ''}:{piles.get(p, slap['pile'])}@{t:.3f}" for p, t in sorted(slap["contact"].items()))
     seen = " ".join(f"{p}:{z}@{t:.3f}" for p, (z, t) in sorted(first.items())) or "-"
     v = result.verdict
-    judged = "-" if v is None else f"{v.winner}{' (too close)' if v.too_close else ' (underneath)' if v.underneath else ''}"
+    how = " (too close)" if v is not None and v.too_close else " (underneath)" if v is not None and v.underneath \
+        else " (beneath)" if v is not None and v.beneath else ""
+    judged = "-" if v is None else f"{v.winner}{how}"
     errors = " ".join(f"{p}{e:+.1f}" for p, e in sorted(result.errors.items()))
     mark = "right" if result.right else f"WRONG: {result.cause}"
     return (f"  {seed}/{k} t={slap.t:.2f} true {truth} winner {slap['winner']} margin {result.true_margin_ms:.0f} ms"
@@ -211,13 +236,18 @@ def main(argv: list[str] | None = None) -> int:
                                     ["first_frame"], options)
                 render_cpu += time.process_time() - began
             began = time.process_time()
-            contacts, covers = contacts_of(clip, events, seed, table)
+            seen = contacts_of(clip, events, seed, table)
             vision_cpu += time.process_time() - began
             ender, last = slap_context(events, slap)
-            end = landing_contact(contacts, last["player"], last["to"], last.t)
-            first = first_slaps(contacts, PILES, end)
-            under = {side: covers[(side, zone, t)] for side, (zone, t) in first.items()}
-            result = score_slap(slap, first, interval, ender, under)
+            end = landing_contact(seen.contacts, last["player"], last["to"], last.t)
+            first = first_slaps(seen.contacts, PILES, end)
+            under = {side: seen.under[(side, zone, t)] for side, (zone, t) in first.items()}
+            votes: list[tuple[str, ...]] = []
+            if len(first) == 2 and len({zone for zone, _ in first.values()}) == 1:
+                pile = next(iter(first.values()))[0]
+                reported = max(seen.reported[(side, zone, t)] for side, (zone, t) in first.items())
+                votes = beneath_votes(seen.hands, pile, tuple(first), reported)
+            result = score_slap(slap, first, interval, ender, under, votes)
             results.append(result)
             if args.verbose:
                 print(describe(seed, k, slap, ender, result, first))
@@ -235,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     beneath = [r for r in results if r.verdict is not None and r.verdict.underneath]
     print(f"underneath       {len(beneath)} too close to time decided by the hand seen underneath, "
           f"{sum(r.right for r in beneath)} right")
+    lying = [r for r in results if r.verdict is not None and r.verdict.beneath]
+    print(f"beneath          {len(lying)} one-pile slaps decided by the hand seen lying beneath the other arm, "
+          f"{sum(r.right for r in lying)} right")
     if errors:
         print(f"contact times    error median {statistics.median(errors):+.2f} frames, |error| p95 "
               f"{_pct([abs(e) for e in errors], 0.95):.2f}, within one frame "

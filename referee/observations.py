@@ -135,13 +135,16 @@ class HandSeen:
     ...), the zones it is `over` (it hides them), and `contact`: the zones it touches, each with
     the time (s, capture clock) it was first seen touching, no later than the frame's time;
     `under`: the sides whose hands lie over this one where it touches (two hands on one pile:
-    the one underneath got there first)."""
+    the one underneath got there first), as the other arm was seen coming over it; `beneath`: the
+    sides whose arms are seen lying over this hand where it rests on a spit pile in this frame
+    (from what shows of the two arms then, not how they came there), one frame's vote."""
 
     side: str
     over: tuple[str, ...] = ()
     contact: Mapping[str, float] = field(default_factory=dict)
     position: Point | None = None
     under: tuple[str, ...] = ()
+    beneath: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.side, str) or not _SIDE.match(self.side):
@@ -163,6 +166,13 @@ class HandSeen:
         if under and not contact:
             raise BadObservation("a hand under another must touch a zone")
         object.__setattr__(self, "under", under)
+        beneath = tuple(self.beneath)
+        for side in beneath:
+            if not isinstance(side, str) or not _SIDE.match(side) or side == self.side:
+                raise BadObservation(f"a hand lies beneath another player's arm, not {side!r}")
+        if beneath and not contact:
+            raise BadObservation("a hand beneath another arm must touch a zone")
+        object.__setattr__(self, "beneath", beneath)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"side": self.side, "over": list(self.over)}
@@ -172,13 +182,15 @@ class HandSeen:
             out["position"] = list(self.position)
         if self.under:
             out["under"] = list(self.under)
+        if self.beneath:
+            out["beneath"] = list(self.beneath)
         return out
 
     @classmethod
     def from_value(cls, value: Any) -> "HandSeen":
         if not isinstance(value, Mapping) or "side" not in value:
             raise BadObservation("a hand is an object with 'side' (and 'over', 'contact')")
-        unknown = set(value) - {"side", "over", "contact", "position", "under"}
+        unknown = set(value) - {"side", "over", "contact", "position", "under", "beneath"}
         if unknown:
             raise BadObservation(f"unknown hand field(s) {', '.join(sorted(unknown))}")
         over = value.get("over", [])
@@ -190,7 +202,10 @@ class HandSeen:
         under = value.get("under", [])
         if not isinstance(under, list):
             raise BadObservation("a hand's 'under' is a list of sides")
-        return cls(value["side"], tuple(over), contact, value.get("position"), tuple(under))
+        beneath = value.get("beneath", [])
+        if not isinstance(beneath, list):
+            raise BadObservation("a hand's 'beneath' is a list of sides")
+        return cls(value["side"], tuple(over), contact, value.get("position"), tuple(under), tuple(beneath))
 
 
 @dataclass(frozen=True, slots=True)

@@ -470,3 +470,39 @@ def test_a_hand_under_the_other_arm_gripping_the_other_players_place_or_nothing_
     assert [hand.grip_zone for hand in finder._under_other_pile([a, edge], 1.0)] == ["L", "L"]
     away = replace(edge, tip=(float(left) - 4.0, 27.0))
     assert [hand.grip_zone for hand in finder._under_other_pile([a, away], 1.0)] == ["L", None]
+
+
+def _crossing(hand_b_left: int) -> tuple[list[HandSeen], tuple[Hand, ...]]:
+    """B's light arm comes down right of L and its hand reaches left across L (its fingers at column
+    `hand_b_left`); A's dark arm comes up over L and lies across B's hand, drawn on top. The hands
+    reported, and found, in the last frame."""
+    calibration, table, view, finder, (x, y) = _watching_l()
+    rng = np.random.default_rng(11)
+    dark = rng.integers(30, 110, (300, 400, 3), dtype=np.uint8)
+    light = rng.integers(160, 240, (300, 400, 3), dtype=np.uint8)
+
+    b_arm, b_hand = (slice(0, y + 12), slice(x + 20, x + 44)), (slice(y, y + 12), slice(hand_b_left, x + 44))
+    a_arm = (slice(y - 30, 300), slice(x - 12, x + 12))
+    frames = []
+    for _ in range(3):  # each arm alone first (its colours learned), away from the piles
+        frames += [[((slice(0, 40), b_arm[1]), light)], [((slice(260, 300), a_arm[1]), dark)]]
+    frames += [[(b_arm, light), (b_hand, light)]] * 4  # B rests on L
+    frames += [[(b_arm, light), (b_hand, light), (a_arm, dark)]] * 6  # A's hand over it, resting there too
+    hands: tuple[HandSeen, ...] = ()
+    for i, parts in enumerate(frames, start=1):
+        frame = table.copy()
+        for part, texture in parts:
+            frame[part] = texture[part]
+        hands = finder.update(view.warp(frame), i / 30, i)
+    return list(hands), finder.hands
+
+
+def test_a_piece_of_one_arm_s_colours_cut_off_by_the_other_hand_on_the_pile_shows_that_arm_beneath() -> None:
+    x = int(_watching_l()[4][0])
+    reported, found = _crossing(hand_b_left=x - 40)  # B's fingers show left of A's arm, cut off from B's arm by it
+    by_side = {hand.side: hand for hand in reported}
+    assert "L" in by_side["A"].contact and "L" in by_side["B"].contact
+    assert by_side["B"].beneath == ("A",) and by_side["A"].beneath == ()
+    assert {hand.side: hand.beneath for hand in found} == {"A": (), "B": ("A",)}
+    reported, found = _crossing(hand_b_left=x - 10)  # B's fingers end under A's arm: nothing shows which lies beneath
+    assert all(hand.beneath == () for hand in reported) and all(hand.beneath == () for hand in found)

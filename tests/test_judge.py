@@ -10,6 +10,9 @@ from referee.judge.judge import Judge
 from referee.judge.speahx import SpeahxReferee
 from referee.judge.spit.config import (
     ALONE,
+    BENEATH,
+    BENEATH_DELAY_FRAMES,
+    BENEATH_FRAMES,
     LAY_TURN_S,
     OTHER_SLAP,
     RECOUNT,
@@ -1502,6 +1505,37 @@ def test_a_slap_too_close_to_time_goes_to_the_hand_seen_underneath() -> None:
     assert slap["verdict"] == UNDERNEATH and slap["underneath"] == "B" and "fallback" not in slap.fields
     assert (slap["pile"], slap["winner"]) == ("R", "B")  # not the first player out, A
     assert referee.state.held_count("A") == 2 + 2  # A's spit cards and the other pile, L (6D, 7C)
+
+
+def test_a_slap_on_one_pile_goes_to_the_hand_seen_lying_beneath_the_other_arm_whatever_the_contact_order() -> None:
+    film, referee = _settling()
+    ta = film.t  # A's hand, hovering over R before it slapped, is found at rest there first
+    film.frame((HandSeen("A", ("R",), {"R": ta}),))
+    film.frame((HandSeen("A", ("R",), {"R": ta}),))
+    tb = film.t  # B's contact two frames later: by the contacts, A would take R
+    for i in range(BENEATH_DELAY_FRAMES + BENEATH_FRAMES):  # but the frames after see B's hand beneath A's arm
+        beneath = ("A",) if i >= BENEATH_DELAY_FRAMES and i % 3 else ()
+        film.frame((HandSeen("A", ("R",), {"R": ta}), HandSeen("B", ("R",), {"R": tb}, beneath=beneath)))
+    now = film.t - 1 / FPS  # the last of those frames: the slap waited for it
+    film.still(4)
+    slap = _of(_run(film, referee), "slap")[0]
+    assert slap["verdict"] == BENEATH and slap["underneath"] == "B" and (slap["pile"], slap["winner"]) == ("R", "B")
+    assert slap["contact"] == {"A": ta, "B": tb} and slap.t == tb and slap["called_at"] == pytest.approx(now)
+    assert referee.state.held_count("A") == 2 + 2  # A's spit cards and the other pile, L (6D, 7C)
+
+
+def test_a_slap_on_one_pile_seen_both_ways_beneath_goes_to_the_first_hand() -> None:
+    film, referee = _settling()
+    ta = film.t
+    film.frame((HandSeen("A", ("R",), {"R": ta}),))
+    film.frame((HandSeen("A", ("R",), {"R": ta}),))
+    tb = film.t
+    for i in range(BENEATH_DELAY_FRAMES + BENEATH_FRAMES):  # one frame sees A beneath B's arm: no verdict that way
+        beneath = {"A": ("B",) if i == BENEATH_DELAY_FRAMES else (), "B": ("A",) if i > BENEATH_DELAY_FRAMES else ()}
+        film.frame(tuple(HandSeen(side, ("R",), {"R": t}, beneath=beneath[side]) for side, t in (("A", ta), ("B", tb))))
+    film.still(4)
+    slap = _of(_run(film, referee), "slap")[0]
+    assert (slap["pile"], slap["winner"]) == ("R", "A") and "verdict" not in slap.fields
 
 
 def test_slaps_on_different_piles_each_take_their_own() -> None:

@@ -28,10 +28,16 @@ def test_observation_round_trips_through_json() -> None:
         1.5, 45,
         {"L": ZoneReading("10H", 0.91, ((0, 0), (1, 0), (1, 2), (0, 2))), "A3": ZoneReading("back"),
          "B1": ZoneReading("empty"), "R": ZoneReading("occluded")},
-        (HandSeen("A", ("L", "A3"), {"L": 1.466667}, (3.0, 4.5), under=("B",)), HandSeen("B", ("L",), {"L": 1.5})),
+        (HandSeen("A", ("L", "A3"), {"L": 1.466667}, (3.0, 4.5), under=("B",), beneath=("B",)),
+         HandSeen("B", ("L",), {"L": 1.5})),
         (LooseCard("7C", 0.8, (10.0, 20.0)),),
     )
     assert Observation.from_json(obs.to_json()) == obs
+
+
+def test_a_hand_seen_beneath_no_arm_leaves_beneath_out_of_its_json() -> None:
+    assert "beneath" not in HandSeen("B", ("L",), {"L": 1.5}).to_dict()
+    assert HandSeen("B", ("L",), {"L": 1.5}, beneath=("A",)).to_dict()["beneath"] == ["A"]
 
 
 def test_zone_shorthand_is_a_certain_reading() -> None:
@@ -54,6 +60,12 @@ def test_zone_shorthand_is_a_certain_reading() -> None:
      "under another must touch a zone"),
     ('{"t": 1, "frame": 0, "zones": {}, "hands": [{"side": "A", "over": ["L"], "contact": {"L": 1}, "under": ["A"]}]}',
      "under another player's hand"),
+    ('{"t": 1, "frame": 0, "zones": {}, "hands": [{"side": "A", "over": ["L"], "beneath": ["B"]}]}',
+     "beneath another arm must touch a zone"),
+    ('{"t": 1, "frame": 0, "zones": {}, "hands": [{"side": "A", "over": ["L"], "contact": {"L": 1}, "beneath": ["A"]}]}',
+     "beneath another player's arm"),
+    ('{"t": 1, "frame": 0, "zones": {}, "hands": [{"side": "A", "over": ["L"], "contact": {"L": 1}, "beneath": "B"}]}',
+     "'beneath' is a list of sides"),
     ('{"t": 0, "frame": 0}', "needs 'zones'"),
     ('{"t": 0, "frame": 0, "zones": {}, "colour": 1}', "unknown observation field"),
     ("[1, 2]", "an observation is a JSON object"),

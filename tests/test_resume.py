@@ -22,7 +22,7 @@ from referee.judge.camera import observe_log
 from referee.judge.judge import Judge
 from referee.judge import resume
 from referee.judge.resume import BadLog, load_log, reopen, replay, same_calls
-from referee.judge.spit.config import UNDERNEATH
+from referee.judge.spit.config import BENEATH, UNDERNEATH
 from referee.observations import Observation
 from referee.pipeline import Pipeline, PipelineConfig
 from referee.pipeline.sources import VideoFile
@@ -171,6 +171,12 @@ def test_a_slap_settled_by_the_hand_underneath_replays_with_that_hand_underneath
     slap = Event.make("slap", 2.0, pile="R", contact={"A": 2.0, "B": 1.99}, winner="B", margin_ms=10.0, evidence="",
                       piles={"A": "R", "B": "R"}, verdict=UNDERNEATH, underneath="B")
     assert resume._move(slap) == Slap((("A", "R", 1.99), ("B", "R", 1.99)), underneath="B")
+
+
+def test_a_slap_settled_by_the_hand_seen_beneath_the_other_arm_replays_with_that_hand_underneath() -> None:
+    slap = Event.make("slap", 2.3, pile="R", contact={"A": 1.9, "B": 2.0}, winner="B", margin_ms=100.0, evidence="",
+                      piles={"A": "R", "B": "R"}, verdict=BENEATH, underneath="B")
+    assert resume._move(slap) == Slap((("A", "R", 1.9), ("B", "R", 1.9)), underneath="B")
 
 
 def test_a_play_found_under_the_card_played_last_on_its_pile_replays_with_that_play_undone() -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from referee.events import Event
 from referee.judge.slap_score import (
-    CLOSE_CALLED, MISSED, ORDER, WRONG_PILE, WRONG_PILE_SHARED, first_slaps, landing_contact, score_slap,
+    CLOSE_CALLED, MISSED, ORDER, WRONG_PILE, WRONG_PILE_SHARED, beneath_votes, first_slaps, landing_contact, score_slap,
 )
+from referee.observations import HandSeen
 
 FRAME = 1 / 30
 
@@ -92,3 +93,15 @@ def test_module_example_runs() -> None:
     from referee.judge import slap_score
 
     assert doctest.testmod(slap_score).failed == 0
+
+
+def test_the_hand_seen_beneath_the_other_arm_after_both_contacts_takes_one_pile_whatever_the_order() -> None:
+    def frame(b_beneath: tuple[str, ...], b_on: str = "L") -> tuple[HandSeen, ...]:
+        return HandSeen("A", ("L",), {"L": 2.0}), HandSeen("B", (b_on,), {b_on: 2.02}, beneath=b_beneath)
+
+    seen = [(10, frame(("A",))), (11, frame(())), *[(f, frame(("A",))) for f in range(12, 14)],
+            *[(f, frame(())) for f in range(14, 16)], (16, frame((), "R")), (17, frame(("A",)))]
+    votes = beneath_votes(seen, "L", ("A", "B"), reported=10)  # from frame 12 until B left L in frame 16
+    assert votes == [("B",), ("B",), (), ()]
+    result = score_slap(_slap(2.03, 2.0), {"A": ("L", 2.0), "B": ("L", 2.02)}, FRAME, ender="A", votes=votes)
+    assert result.right and result.verdict is not None and result.verdict.beneath and result.verdict.winner == "B"

@@ -11,7 +11,7 @@ from typing import Final
 from referee.cards import FACE_DOWN, Card, parse_card
 from referee.errors import BadEvent, IllegalMove, ImpossiblePosition, RefereeError
 from referee.events import Event, EventLog, read_events
-from referee.judge.spit.config import TOO_CLOSE, UNDERNEATH, layout_counts, spit_rules
+from referee.judge.spit.config import BENEATH, TOO_CLOSE, UNDERNEATH, layout_counts, spit_rules
 from referee.judge.spit.referee import SpitReferee
 from referee.rules.spit import (
     ChoosePile,
@@ -254,7 +254,7 @@ def _move(event: Event) -> SpitMove:
         return ChoosePile(f["player"], f["pile"])
     contact = f["contact"]
     piles = f.get("piles") or dict.fromkeys(contact, f["pile"])
-    if f.get("verdict") in (TOO_CLOSE, UNDERNEATH):  # the referee's slap: both at the first contact, the winner underneath
+    if f.get("verdict") in (TOO_CLOSE, UNDERNEATH, BENEATH):  # the referee's slap: both at the first contact, the winner underneath
         t0 = min(contact.values())
         return Slap(tuple((p, piles[p], t0) for p in sorted(contact)), underneath=f["winner"])
     return Slap(tuple((p, piles[p], contact[p]) for p in sorted(contact)))

@@ -4,7 +4,8 @@ The verdict is the referee's (`referee.judge.spit.deals`): each player's first c
 spit pile after the touch that ended the deal is their slap; on one pile the earlier hand wins,
 and two contacts less than half a frame interval apart are too close to time: the hand seen
 lying under the other takes the pile, else (too close to call) the player who emptied their
-stock first. A true slap is decidable when its hands reached
+stock first; but on one pile, a hand the frames after both contacts saw lying beneath the other
+arm takes it (`beneath_votes`, `referee.judge.spit.config.lying_beneath`). A true slap is decidable when its hands reached
 different piles or one pile at least a frame interval apart (as `referee.judge.score` counts it).
 
 >>> from referee.events import Event
@@ -18,11 +19,20 @@ different piles or one pile at least a frame interval apart (as `referee.judge.s
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from referee.events import Event
-from referee.judge.spit.config import TOO_CLOSE, UNDERNEATH, slap_winner
+from referee.judge.spit.config import (
+    BENEATH,
+    BENEATH_DELAY_FRAMES,
+    BENEATH_FRAMES,
+    TOO_CLOSE,
+    UNDERNEATH,
+    lying_beneath,
+    slap_winner,
+)
+from referee.observations import HandSeen
 
 Contact = tuple[str, str, float]
 """A hand's first contact as the vision reported it: (side, zone, time s)."""
@@ -38,13 +48,15 @@ CLOSE_CALLED = "too close wrongly called"
 class Verdict:
     """A slap as judged from first contacts: the winner (who took the pile the first hand reached),
     each player's pile, whether it was too close to call, and the margin (ms, one pile only);
-    `underneath`: too close to time, the hand seen underneath won."""
+    `underneath`: too close to time, the hand seen underneath won; `beneath`: the hand the frames
+    after both contacts saw lying beneath the other arm won (`BENEATH`)."""
 
     winner: str
     piles: Mapping[str, str]
     too_close: bool
     margin_ms: float | None
     underneath: bool = False
+    beneath: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,23 +90,43 @@ def first_slaps(contacts: Iterable[Contact], piles: Collection[str], after: floa
     return first
 
 
+def beneath_votes(frames: Iterable[tuple[int, Sequence[HandSeen]]], pile: str, sides: Collection[str],
+                  reported: int) -> list[tuple[str, ...]]:
+    """The `beneath` votes the referee counts (`SpitReferee._lying_votes`) on a slap both `sides`
+    made on `pile`, the later contact first reported in frame `reported`: of the hands seen per frame
+    (frame index, in order), from `BENEATH_DELAY_FRAMES` after it for `BENEATH_FRAMES`, the sides
+    whose hand rests on the pile seen beneath the other arm; up to the frame a hand left the pile."""
+    votes = []
+    for frame, hands in frames:
+        if frame < reported:
+            continue
+        resting = {hand.side: hand for hand in hands if pile in hand.contact}
+        if frame >= reported + BENEATH_DELAY_FRAMES + BENEATH_FRAMES or not all(side in resting for side in sides):
+            break
+        if frame >= reported + BENEATH_DELAY_FRAMES:
+            votes.append(tuple(side for side in sides if resting[side].beneath))
+    return votes
+
+
 def verdict(first: Mapping[str, tuple[str, float]], frame_interval: float, ender: str,
-            under: Mapping[str, Collection[str]] | None = None) -> Verdict:
+            under: Mapping[str, Collection[str]] | None = None, votes: Sequence[Collection[str]] = ()) -> Verdict:
     """The referee's verdict on two players' first slap contacts; `under`: per player, the sides
-    whose hands lay over theirs at that contact (`HandSeen.under`)."""
+    whose hands lay over theirs at that contact (`HandSeen.under`); `votes`: on one pile, the
+    `beneath_votes` of the frames after both contacts."""
     (a, (pile_a, t_a)), (b, (pile_b, t_b)) = sorted(first.items())
     piles = {a: pile_a, b: pile_b}
     margin = round(abs(t_b - t_a) * 1000, 3) if pile_a == pile_b else None
     under = under or {}
     winner, settled = slap_winner(a, pile_a, t_a, under.get(a, ()), b, pile_b, t_b, under.get(b, ()),
-                                  frame_interval, ender)
-    return Verdict(winner, piles, settled == TOO_CLOSE, margin, underneath=settled == UNDERNEATH)
+                                  frame_interval, ender, lying_beneath(a, b, votes))
+    return Verdict(winner, piles, settled == TOO_CLOSE, margin, underneath=settled == UNDERNEATH,
+                   beneath=settled == BENEATH)
 
 
 def score_slap(truth: Event, first: Mapping[str, tuple[str, float]], frame_interval: float, ender: str,
-               under: Mapping[str, Collection[str]] | None = None) -> SlapResult:
+               under: Mapping[str, Collection[str]] | None = None, votes: Sequence[Collection[str]] = ()) -> SlapResult:
     """One true `slap` event against the first contacts found (`first_slaps`); `ender` emptied
-    their stock (the fallback's winner); `under` as `verdict`'s."""
+    their stock (the fallback's winner); `under` and `votes` as `verdict`'s."""
     contact: Mapping[str, float] = truth["contact"]
     piles: Mapping[str, str] = truth.get("piles") or {p: truth["pile"] for p in contact}
     times = sorted(contact.values())
@@ -105,7 +137,7 @@ def score_slap(truth: Event, first: Mapping[str, tuple[str, float]], frame_inter
               if side in first and first[side][0] == piles[side]}
     if len(first) < len(contact):
         return SlapResult(decidable, False, MISSED, None, margin, errors)
-    judged = verdict(first, frame_interval, ender, under)
+    judged = verdict(first, frame_interval, ender, under, votes)
     if shared:
         right = dict(judged.piles) == dict(piles) and judged.winner == truth["winner"]
     else:
@@ -122,4 +154,4 @@ def score_slap(truth: Event, first: Mapping[str, tuple[str, float]], frame_inter
 
 
 __all__ = ["CLOSE_CALLED", "Contact", "MISSED", "ORDER", "SlapResult", "Verdict", "WRONG_PILE", "WRONG_PILE_SHARED",
-           "first_slaps", "landing_contact", "score_slap", "verdict"]
+           "beneath_votes", "first_slaps", "landing_contact", "score_slap", "verdict"]

@@ -31,7 +31,7 @@ from types import MappingProxyType
 from typing import Final
 
 from referee.errors import RefereeError
-from referee.observations import OCCLUDED, Observation
+from referee.observations import OCCLUDED, HandSeen, Observation
 
 HOLD: Final = frozenset({OCCLUDED})
 
@@ -94,9 +94,10 @@ class Snapshot:
     this frame left `unread` (a reader leaves out a zone that changed and is not read yet), and
     what this frame `read` in the zones with no hand over them (settled or not), `under`:
     per zone, the card settled under its settled top (read under that top in `settle_frames`
-    consecutive readable frames; zones with none left out), and `redated`: contacts of a touch
+    consecutive readable frames; zones with none left out), `redated`: contacts of a touch
     under way found again with a later start (lost for at most `touch_gap_frames`: the hand that
-    came to rest moved on and came to rest again), each with that later start."""
+    came to rest moved on and came to rest again), each with that later start, and `hands`: the
+    hands seen in this frame as observed (where they rest now, which lies beneath another arm)."""
 
     t: float
     frame: int
@@ -108,6 +109,7 @@ class Snapshot:
     read: Mapping[str, str] = field(default_factory=dict)
     under: Mapping[str, str] = field(default_factory=dict)
     redated: tuple[Touch, ...] = ()
+    hands: tuple[HandSeen, ...] = ()
 
 
 @dataclass(slots=True)
@@ -214,7 +216,7 @@ class Tracker:
                                             if z.under is not None and z.under[0] == z.stable})
         unread = frozenset(name for name in zones if name not in obs.zones)
         return Snapshot(obs.t, frame, self._stable, frozenset(covered), tuple(changes), tuple(touches), unread, read,
-                        self._under, tuple(redated))
+                        self._under, tuple(redated), obs.hands)
 
     def _settle_under(self, read: Mapping[str, str]) -> bool:
         """Settles the card under each zone's top that was read the same, with that settled top,

@@ -32,7 +32,10 @@ turn in which it came near a stop (the first such dip: the top of its lift in th
 Where two hands touch one zone, a hand lies *under* the other when the other arm came over it
 there: in the last `COVER_S` the other arm's part took many of its pixels on the zone (pixels
 that changed), and few went back. Two slaps on one pile within a frame are settled by it (the
-hand underneath got there first). A hand the other arm came over on a spit pile, whose visible
+hand underneath got there first). Where both hands are on one spit pile, a hand lies *beneath* the other
+arm in a frame when its own arm's colours show in pieces cut off from that arm by the other hand near the
+pile (its fingers beyond the other's palm: `HandFinder._layered`); it is reported while it rests there.
+A hand the other arm came over on a spit pile, whose visible
 end stops beside that pile, grips that pile, not the one its end lies nearer; once that arm no
 longer comes over it, it lies hidden under it, at rest only where that arm is. A hand gripping the
 spit pile it gripped in the frame before comes to rest there by its stirring alone (where the other
@@ -94,6 +97,29 @@ SLOWING_FRAMES = 5
 """A hand is slowing over a pile (`HandFinder._slowing`) when it gripped it in each of this many frames before."""
 SLOWING_SHARE = 0.5
 """The largest share of its pixels a hand slowing over a pile stirs in each of those frames."""
+
+# `HandFinder._layered`'s settings, chosen on the slap clips of seeds 5001-5024 (bench/slaps.py): none of its
+# verdicts there contradicted the true first hand.
+LAYER_ROOT_CM = 4.0
+"""Where both hands rest on one spit pile, an arm's own part (the hand finder's split) farther than this from
+both spit piles, and not beside the other arm's colours, roots it: the arm away from the hands' overlap,
+sleeves included (colours not learned there)."""
+LAYER_SHADOW_SPREAD = 1.3
+"""A pixel is shadow-like (the table darkened by an arm above it, its hue kept) where its channels' ratios to
+the still-table reference lie within this factor of one another ..."""
+LAYER_SHADOW_DARK = 0.95
+"""... and average below this: no arm's colour there, whatever the histograms say."""
+LAYER_PIECE_CM2 = (1.5, 18.75)
+"""The least and largest area of a piece of an arm's colours cut off from it that counts (a finger or two's
+width showing past the other hand; larger is a part of the blob the colours mislead on)."""
+LAYER_GAP_CM = 1.5
+"""The least distance from a piece to what stays attached to its arm for it to count as cut off from it."""
+LAYER_NEAR_CM = 3.0
+"""A piece counts where it comes within this of the spit pile both hands rest on."""
+LAYER_CUT_CM2 = 2.5
+"""The least area of an arm's cut-off pieces for a frame to see that arm's hand underneath ..."""
+LAYER_ODDS = 3.0
+"""... and it must be at least this many times the other arm's (a frame seeing both says nothing)."""
 
 
 def _colour_codes(pixels: np.ndarray) -> np.ndarray:
@@ -241,7 +267,9 @@ class Hand:
     crosses into the view), the zone its grip lies on (None: between zones), `stirring`, the
     share of its pixels that changed since the previous frame, and `grips_beneath`: its grip
     lies hidden under the other player's arm; `covered`: per (other side, zone), how many of its
-    pixels of the last frame on the zone the other arm's part holds now, changed (it came over them)."""
+    pixels of the last frame on the zone the other arm's part holds now, changed (it came over them);
+    `beneath`: the sides whose arm lies over this hand on the spit pile both are on, seen from the arms'
+    colours in this frame (`HandFinder._layered`)."""
 
     side: str
     mask: np.ndarray = field(repr=False)
@@ -252,6 +280,7 @@ class Hand:
     stirring: float = 0.0
     grips_beneath: bool = False
     covered: dict[tuple[str, str], int] = field(default_factory=dict)
+    beneath: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.side not in EDGE_OF:
@@ -304,6 +333,12 @@ class HandFinder:
         self.hands: tuple[Hand, ...] = ()
         self._colours: dict[str, np.ndarray] = {}
         self._spit = frozenset(zone.name for zone in view.calibration.layout.piles if zone.is_spit)
+        self._spit_cm: dict[str, np.ndarray] = {}
+        for name in self._spit:  # per spit pile, how far each view pixel lies from it (cm)
+            outside = np.ones((height, width), np.uint8)
+            zx, zy, zw, zh = view.boxes[name]
+            outside[zy:zy + zh, zx:zx + zw][view.zones[name]] = 0
+            self._spit_cm[name] = cv2.distanceTransform(outside, cv2.DIST_L2, 5) / view.px_per_cm
 
     def _edges(self, labels: np.ndarray) -> dict[str, set[int]]:
         """The labels touching each player's edge of the view."""
@@ -374,7 +409,7 @@ class HandFinder:
                     recoloured = _rooted(recoloured, edges)
                 parts = recoloured
                 covered = self._covered(parts, moving[y:y + h, x:x + w], (x, y))
-            sharing = []
+            sharing: list[Hand] = []
             for player, part in parts.items():
                 area = int(part.sum())
                 if area >= self._min_area:
@@ -384,7 +419,10 @@ class HandFinder:
                     beneath = np.any(others, axis=0) if others else None
                     hand = self._describe(player, part, hiding, (x, y), stirring, beneath)
                     sharing.append(replace(hand, covered=covered[player]) if covered.get(player) else hand)
-            hands.extend(self._under_other_pile(sharing, t))
+            sharing = self._under_other_pile(sharing, t)
+            if len(sharing) == 2:
+                sharing = self._layered(sharing, image[y:y + h, x:x + w], parts, looks, clear, (x, y))
+            hands.extend(sharing)
         self._learn(image, hand_mask, moving_mask)
         self.hands = tuple(hands)
         return self._report(t, frame, face_down)
@@ -431,6 +469,77 @@ class HandFinder:
                 hand = replace(hand, grip_zone=mine, grips_beneath=hidden)
             out.append(hand)
         return out
+
+    def _layered(self, sharing: list[Hand], image: np.ndarray, parts: dict[str, np.ndarray],
+                 looks: dict[str, np.ndarray], clear: np.ndarray, offset: tuple[int, int]) -> list[Hand]:
+        """The two hands of one blob, the one seen lying under the other given it in `Hand.beneath`,
+        where both are on the same spit pile (each grips it, or its side's hand touched it as of the
+        frame before: a hand lying under the other arm often grips nothing): that hand's arm shows pieces of its own colours cut off from
+        it, near the pile, by the hand on top (its fingers past the other's palm). `image`, `parts`, the
+        arms' colours `looks` and the `clear` foreground are cut from the view at `offset`.
+
+        Per arm p (the other q), in two ways: p's colours (not shadow-like: `LAYER_SHADOW_SPREAD`,
+        `LAYER_SHADOW_DARK`) closed 3x3, and in the lenient way also the clear foreground in neither
+        arm's colours (a pale palm, a crease), not within a pixel of q's colours, are what p's arm is
+        passable through; from its root (`LAYER_ROOT_CM`) what is passable is attached to it. p's
+        colours outside it, in pieces of `LAYER_PIECE_CM2` at least `LAYER_GAP_CM` from it that border
+        q's part and come within `LAYER_NEAR_CM` of the pile, are cut off from p by q's hand. A way sees
+        p underneath when p's pieces add up to `LAYER_CUT_CM2` and `LAYER_ODDS` times q's; the frame
+        does when one way does and the other sees q in no way (none: the frame says nothing)."""
+        first, second = sharing
+        piles = [({hand.grip_zone} | set(self._tracks[hand.side].contact)) & self._spit for hand in sharing]
+        common = piles[0] & piles[1]
+        if len(common) != 1 or not all(hand.side in self._colours for hand in sharing):
+            return sharing
+        pile = common.pop()
+        assert self.reference is not None
+        x, y = offset
+        height, width = clear.shape
+        ref = self.reference[y:y + height, x:x + width].astype(np.float32) + 8
+        ratio = (image.astype(np.float32) + 8) / ref
+        shadow = (ratio.max(2) / ratio.min(2) < LAYER_SHADOW_SPREAD) & (ratio.mean(2) < LAYER_SHADOW_DARK)
+        looks = {hand.side: looks[hand.side] & ~shadow for hand in sharing}
+        near = self._spit_cm[pile][y:y + height, x:x + width] <= LAYER_NEAR_CM
+        away = np.minimum.reduce([d[y:y + height, x:x + width] for d in self._spit_cm.values()]) > LAYER_ROOT_CM
+        px2 = self.config.px_per_cm**2
+        least, most = (area * px2 for area in LAYER_PIECE_CM2)
+        gap = LAYER_GAP_CM * self.config.px_per_cm
+        square = np.ones((3, 3), np.uint8)
+        beside = {p: cv2.dilate(look.astype(np.uint8), square) > 0 for p, look in looks.items()}
+        seen = set()
+        for lenient in (False, True):
+            cut = {}
+            for hand, other in ((first, second), (second, first)):
+                p, q = hand.side, other.side
+                passable = cv2.morphologyEx(looks[p].astype(np.uint8), cv2.MORPH_CLOSE, self._kernel) > 0
+                if lenient:
+                    passable |= clear & ~shadow & ~beside[q]
+                root = parts[p] & away & ~beside[q]
+                passable |= root
+                _, through = cv2.connectedComponents(passable.astype(np.uint8), connectivity=8)
+                rooted = np.unique(through[root])
+                attached = np.isin(through, rooted[rooted > 0])
+                apart = cv2.distanceTransform((~attached).astype(np.uint8), cv2.DIST_L2, 3)
+                theirs = parts[q] & ~looks[p]
+                count, pieces, stats, _ = cv2.connectedComponentsWithStats((looks[p] & ~attached).astype(np.uint8),
+                                                                           connectivity=8)
+                cut[p] = 0
+                for k in range(1, count):
+                    area = stats[k, cv2.CC_STAT_AREA]
+                    if not least <= area <= most:
+                        continue
+                    piece = pieces == k
+                    ring = cv2.dilate(piece.astype(np.uint8), square, iterations=2) > 0
+                    if (ring & theirs).any() and (piece & near).any() and apart[piece].min() >= gap:
+                        cut[p] += int(area)
+            for p, q in ((first.side, second.side), (second.side, first.side)):
+                if cut[p] >= LAYER_CUT_CM2 * px2 and cut[p] >= LAYER_ODDS * cut[q]:
+                    seen.add(p)
+        if len(seen) != 1:
+            return sharing
+        under = seen.pop()
+        return [replace(hand, beneath=tuple(h.side for h in sharing if h.side != under)) if hand.side == under else hand
+                for hand in sharing]
 
     def _was_over(self, hand: Hand, zone: str) -> bool:
         """Whether `hand` is over `zone`, or its side's hand was in the frame before (a hand laying
@@ -721,8 +830,9 @@ class HandFinder:
                 # (a hand lying still on the zone it touches keeps the touch while only its tip jumps)
                 track.contact.clear()
             over = tuple(hand.over) + tuple(z for z in track.contact if z not in hand.over)
+            beneath = hand.beneath if self._spit & set(track.contact) else ()  # (where it rests on that pile)
             out.append(HandSeen(hand.side, over, dict(track.contact), (round(hand.tip[0], 2), round(hand.tip[1], 2)),
-                                self._under(hand.side, track, t)))
+                                self._under(hand.side, track, t), beneath))
         for side, track in self._tracks.items():
             if side not in seen_sides and frame - track.seen_frame > 3:
                 track.history.clear()

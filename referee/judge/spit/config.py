@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -17,6 +17,22 @@ whose hand is underneath: the player who emptied their stock first has the choic
 UNDERNEATH: Final = "too close to time; the hand seen underneath got there first"
 """The verdict on a pile both hands reached within half a frame interval where the camera saw one
 hand lying under the other (RULES.md: the first hand there, the one underneath, takes it)."""
+BENEATH: Final = "the hand seen lying beneath the other arm on the pile got there first"
+"""The verdict on a pile both hands slapped where, once both rested there, the frames saw one hand lying
+beneath the other arm (`beneath`): it takes the pile whatever its contact time (a hand hovering over the
+pile before it slapped is found at rest there early, and its contact dated too early)."""
+BENEATH_DELAY_FRAMES: Final = 2
+"""The frames seen after the one in which the later of a slap's two contacts on one pile was reported
+before its `beneath` votes are counted (the arm on top settles over the other hand)."""
+BENEATH_FRAMES: Final = 8
+"""How many frames' `beneath` votes a slap on one pile waits for (fewer where a hand leaves the pile)."""
+BENEATH_SHARE: Final = 0.5
+"""The least share of those frames that must see a hand beneath the other arm, none seeing the other
+beneath, for it to take the pile."""
+BENEATH_MARGIN_S: Final = 0.2
+"""The most two slaps' contacts on one pile may lie apart for the hand seen beneath to take it against
+their order: a hand that hovered over the pile before it slapped is found at rest there up to about six
+frames early (the slap bench, seeds 5001-5024); contacts further apart are ordered by their times."""
 
 
 def too_close(pile_a: str, t_a: float, pile_b: str, t_b: float, frame_interval: float) -> bool:
@@ -35,12 +51,30 @@ def underneath(a: str, under_a: Collection[str], b: str, under_b: Collection[str
     return None
 
 
+def lying_beneath(a: str, b: str, votes: Sequence[Collection[str]]) -> str | None:
+    """Of two hands slapping one pile, the one the frames after both came to rest there saw lying
+    beneath the other's arm: `votes`, per frame (`BENEATH_FRAMES` at most), the sides seen beneath
+    then (`HandSeen.beneath` given); a side seen so in at least `BENEATH_SHARE` of the frames, the
+    other in none; else None.
+
+    >>> lying_beneath("A", "B", [("B",), (), ("B",), ("B",)]), lying_beneath("A", "B", [("B",), ("A",), ("B",)])
+    ('B', None)
+    """
+    for p, q in ((a, b), (b, a)):
+        seen = sum(p in vote for vote in votes)
+        if votes and seen >= BENEATH_SHARE * len(votes) and not any(q in vote for vote in votes):
+            return p
+    return None
+
+
 def slap_winner(a: str, pile_a: str, t_a: float, under_a: Collection[str],
                 b: str, pile_b: str, t_b: float, under_b: Collection[str],
-                frame_interval: float, ender: str) -> tuple[str, str | None]:
+                frame_interval: float, ender: str, lying: str | None = None) -> tuple[str, str | None]:
     """Who takes the pile of a slap from both players' first contacts, and how that was settled:
-    None (the earlier contact), `UNDERNEATH` (too close to time, the hand seen underneath) or
-    `TOO_CLOSE` (too close to call: `ender`, who emptied their stock first, per `SLAP_FALLBACK`).
+    `BENEATH` (one pile, contacts at most `BENEATH_MARGIN_S` apart, the hand the frames after saw lying
+    beneath the other arm: `lying`, from `beneath`), None (the earlier contact), `UNDERNEATH` (too close to time, the hand seen underneath
+    as it was come over) or `TOO_CLOSE` (too close to call: `ender`, who emptied their stock first,
+    per `SLAP_FALLBACK`).
 
     >>> slap_winner("A", "L", 2.00, (), "B", "L", 2.05, (), 1 / 30, ender="B")
     ('A', None)
@@ -48,7 +82,13 @@ def slap_winner(a: str, pile_a: str, t_a: float, under_a: Collection[str],
     ('A', 'too close to time; the hand seen underneath got there first')
     >>> slap_winner("A", "L", 2.00, (), "B", "L", 2.01, (), 1 / 30, ender="B")
     ('B', 'too close to call')
+    >>> slap_winner("A", "L", 2.00, (), "B", "L", 2.05, (), 1 / 30, ender="A", lying="B")
+    ('B', 'the hand seen lying beneath the other arm on the pile got there first')
+    >>> slap_winner("A", "L", 2.00, (), "B", "L", 2.30, (), 1 / 30, ender="A", lying="B")
+    ('A', None)
     """
+    if lying is not None and pile_a == pile_b and abs(t_b - t_a) <= BENEATH_MARGIN_S + 1e-9:
+        return lying, BENEATH
     if not too_close(pile_a, t_a, pile_b, t_b, frame_interval):
         return (a if t_a <= t_b else b), None
     beneath = underneath(a, under_a, b, under_b)

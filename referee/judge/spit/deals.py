@@ -7,6 +7,9 @@ from typing import Any
 
 from referee.cards import parse_card
 from referee.judge.spit.config import (
+    BENEATH,
+    BENEATH_DELAY_FRAMES,
+    BENEATH_FRAMES,
     LAYOUT_STILL_S,
     SLAP_FALLBACK,
     TOO_CLOSE,
@@ -14,6 +17,7 @@ from referee.judge.spit.config import (
     UNREAD_LAYOUT_S,
     When,
     layout_counts,
+    lying_beneath,
     slap_winner,
 )
 from referee.observations import CARD_CODES, EMPTY
@@ -45,6 +49,7 @@ class DealEnds:
         self._end_t = when[0]
         self._changed_since_end = set()
         self._slaps = {}
+        self._beneath_votes.clear()
         self._lifted.clear()
         for code, side, pile, since, back in self._refused:  # refused and not seen back: its player comes for it,
             if back == math.inf:  # and that touch is no slap
@@ -64,7 +69,50 @@ class DealEnds:
 
     def _watch_slap(self) -> None:
         """Both players' first contact with a spit pile after the deal ended decides the slap (a
-        hand taking back a card flagged on the pile is not slapping)."""
+        hand taking back a card flagged on the pile is not slapping). On one pile, the slap waits for
+        the frames after both contacts that see one hand lying beneath the other arm (`_lying_votes`):
+        that hand takes the pile (`BENEATH`), else the contacts decide; the event is dated at the later
+        contact, as every slap (`called_at` says when the verdict was drawn)."""
+        if len(self._slaps) < len(self._players):  # both found stand while the slap waits (a flag lifted
+            self._find_slaps()  # meanwhile would make a hand's take-back touch its slap)
+        if len(self._slaps) < len(self._players):
+            return
+        (a, (pile_a, when_a, under_a)), (b, (pile_b, when_b, under_b)) = sorted(self._slaps.items())
+        lying = None
+        later = max((when_a, when_b), key=lambda w: w[0])
+        if pile_a == pile_b:
+            votes = self._lying_votes(pile_a, (a, b), max(when_a[1], when_b[1]))
+            if votes is None:
+                return
+            lying = lying_beneath(a, b, votes)
+        margin = round((when_b[0] - when_a[0]) * 1000, 3)
+        extra: dict[str, Any] = {}
+        ender = self.state.deal_ender()
+        winner, settled = slap_winner(a, pile_a, when_a[0], under_a, b, pile_b, when_b[0], under_b,
+                                      self.frame_interval, ender[0] if ender is not None else a, lying)
+        if settled is not None:
+            extra = ({"verdict": settled, "underneath": winner} if settled in (UNDERNEATH, BENEATH)
+                     else {"verdict": TOO_CLOSE, "fallback": SLAP_FALLBACK})
+            t0 = min(when_a[0], when_b[0])
+            move = Slap(((a, pile_a, t0), (b, pile_b, t0)), underneath=winner)
+        else:
+            move = Slap(((a, pile_a, when_a[0]), (b, pile_b, when_b[0])))
+        first_pile = pile_a if winner == a else pile_b
+        before = self.state
+        self.state = after = before.apply(move)
+        if extra:
+            loser = b if winner == a else a
+            other = before.apply(Slap(move.touches, underneath=loser))
+            self._other_slap = {p: other.held_count(p) for p in self._players}
+        self._emit("slap", later, pile=first_pile, contact={a: when_a[0], b: when_b[0]}, winner=winner,
+                   margin_ms=abs(margin) if pile_a == pile_b else None, evidence="",
+                   piles={a: pile_a, b: pile_b}, frames={a: when_a[1], b: when_b[1]}, **extra)
+        if after.is_over():
+            self._emit("game_end", later, winner=after.winner())
+
+    def _find_slaps(self) -> None:
+        """Each player's first contact with a spit pile after the deal ended, the touches of a hand
+        taking back a card flagged on the pile left out (`_slaps`)."""
         end = self._end_t if self._end_t is not None else 0.0
         for pile in self._piles:
             contacts = [touch for touch in self._touches.get(pile, ()) if touch.contact]
@@ -80,34 +128,21 @@ class DealEnds:
                     known = self._slaps.get(touch.side)
                     if known is None or touch.t < known[1][0]:
                         self._slaps[touch.side] = (pile, (touch.t, touch.frame), touch.under)
-        if len(self._slaps) < len(self._players):
-            return
-        (a, (pile_a, when_a, under_a)), (b, (pile_b, when_b, under_b)) = sorted(self._slaps.items())
-        margin = round((when_b[0] - when_a[0]) * 1000, 3)
-        extra: dict[str, Any] = {}
-        ender = self.state.deal_ender()
-        winner, settled = slap_winner(a, pile_a, when_a[0], under_a, b, pile_b, when_b[0], under_b,
-                                      self.frame_interval, ender[0] if ender is not None else a)
-        if settled is not None:
-            extra = ({"verdict": UNDERNEATH, "underneath": winner} if settled == UNDERNEATH
-                     else {"verdict": TOO_CLOSE, "fallback": SLAP_FALLBACK})
-            t0 = min(when_a[0], when_b[0])
-            move = Slap(((a, pile_a, t0), (b, pile_b, t0)), underneath=winner)
-        else:
-            move = Slap(((a, pile_a, when_a[0]), (b, pile_b, when_b[0])))
-        first_pile = pile_a if winner == a else pile_b
-        later = max((when_a, when_b), key=lambda w: w[0])
-        before = self.state
-        self.state = after = before.apply(move)
-        if extra:
-            loser = b if winner == a else a
-            other = before.apply(Slap(move.touches, underneath=loser))
-            self._other_slap = {p: other.held_count(p) for p in self._players}
-        self._emit("slap", later, pile=first_pile, contact={a: when_a[0], b: when_b[0]}, winner=winner,
-                   margin_ms=abs(margin) if pile_a == pile_b else None, evidence="",
-                   piles={a: pile_a, b: pile_b}, frames={a: when_a[1], b: when_b[1]}, **extra)
-        if after.is_over():
-            self._emit("game_end", later, winner=after.winner())
+
+    def _lying_votes(self, pile: str, sides: tuple[str, str], reported: int) -> list[tuple[str, ...]] | None:
+        """The `beneath` votes on a slap both `sides` made on `pile`, the later contact reported in
+        frame `reported`: per frame from `BENEATH_DELAY_FRAMES` after it, `BENEATH_FRAMES` at most,
+        the sides whose hand rests on the pile seen beneath the other arm (`HandSeen.beneath`); None
+        while that window is still open and both hands rest on the pile (a hand that left ends it)."""
+        frame = self._now[1]
+        start = reported + BENEATH_DELAY_FRAMES
+        resting = {hand.side: hand for hand in self._hands_now if pile in hand.contact}
+        left = not all(side in resting for side in sides)
+        if not left and start <= frame < start + BENEATH_FRAMES:
+            self._beneath_votes[frame] = tuple(side for side in sides if resting[side].beneath)
+        if not left and frame < start + BENEATH_FRAMES - 1:
+            return None
+        return [vote for seen, vote in sorted(self._beneath_votes.items()) if start <= seen < start + BENEATH_FRAMES]
 
     def _choices(self) -> None:
         """Free choice: a spit pile lifted off the table by a player due to choose."""

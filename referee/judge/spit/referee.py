@@ -31,7 +31,7 @@ from referee.judge.spit.moves import TableMoves
 from referee.judge.spit.rereads import Rereads
 from referee.judge.spit.spits import SpitCalls
 from referee.judge.spit.touches import HandTouches
-from referee.observations import CARD_CODES, EMPTY
+from referee.observations import CARD_CODES, EMPTY, HandSeen
 from referee.rules.spit import (
     ImpossiblePosition,
     MoveToSpace,
@@ -108,6 +108,10 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._changed_since_end: set[str] = set()
         self._slaps: dict[str, tuple[str, When, tuple[str, ...]]] = {}
         """Each player's slap so far: pile, first contact, the sides whose hands lay over theirs."""
+        self._beneath_votes: dict[int, tuple[str, ...]] = {}
+        """Per frame after both players slapped one pile, the sides seen lying beneath the other arm there."""
+        self._hands_now: tuple[HandSeen, ...] = ()
+        """The hands seen in the frame taken last (`Snapshot.hands`)."""
         self._other_slap: dict[str, int] | None = None
         """After a slap too close to call: the cards each player would hold had it gone the other way."""
         self._solo: dict[str, tuple[str, When, str]] | None = None
@@ -274,6 +278,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         for zone in snap.unread:
             self._left_unread_at[zone] = snap.t
         self._read_now = frozenset(snap.read)
+        self._hands_now = snap.hands
         self._under_seen = snap.under
         self._settled = snap.zones
         for pile, under in snap.under.items():
@@ -307,8 +312,8 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                     self._covering(change)
                 self._changed(change)
             self._reconcile()
-        elif snap.touches and self.state.slap_due:
-            self._watch_slap()
+        elif self.state.slap_due and (snap.touches or len(self._slaps) == len(self._players)):
+            self._watch_slap()  # (both slapped one pile: it waits for the frames that see which hand lies beneath)
         if snap.touches and self.state.phase == "play" and self._laid(snap.touches):
             self._reconcile()
         if self._returns:

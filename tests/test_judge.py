@@ -1524,6 +1524,20 @@ def test_a_slap_on_one_pile_goes_to_the_hand_seen_lying_beneath_the_other_arm_wh
     assert referee.state.held_count("A") == 2 + 2  # A's spit cards and the other pile, L (6D, 7C)
 
 
+def test_a_slap_waiting_for_the_frames_that_see_which_hand_lies_beneath_is_decided_when_the_stream_ends() -> None:
+    film, referee = _settling()
+    ta = film.t
+    film.frame((HandSeen("A", ("R",), {"R": ta}),))
+    film.frame((HandSeen("A", ("R",), {"R": ta}),))
+    tb = film.t
+    for i in range(BENEATH_DELAY_FRAMES + 3):  # the stream ends three frames into the votes, two seeing B beneath A's arm
+        beneath = ("A",) if i >= BENEATH_DELAY_FRAMES + 1 else ()
+        film.frame((HandSeen("A", ("R",), {"R": ta}), HandSeen("B", ("R",), {"R": tb}, beneath=beneath)))
+    assert not _of(_run(film, referee), "slap")  # still waiting for votes
+    slap = _of(referee.finish(), "slap")
+    assert [(e["pile"], e["winner"], e["verdict"], e.t) for e in slap] == [("R", "B", BENEATH, tb)]
+
+
 def test_a_slap_on_one_pile_seen_both_ways_beneath_goes_to_the_first_hand() -> None:
     film, referee = _settling()
     ta = film.t

@@ -119,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         for obs in stream:
             judge.feed(obs)
+        judge.finish()
     finally:
         if log is not None:
             log.close()

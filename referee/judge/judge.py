@@ -54,6 +54,10 @@ class Judge:
         self.frames += 1
         return self.referee.update(self.tracker.update(obs))
 
+    def finish(self) -> list[Event]:
+        """The stream has ended: the calls still waiting for frames, drawn from what was seen."""
+        return self.referee.finish()
+
 
 def judge(observations: Iterable[Observation], rules: str | Any = "classic", **options: Any) -> list[Event]:
     """Every call of a whole observation stream (`options` as `Judge`'s)."""
@@ -61,4 +65,4 @@ def judge(observations: Iterable[Observation], rules: str | Any = "classic", **o
     out: list[Event] = []
     for obs in observations:
         out.extend(j.feed(obs))
-    return out
+    return out + j.finish()

@@ -48,6 +48,10 @@ class SpeahxReferee:
         self._now = (0.0, 0)
         self._out: list[Event] = []
 
+    def finish(self) -> list[Event]:
+        """The stream has ended: nothing waits for more frames here (each card is judged as it settles)."""
+        return []
+
     def update(self, snap: Snapshot) -> list[Event]:
         """Take one frame's snapshot; the calls it makes."""
         self._now = (snap.t, snap.frame)

@@ -199,6 +199,10 @@ class Pipeline:
             calls.append(event)
         return calls
 
+    def finish(self) -> list[Event]:
+        """The source has ended: the calls still waiting for frames, drawn from what was seen."""
+        return [self.with_evidence(event) if event.type == "slap" else event for event in self.judge.finish()]
+
     def with_evidence(self, event: Event) -> Event:
         """The slap call with the path of its evidence strip (the frames around both first contacts)."""
         if self.evidence_dir is None or self.observer is None or not self._recent:
@@ -238,13 +242,15 @@ class Pipeline:
 def run_frames(frames: Iterable[CapturedFrame], pipeline: Pipeline,
                on_event: Callable[[Event], None]) -> int:
     """Feeds every frame of a source through the pipeline, passing each call to `on_event` as it
-    is made; returns the number of frames fed. A source that ends before the table was found
-    raises `MarkersNotFound`."""
+    is made (and, once the source ends, the calls still waiting for frames); returns the number of
+    frames fed. A source that ends before the table was found raises `MarkersNotFound`."""
     count = 0
     for frame in frames:
         for event in pipeline.feed(frame):
             on_event(event)
         count += 1
+    for event in pipeline.finish():
+        on_event(event)
     if count and pipeline.observer is None:
         raise MarkersNotFound(f"no table markers in the {count} frames of the source; without them a --calibration "
                               "file is needed")

@@ -67,12 +67,13 @@ class DealEnds:
         return any(self.readings.get(zone) in CARD_CODES and not known[parse_card(self.readings[zone])]
                    for zone in self.rules.stock_names[self.rules.player_index[player]])
 
-    def _watch_slap(self) -> None:
+    def _watch_slap(self, final: bool = False) -> None:
         """Both players' first contact with a spit pile after the deal ended decides the slap (a
         hand taking back a card flagged on the pile is not slapping). On one pile, the slap waits for
         the frames after both contacts that see one hand lying beneath the other arm (`_lying_votes`):
         that hand takes the pile (`BENEATH`), else the contacts decide; the event is dated at the later
-        contact, as every slap (`called_at` says when the verdict was drawn)."""
+        contact, as every slap (`called_at` says when the verdict was drawn). `final`: the stream has
+        ended, the votes seen so far decide."""
         if len(self._slaps) < len(self._players):  # both found stand while the slap waits (a flag lifted
             self._find_slaps()  # meanwhile would make a hand's take-back touch its slap)
         if len(self._slaps) < len(self._players):
@@ -81,7 +82,7 @@ class DealEnds:
         lying = None
         later = max((when_a, when_b), key=lambda w: w[0])
         if pile_a == pile_b:
-            votes = self._lying_votes(pile_a, (a, b), max(when_a[1], when_b[1]))
+            votes = self._lying_votes(pile_a, (a, b), max(when_a[1], when_b[1]), final)
             if votes is None:
                 return
             lying = lying_beneath(a, b, votes)
@@ -129,15 +130,17 @@ class DealEnds:
                     if known is None or touch.t < known[1][0]:
                         self._slaps[touch.side] = (pile, (touch.t, touch.frame), touch.under)
 
-    def _lying_votes(self, pile: str, sides: tuple[str, str], reported: int) -> list[tuple[str, ...]] | None:
+    def _lying_votes(self, pile: str, sides: tuple[str, str], reported: int,
+                     final: bool = False) -> list[tuple[str, ...]] | None:
         """The `beneath` votes on a slap both `sides` made on `pile`, the later contact reported in
         frame `reported`: per frame from `BENEATH_DELAY_FRAMES` after it, `BENEATH_FRAMES` at most,
         the sides whose hand rests on the pile seen beneath the other arm (`HandSeen.beneath`); None
-        while that window is still open and both hands rest on the pile (a hand that left ends it)."""
+        while that window is still open and both hands rest on the pile (a hand that left ends it, and so
+        does the stream's end: `final`, the votes seen so far)."""
         frame = self._now[1]
         start = reported + BENEATH_DELAY_FRAMES
         resting = {hand.side: hand for hand in self._hands_now if pile in hand.contact}
-        left = not all(side in resting for side in sides)
+        left = final or not all(side in resting for side in sides)
         if not left and start <= frame < start + BENEATH_FRAMES:
             self._beneath_votes[frame] = tuple(side for side in sides if resting[side].beneath)
         if not left and frame < start + BENEATH_FRAMES - 1:

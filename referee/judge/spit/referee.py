@@ -399,6 +399,14 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
                              for item in self._refused]
         return self._out
 
+    def finish(self) -> list[Event]:
+        """The stream has ended: the calls that waited for frames to come and can be drawn from what
+        was seen (a slap on one pile waiting for its `beneath` votes) are made now."""
+        self._out = []
+        if self.state.slap_due and len(self._slaps) == len(self._players):
+            self._watch_slap(final=True)
+        return self._out
+
     def _remember(self, touches: tuple[Touch, ...]) -> None:
         horizon = self._now[0] - self.config.touch_memory_s
         for touch in touches:

@@ -648,6 +648,11 @@ class Session:
         with self._lock:
             ended = not (self._restart or self._stopping)
         if ended:
+            if pipeline is not None:  # the calls still waiting for frames, drawn from what was seen
+                calls = pipeline.finish()
+                with self._lock:
+                    for event in calls:
+                        self._append(event)
             self._changed("ended", "The video has ended: press New game to watch it again.")
 
 

@@ -474,8 +474,9 @@ class HandFinder:
                  looks: dict[str, np.ndarray], clear: np.ndarray, offset: tuple[int, int]) -> list[Hand]:
         """The two hands of one blob, the one seen lying under the other given it in `Hand.beneath`,
         where both are on the same spit pile (each grips it, or its side's hand touched it as of the
-        frame before: a hand lying under the other arm often grips nothing): that hand's arm shows pieces of its own colours cut off from
-        it, near the pile, by the hand on top (its fingers past the other's palm). `image`, `parts`, the
+        frame before: a hand lying under the other arm often grips nothing): that hand's arm shows
+        pieces of its own colours cut off from it, near the pile, by the hand on top (its fingers past
+        the other's palm). `image`, `parts`, the
         arms' colours `looks` and the `clear` foreground are cut from the view at `offset`.
 
         Per arm p (the other q), in two ways: p's colours (not shadow-like: `LAYER_SHADOW_SPREAD`,

@@ -1450,6 +1450,21 @@ def test_a_slap_is_dated_from_the_first_rest_on_the_pile_of_a_hand_that_laid_its
     assert [(e["pile"], e["winner"], e["contact"]) for e in _of(events, "slap")] == [("L", "A", {"A": slap, "B": b})]
 
 
+def test_the_last_stock_card_laid_unseen_is_played_when_the_stream_ends_before_it_could_come_back() -> None:
+    rules = SpitRules()
+    state, film = _before_the_last_stock_card(rules)
+    film.touch("A", "A1", 2, then="empty")  # A lifts the last stock card, 7♣
+    film.still(4)
+    t = film.t  # and lays it on the 6♦, the hand staying there: the 7♣ never read on L
+    for _ in range(10):  # the stream ends a third of a second later
+        film.frame((HandSeen("A", ("L",), {"L": t}),))
+    referee = SpitReferee(rules, state=state)
+    assert not _of(_run(film, referee), "play")  # still waiting for the card to come back
+    events = referee.finish()
+    assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("A", "7C", t)]
+    assert [(e["player"], e.t) for e in _of(events, "deal_end")] == [("A", t)]
+
+
 def test_same_pile_slap_goes_to_the_first_hand() -> None:
     film, referee = _settling()
     ta, tb = film.touch_both(("B", "R"), ("A", "R"), lag=2)

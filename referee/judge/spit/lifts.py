@@ -247,19 +247,19 @@ class LiftedCards:
         self._lifted[card.code] = lift = Lift(player, zone, min(self._lifted[card.code].t, first.t))
         self._last_laid.append((card, lift, first.zone, (first.t, first.frame)))
 
-    def _lay_last_cards(self) -> None:
+    def _lay_last_cards(self, final: bool = False) -> None:
         """A player's last stock card laid where it fits (`_last_laid`) is played at its touch once it
-        has not come back for `TIE_WAIT_S` with its place still read empty and the pile not read since
-        the touch, or read only empty (the hand that laid it may stay on the pile until both slap it,
-        and the piles are gathered): the deal ends there. A card seen since, on the pile or back in
-        its place, is judged as seen."""
+        has not come back for `TIE_WAIT_S` (or the stream has ended: `final`) with its place still read
+        empty and the pile not read since the touch, or read only empty (the hand that laid it may stay
+        on the pile until both slap it, and the piles are gathered): the deal ends there. A card seen
+        since, on the pile or back in its place, is judged as seen."""
         waiting = []
         for card, lift, pile, when in self._last_laid:
             if self._lifted.get(card.code) is not lift or lift.attempted or self.state.phase != "play" \
                     or (self._seen[pile][0] > when[0] and self.readings.get(pile) != EMPTY) \
                     or self.readings.get(lift.zone) != EMPTY:
                 continue
-            if self._now[0] - when[0] < TIE_WAIT_S:
+            if self._now[0] - when[0] < TIE_WAIT_S and not final:
                 waiting.append((card, lift, pile, when))
             elif self._attempt(lift.player, card, lift.zone, pile, when, visible=True):
                 self._reconcile()

@@ -401,8 +401,11 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
 
     def finish(self) -> list[Event]:
         """The stream has ended: the calls that waited for frames to come and can be drawn from what
-        was seen (a slap on one pile waiting for its `beneath` votes) are made now."""
+        was seen are made now: a player's last stock card laid unseen, waiting to come back
+        (`_lay_last_cards`), and a slap on one pile waiting for its `beneath` votes."""
         self._out = []
+        if self._last_laid:
+            self._lay_last_cards(final=True)
         if self.state.slap_due and len(self._slaps) == len(self._players):
             self._watch_slap(final=True)
         return self._out

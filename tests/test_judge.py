@@ -1553,6 +1553,32 @@ def test_a_slap_waiting_for_the_frames_that_see_which_hand_lies_beneath_is_decid
     assert [(e["pile"], e["winner"], e["verdict"], e.t) for e in slap] == [("R", "B", BENEATH, tb)]
 
 
+def test_a_slap_before_its_deal_s_end_is_judged_is_decided_by_the_hand_seen_beneath_in_the_frames_after_it() -> None:
+    rules = SpitRules()
+    state, film = _before_the_last_stock_card(rules)
+    film.touch("A", "A1", 2, then="empty")  # A lifts the last stock card, 7♣
+    film.still(4)
+    t = film.t  # and lays it on the 6♦, the hand staying over L: the deal's end waits TIE_WAIT_S for the card
+    for _ in range(6):
+        film.frame((HandSeen("A", ("L",), {"L": t}),))
+    for _ in range(4):
+        film.frame((HandSeen("A", ("L",)),))
+    ta = film.t  # A's hand comes to rest on L again, B's two frames later: by the contacts, A would take L
+    film.frame((HandSeen("A", ("L",), {"L": ta}),))
+    film.frame((HandSeen("A", ("L",), {"L": ta}),))
+    tb = film.t
+    for i in range(BENEATH_DELAY_FRAMES + BENEATH_FRAMES):  # but the frames after see B's hand beneath A's arm
+        beneath = ("A",) if i >= BENEATH_DELAY_FRAMES else ()
+        film.frame((HandSeen("A", ("L",), {"L": ta}), HandSeen("B", ("L",), {"L": tb}, beneath=beneath)))
+    for _ in range(20):  # both hands still there when the deal's end is judged
+        film.frame((HandSeen("A", ("L",), {"L": ta}), HandSeen("B", ("L",), {"L": tb})))
+    events = _run(film, SpitReferee(rules, state=state))
+    deal_end = _of(events, "deal_end")
+    slap = _of(events, "slap")
+    assert [(e["player"], e.t) for e in deal_end] == [("A", t)] and deal_end[0]["called_at"] > tb + 10 / FPS
+    assert [(e["pile"], e["winner"], e["verdict"], e.t) for e in slap] == [("L", "B", BENEATH, tb)]
+
+
 def test_a_slap_on_one_pile_seen_both_ways_beneath_goes_to_the_first_hand() -> None:
     film, referee = _settling()
     ta = film.t

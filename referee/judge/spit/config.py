@@ -26,6 +26,10 @@ BENEATH_DELAY_FRAMES: Final = 2
 before its `beneath` votes are counted (the arm on top settles over the other hand)."""
 BENEATH_FRAMES: Final = 8
 """How many frames' `beneath` votes a slap on one pile waits for (fewer where a hand leaves the pile)."""
+HANDS_KEPT_FRAMES: Final = 90
+"""The referee keeps the hands of this many last frames (3 s at 30 fps): a slap's `beneath` votes are read
+from them when its deal's end is judged, up to a second or two after the slap (a last stock card laid unseen
+waits `TIE_WAIT_S`)."""
 BENEATH_SHARE: Final = 0.5
 """The least share of those frames that must see a hand beneath the other arm, none seeing the other
 beneath, for it to take the pile."""

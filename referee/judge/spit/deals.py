@@ -49,7 +49,6 @@ class DealEnds:
         self._end_t = when[0]
         self._changed_since_end = set()
         self._slaps = {}
-        self._beneath_votes.clear()
         self._lifted.clear()
         for code, side, pile, since, back in self._refused:  # refused and not seen back: its player comes for it,
             if back == math.inf:  # and that touch is no slap
@@ -134,18 +133,23 @@ class DealEnds:
                      final: bool = False) -> list[tuple[str, ...]] | None:
         """The `beneath` votes on a slap both `sides` made on `pile`, the later contact reported in
         frame `reported`: per frame from `BENEATH_DELAY_FRAMES` after it, `BENEATH_FRAMES` at most,
-        the sides whose hand rests on the pile seen beneath the other arm (`HandSeen.beneath`); None
-        while that window is still open and both hands rest on the pile (a hand that left ends it, and so
-        does the stream's end: `final`, the votes seen so far)."""
-        frame = self._now[1]
+        the sides whose hand rests on the pile seen beneath the other arm (`HandSeen.beneath`), read
+        from the hands of the last frames (the deal's end may be judged a second after the slap);
+        the window ends where a hand no longer rests there, and None while it is still open (the
+        stream's end, `final`, closes it: the votes seen so far)."""
         start = reported + BENEATH_DELAY_FRAMES
-        resting = {hand.side: hand for hand in self._hands_now if pile in hand.contact}
-        left = final or not all(side in resting for side in sides)
-        if not left and start <= frame < start + BENEATH_FRAMES:
-            self._beneath_votes[frame] = tuple(side for side in sides if resting[side].beneath)
-        if not left and frame < start + BENEATH_FRAMES - 1:
+        votes: list[tuple[str, ...]] = []
+        for seen, hands in self._hands_seen:
+            if not reported < seen < start + BENEATH_FRAMES:
+                continue
+            resting = {hand.side: hand for hand in hands if pile in hand.contact}
+            if not all(side in resting for side in sides):
+                return votes  # a hand left the pile: what was seen until then decides
+            if seen >= start:
+                votes.append(tuple(side for side in sides if resting[side].beneath))
+        if not final and self._now[1] < start + BENEATH_FRAMES - 1:
             return None
-        return [vote for seen, vote in sorted(self._beneath_votes.items()) if start <= seen < start + BENEATH_FRAMES]
+        return votes
 
     def _choices(self) -> None:
         """Free choice: a spit pile lifted off the table by a player due to choose."""

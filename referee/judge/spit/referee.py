@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import deque
+
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -12,6 +14,7 @@ from referee.errors import IllegalMove
 from referee.events import Event
 from referee.judge.spit.config import (
     CALLS_MEMORY_S,
+    HANDS_KEPT_FRAMES,
     LAYOUT_STILL_S,
     MOVES_PER_FRAME,
     RESYNC_S,
@@ -108,10 +111,9 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         self._changed_since_end: set[str] = set()
         self._slaps: dict[str, tuple[str, When, tuple[str, ...]]] = {}
         """Each player's slap so far: pile, first contact, the sides whose hands lay over theirs."""
-        self._beneath_votes: dict[int, tuple[str, ...]] = {}
-        """Per frame after both players slapped one pile, the sides seen lying beneath the other arm there."""
-        self._hands_now: tuple[HandSeen, ...] = ()
-        """The hands seen in the frame taken last (`Snapshot.hands`)."""
+        self._hands_seen: deque[tuple[int, tuple[HandSeen, ...]]] = deque(maxlen=HANDS_KEPT_FRAMES)
+        """The hands seen in the last frames (`Snapshot.hands`), with their frame numbers: a slap on one pile
+        counts the `beneath` votes of the frames after its contacts, though its deal's end is judged later."""
         self._other_slap: dict[str, int] | None = None
         """After a slap too close to call: the cards each player would hold had it gone the other way."""
         self._solo: dict[str, tuple[str, When, str]] | None = None
@@ -278,7 +280,7 @@ class SpitReferee(TableMoves, LiftedCards, HandTouches, Rereads, SpitCalls, Deal
         for zone in snap.unread:
             self._left_unread_at[zone] = snap.t
         self._read_now = frozenset(snap.read)
-        self._hands_now = snap.hands
+        self._hands_seen.append((snap.frame, snap.hands))
         self._under_seen = snap.under
         self._settled = snap.zones
         for pile, under in snap.under.items():

@@ -497,7 +497,6 @@ class Rereads:
         fresh = all(self.readings.get(zone) in CARD_CODES for zone in self._owner)
         self._changed_since_end = set(self._owner) if fresh else set()
         self._slaps = {}
-        self._beneath_votes.clear()
         self._lifted.clear()
         self._flagged.clear()
         self._refused.clear()

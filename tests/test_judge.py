@@ -2016,36 +2016,31 @@ def test_a_place_showing_the_card_played_from_it_and_covered_on_a_pile_is_misrea
     assert [(e["player"], e["card"], e.t) for e in _of(events, "play")] == [("B", "4D", tb), ("A", "5H", ta), ("B", "4H", tc)]
 
 
-def test_a_contact_reported_after_a_re_read_is_judged_by_when_it_began() -> None:
+def _turned_under_the_hand_across_a_re_read(reported_after: int) -> None:
+    """B turns the 6♥ on B2 under a hand that lies over it from before a re-read of the table (at
+    5.5 s) until after it, its contact reported `reported_after` frames into that stretch: the
+    turn-up is dated from the contact."""
     film = _opened()
     film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 face down
     film.touch("B", "R", 3, then="JH")  # called a premature spit, but the card stays
     film.still(120)  # unexplained long enough for the table to be read again (at 5.5 s)
     t = film.t
-    for i in range(40):  # B's hand over B2 since before the re-read, its contact reported only after it
-        film.frame((HandSeen("B", ("B2",), {"B2": t} if i >= 30 else {}),))
+    for i in range(40):
+        film.frame((HandSeen("B", ("B2",), {"B2": t} if i >= reported_after else {}),))
     film.zones["B2"] = "6H"
     film.still(20)
     events = film.judge()
     resyncs = _of(events, "resync")
     assert len(resyncs) == 1 and t < resyncs[0].t < t + 1.0
     assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("B2", "6H", t)]
+
+
+def test_a_contact_reported_after_a_re_read_is_judged_by_when_it_began() -> None:
+    _turned_under_the_hand_across_a_re_read(reported_after=30)
 
 
 def test_a_contact_known_at_a_re_read_of_a_place_under_the_hand_dates_the_card_turned_there() -> None:
-    film = _opened()
-    film.play("B", "B2", "back", "R")  # 4♦ onto 3♣: B2 face down
-    film.touch("B", "R", 3, then="JH")  # called a premature spit, but the card stays
-    film.still(120)  # unexplained long enough for the table to be read again (at 5.5 s)
-    t = film.t
-    for i in range(40):  # B's hand over B2 since before the re-read, its contact reported before it too
-        film.frame((HandSeen("B", ("B2",), {"B2": t} if i >= 2 else {}),))
-    film.zones["B2"] = "6H"
-    film.still(20)
-    events = film.judge()
-    resyncs = _of(events, "resync")
-    assert len(resyncs) == 1 and t < resyncs[0].t < t + 1.0
-    assert [(e["pile"], e["card"], e.t) for e in _of(events, "turn_up")] == [("B2", "6H", t)]
+    _turned_under_the_hand_across_a_re_read(reported_after=2)
 
 
 def test_the_table_is_not_read_again_while_a_hand_carries_a_stock_card_lifted_from_its_place() -> None:

@@ -159,20 +159,14 @@ class HandSeen:
         object.__setattr__(self, "contact", MappingProxyType(contact))
         if self.position is not None:
             object.__setattr__(self, "position", _point(self.position, "a hand's position"))
-        under = tuple(self.under)
-        for side in under:
-            if not isinstance(side, str) or not _SIDE.match(side) or side == self.side:
-                raise BadObservation(f"a hand lies under another player's hand, not {side!r}")
-        if under and not contact:
-            raise BadObservation("a hand under another must touch a zone")
-        object.__setattr__(self, "under", under)
-        beneath = tuple(self.beneath)
-        for side in beneath:
-            if not isinstance(side, str) or not _SIDE.match(side) or side == self.side:
-                raise BadObservation(f"a hand lies beneath another player's arm, not {side!r}")
-        if beneath and not contact:
-            raise BadObservation("a hand beneath another arm must touch a zone")
-        object.__setattr__(self, "beneath", beneath)
+        for name, other in (("under", "another player's hand"), ("beneath", "another player's arm")):
+            sides = tuple(getattr(self, name))
+            for side in sides:
+                if not isinstance(side, str) or not _SIDE.match(side) or side == self.side:
+                    raise BadObservation(f"a hand lies {name} {other}, not {side!r}")
+            if sides and not contact:
+                raise BadObservation(f"a hand {name} {other} must touch a zone")
+            object.__setattr__(self, name, sides)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"side": self.side, "over": list(self.over)}
@@ -199,13 +193,12 @@ class HandSeen:
             raise BadObservation("a hand's 'over' is a list of zones")
         if not isinstance(contact, Mapping):
             raise BadObservation("a hand's 'contact' is an object of zone -> time")
-        under = value.get("under", [])
-        if not isinstance(under, list):
-            raise BadObservation("a hand's 'under' is a list of sides")
-        beneath = value.get("beneath", [])
-        if not isinstance(beneath, list):
-            raise BadObservation("a hand's 'beneath' is a list of sides")
-        return cls(value["side"], tuple(over), contact, value.get("position"), tuple(under), tuple(beneath))
+        layered = {name: value.get(name, []) for name in ("under", "beneath")}
+        for name, sides in layered.items():
+            if not isinstance(sides, list):
+                raise BadObservation(f"a hand's {name!r} is a list of sides")
+        return cls(value["side"], tuple(over), contact, value.get("position"), tuple(layered["under"]),
+                   tuple(layered["beneath"]))
 
 
 @dataclass(frozen=True, slots=True)

@@ -339,6 +339,9 @@ class HandFinder:
             zx, zy, zw, zh = view.boxes[name]
             outside[zy:zy + zh, zx:zx + zw][view.zones[name]] = 0
             self._spit_cm[name] = cv2.distanceTransform(outside, cv2.DIST_L2, 5) / view.px_per_cm
+        self._off_spit = np.minimum.reduce(list(self._spit_cm.values())) > LAYER_ROOT_CM if self._spit_cm \
+            else np.ones((height, width), bool)
+        """The view pixels farther than `LAYER_ROOT_CM` from every spit pile (where an arm roots in `_layered`)."""
 
     def _edges(self, labels: np.ndarray) -> dict[str, set[int]]:
         """The labels touching each player's edge of the view."""
@@ -501,7 +504,7 @@ class HandFinder:
         shadow = (ratio.max(2) / ratio.min(2) < LAYER_SHADOW_SPREAD) & (ratio.mean(2) < LAYER_SHADOW_DARK)
         looks = {hand.side: looks[hand.side] & ~shadow for hand in sharing}
         near = self._spit_cm[pile][y:y + height, x:x + width] <= LAYER_NEAR_CM
-        away = np.minimum.reduce([d[y:y + height, x:x + width] for d in self._spit_cm.values()]) > LAYER_ROOT_CM
+        away = self._off_spit[y:y + height, x:x + width]
         px2 = self.config.px_per_cm**2
         least, most = (area * px2 for area in LAYER_PIECE_CM2)
         gap = LAYER_GAP_CM * self.config.px_per_cm

@@ -5,7 +5,11 @@ Every frame is warped once into a small top-down view of the play area and a mar
 included): a pixel joins it once it has been still for a few frames and is not part of a hand.
 What differs from the reference and is connected to a player's edge of the view is an arm with
 its hand (and whatever it carries); what differs but lies loose on the table is a card that
-moved, left to the zones' change detection (`referee.vision.observe`). The arm is grown through
+moved, left to the zones' change detection (`referee.vision.observe`). An arm of the table's own
+colour (brown skin over a wooden table) differs little but for its shading and the cards it covers:
+a large blob of what differs a little, reaching a player's edge with some clear difference in it,
+is an arm too (else, found in no frame, it would be learned into the reference as it lay still).
+The arm is grown through
 what differs less (a hand of the table's own colour, found only in pieces by a single threshold,
 would leave its loose pieces to be learned into the reference and seen as a hand once it left),
 but not through a piece that has been still for longer than the arm (a card its hand laid down
@@ -159,6 +163,8 @@ class HandConfig:
     grey levels a pixel must differ from the reference (summed over the channels) to be foreground,
     `weak_threshold` (averaged over its 3x3 neighbourhood, where noise averages out) to belong to an
     arm found so (a hand of the table's own colour); `min_area_cm2`: smaller blobs are noise;
+    `faint_arm_cm2`, `faint_clear_cm2`: a blob of what differs by `weak_threshold` that reaches a
+    player's edge is an arm with at least this area, and this much of it differing by `threshold`;
     `still_frames`: frames a pixel must stay within `still_threshold` to join the reference
     (`forget_frames` for a pixel inside a hand: an arm lying still that long becomes table);
     `over_fraction`: share of a zone a hand's foreground pixels must cover for it to be over the
@@ -175,6 +181,8 @@ class HandConfig:
     threshold: int = 30
     weak_threshold: int = 20
     min_area_cm2: float = 12.0
+    faint_arm_cm2: float = 24.0
+    faint_clear_cm2: float = 3.0
     still_frames: int = 4
     still_threshold: int = 10
     forget_frames: int = 90
@@ -187,10 +195,10 @@ class HandConfig:
     turn_s: float = 0.4
 
     def __post_init__(self) -> None:
-        if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0 and self.stop_cm > 0
-                and self.lead_cm > 0 and self.turn_s > 0):
-            raise BadHandConfig("px_per_cm, min_area_cm2, stop_cm, lead_cm and turn_s must be positive "
-                                "and margin_cm >= 0")
+        if not (self.px_per_cm > 0 and self.margin_cm >= 0 and self.min_area_cm2 > 0 and self.faint_arm_cm2 > 0
+                and self.faint_clear_cm2 > 0 and self.stop_cm > 0 and self.lead_cm > 0 and self.turn_s > 0):
+            raise BadHandConfig("px_per_cm, min_area_cm2, faint_arm_cm2, faint_clear_cm2, stop_cm, lead_cm and "
+                                "turn_s must be positive and margin_cm >= 0")
         if not (0 < self.weak_threshold <= self.threshold < 256 and 0 < self.still_threshold < 256):
             raise BadHandConfig("thresholds are grey levels in 1..255, weak_threshold at most threshold")
         if not (1 <= self.still_frames < self.forget_frames <= 255):
@@ -328,6 +336,8 @@ class HandFinder:
         width, height = view.size
         self._still = np.zeros((height, width), np.uint8)
         self._min_area = config.min_area_cm2 * config.px_per_cm**2
+        self._faint_area = config.faint_arm_cm2 * config.px_per_cm**2
+        self._faint_clear = config.faint_clear_cm2 * config.px_per_cm**2
         self._tracks: dict[str, _Track] = {p: _Track() for p in self.players}
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self.hands: tuple[Hand, ...] = ()
@@ -660,7 +670,10 @@ class HandFinder:
         blob differing by more than `threshold` that reaches a player's edge; it is grown through
         what differs by more than `weak_threshold` (a hand of the table's colour differs little),
         leaving out pieces that have been still for longer than their arm (a card it laid down or
-        turned over, which its hand leaves). Also the clear foreground (what hides a zone)."""
+        turned over, which its hand leaves). A blob of what differs by more than `weak_threshold`
+        that reaches a player's edge, `faint_arm_cm2` large with `faint_clear_cm2` of it differing by
+        more than `threshold`, is an arm too (one of the table's colour all along: only its shading
+        and the cards it covers differ clearly). Also the clear foreground (what hides a zone)."""
         cfg = self.config
         kernel = self._kernel
         strong = cv2.morphologyEx(cv2.compare(difference, cfg.threshold, cv2.CMP_GT) // 255, cv2.MORPH_OPEN, kernel)
@@ -692,6 +705,12 @@ class HandFinder:
             for arm in found:
                 label = int(label_of[arm])
                 if player not in owners.setdefault(label, []):
+                    owners[label].append(player)
+        clear = np.bincount(labels[inside], minlength=blobs)
+        for player, reaching in self._edges(labels).items():
+            for label in reaching:
+                if stats[label, cv2.CC_STAT_AREA] >= self._faint_area and clear[label] >= self._faint_clear \
+                        and player not in owners.setdefault(label, []):
                     owners[label].append(player)
         return labels, stats, owners, strong
 

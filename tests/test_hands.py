@@ -136,6 +136,27 @@ def test_a_hand_of_the_tables_colour_is_found_from_its_sleeve_to_its_fingers() -
     assert calibration.layout.locate(np.array(hands[0].position)) == "L"  # its fingertips, not its cuff
 
 
+def test_a_bare_arm_of_the_tables_colour_is_found_by_the_card_its_hand_covers() -> None:
+    calibration, table = _table()
+    view = TableView(calibration)
+    finder = HandFinder(view)
+    x, y = (int(v) for v in calibration.to_image(np.array(calibration.layout.zone("L").centre)))
+    table[y - 20:y + 20, x - 14:x + 14] = 250  # a card lying on L, learned with the table
+    finder.update(view.warp(table), 0.0, 0)
+    frame = table.copy()
+    frame[y - 24:300, x - 22:x + 22] = 158  # a bare arm barely lighter than the table (24 grey levels in all)
+    hands = finder.update(view.warp(frame), 1 / 30, 1)
+    assert [h.side for h in hands] == ["A"]  # nothing of it differs clearly but where it covers the card
+    assert "L" in hands[0].over
+
+
+def test_a_faint_change_reaching_a_players_edge_is_no_arm() -> None:
+    calibration, table, view, finder, (x, y) = _watching_l()
+    frame = table.copy()
+    frame[y - 12:300, x - 22:x + 22] = 158  # as faint as a bare arm of the table's colour, covering nothing
+    assert finder.update(view.warp(frame), 1 / 30, 1) == ()
+
+
 def test_a_hands_faint_shadow_hides_no_zone() -> None:
     calibration, table, view, finder, (x, y) = _watching_l()
     frame = table.copy()

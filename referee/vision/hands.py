@@ -706,7 +706,7 @@ class HandFinder:
                 label = int(label_of[arm])
                 if player not in owners.setdefault(label, []):
                     owners[label].append(player)
-        clear = np.bincount(labels[inside], minlength=blobs)
+        clear = np.bincount(labels[inside], minlength=len(stats))  # (the blobs once the pieces left are cut out)
         for player, reaching in self._edges(labels).items():
             for label in reaching:
                 if stats[label, cv2.CC_STAT_AREA] >= self._faint_area and clear[label] >= self._faint_clear \

@@ -9,9 +9,9 @@ moved, left to the zones' change detection (`referee.vision.observe`). An arm of
 colour (brown skin over a wooden table) differs little but for its shading and the cards it covers:
 a large blob of what differs a little, reaching a player's edge with some clear difference in it,
 is an arm too (else, found in no frame, it would be learned into the reference as it lay still).
-The arm is grown through
-what differs less (a hand of the table's own colour, found only in pieces by a single threshold,
-would leave its loose pieces to be learned into the reference and seen as a hand once it left),
+The arm is grown through what differs less (a hand of the table's own colour, found only in pieces
+by a single threshold, would leave its loose pieces to be learned into the reference and seen as a
+hand once it left),
 but not through a piece that has been still for longer than the arm (a card its hand laid down
 or turned over and left). An arm that reaches
 across to the other edge (two arms meeting over a pile) is split between the two edges by

@@ -11,12 +11,11 @@ a large blob of what differs a little, reaching a player's edge with some clear 
 is an arm too (else, found in no frame, it would be learned into the reference as it lay still).
 The arm is grown through what differs less (a hand of the table's own colour, found only in pieces
 by a single threshold, would leave its loose pieces to be learned into the reference and seen as a
-hand once it left),
-but not through a piece that has been still for longer than the arm (a card its hand laid down
-or turned over and left). An arm that reaches
-across to the other edge (two arms meeting over a pile) is split between the two edges by
-growing both at once through the blob, except that what was one arm's in the last frame and lies
-as it lay stays that arm's (the hand resting on the pile when the other arrives keeps its fingers).
+hand once it left), but not through a piece that has been still for longer than the arm (a card its
+hand laid down or turned over and left). An arm that reaches across to the other edge (two arms
+meeting over a pile) is split between the two edges by growing both at once through the blob,
+except that what was one arm's in the last frame and lies as it lay stays that arm's (the hand
+resting on the pile when the other arrives keeps its fingers).
 A hand's tip is the middle of its leading edge; where that edge falls apart into pieces it grips
 with the piece that moved last (not a card it laid down or turned up in the same row a moment
 before, beside the place it reaches now).

@@ -1,7 +1,8 @@
 """Cards handled where an arm hides the place or the pile: a card turned under an arm seen only over its
 place and moved to a space; a hand seen over a pile just before its contact there laid a card judged; a card
 laid from under an arm that turned two cards there. Found on the fresh games AM (fifteenth session); each
-test is named after the rule it checks (the last, a card lifted and put down under the arm, found on AO)."""
+test is named after the rule it checks (a card lifted and put down under the arm, found on AO; a card laid
+from under an arm before the next card turned there is read, found on AU, seventeenth session)."""
 
 from __future__ import annotations
 
@@ -133,3 +134,33 @@ def test_a_place_whose_top_is_lifted_counts_as_face_down_under_the_arm_for_a_pre
     assert not _of(events, "premature_spit")
     assert [(e["player"], e["card"], e["from"], e["to"]) for e in _of(events, "move_to_space")] \
         == [("A", "KD", "A3", "A1")]
+
+
+def _turned_and_laid_then_another_turned_under_one_arm() -> tuple[list[Event], float, float]:
+    """A plays 2♠ from A4 on R's 3♣ (A4 face down); A's hand then lies over A4, no contact seen there, and
+    touches L with it, L showing 9♣ on its 8♦ once the hand has left L; the hand stays over A4 a while
+    longer, and A4 shows J♠ once it has gone (its arm reached no other face-down place of A's). The times
+    of the hand's coming over A4 and of its contact with L."""
+    film = _opened()  # L shows 8♦, R 3♣
+    film.play("A", "A4", "back", "R")
+    film.still(6)
+    came = film.t
+    arm = HandSeen("A", ("A4",))
+    _over(film, 4, arm)  # turning the 9♣ under the arm, no contact seen
+    t = film.t
+    _over(film, 3, HandSeen("A", ("A4", "L"), {"L": t}))
+    film.zones["L"] = "9C"
+    _over(film, 8, arm)  # turning the J♠
+    film.zones["A4"] = "JS"
+    film.still(40)
+    return film.judge(), came, t
+
+
+def test_a_card_laid_from_under_an_arm_was_turned_on_the_one_face_down_place_it_covered_before_the_card_read_there() -> None:
+    events, came, t = _turned_and_laid_then_another_turned_under_one_arm()
+    turned = _of(events, "turn_up")
+    assert [(e["pile"], e["card"]) for e in turned] == [("A4", "9C"), ("A4", "JS")]
+    assert turned[0].t == came and turned[1].t > t  # the 9♣ from the arm's coming, the J♠ after the 9♣ was laid
+    assert [(e["card"], e["from"], e["to"]) for e in _of(events, "play")] == [("2S", "A4", "R"), ("9C", "A4", "L")]
+    assert _of(events, "play")[1].t == t
+    assert not _of(events, "resync") and not _of(events, "illegal_play")

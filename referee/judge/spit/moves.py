@@ -160,6 +160,8 @@ class TableMoves:
             turned = laid[0]
         if len(touches) > 1 and self._turned_before(player, zone, touches):
             return True
+        if len(touches) <= 1 and self._turned_before_under_arm(player, zone, card):
+            return True
         if len(touches) > 1 and self._covered_after_touch(player, touches):
             self._deferred = True
             return False
@@ -217,6 +219,37 @@ class TableMoves:
                 continue
             first = parse_card(shown)
             if self._try(TurnUp(player, zone, first), (touches[0].t, touches[0].frame)):
+                self._attempt(player, first, zone, pile, (laid[0].t, laid[0].frame), visible=True)
+                return True
+        return False
+
+    def _turned_before_under_arm(self, player: str, zone: str, card: Card) -> bool:
+        """`player`'s face-down place `zone`, hidden under their arm from before their hand laid an unknown
+        card on a spit pile (no contact seen on the place to tell the turns apart, `_turned_before`) until it
+        showed `card` (first read there now), is the one face-down top of theirs their hand touched or was
+        over before that laying: that card was turned there first and played, and `card` was turned after
+        it (a card is turned only under its player's hand, and the places their arm never reached show the
+        cards they showed). Only where the card laid plays on the pile as turned there, and `card` turned
+        leaves a move (else the card laid may be a spit card, laid at the stalemate that turn left)."""
+        for pile in self._piles:
+            shown = self.readings.get(pile)
+            if shown not in CARD_CODES or shown == self._expected(pile) or self.state.cards()[parse_card(shown)]:
+                continue
+            read = self._seen[zone][0]
+            hidden = [run for run in self._unsettled_runs.get(zone, ()) if run[1] >= read - 2 * self.frame_interval]
+            if not hidden:
+                continue
+            laid = [t for t in self._touches.get(pile, ()) if self._free(pile, t, player) and hidden[0][0] < t.t < read]
+            if not laid or self._rival_laid_after(pile, player, laid[0].t, self._took_back.get(pile)):
+                continue
+            touched = {z: ts for z, ts in self._face_down_touches(player, laid[0].t, covered=True).items() if ts}
+            first = parse_card(shown)
+            after = TurnUp(player, zone, card)
+            if list(touched) != [zone] or not self._fits(player, zone, first, pile) \
+                    or self.state.check(after) is not None or self.state.apply(after).is_stalemate():
+                continue
+            turning = touched[zone][0]
+            if self._try(TurnUp(player, zone, first), (turning.t, turning.frame)):
                 self._attempt(player, first, zone, pile, (laid[0].t, laid[0].frame), visible=True)
                 return True
         return False

@@ -39,6 +39,10 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
         # a player's correction of a call: `corrects` is the index of the call in the log, `call`
         # its type, `verdict` legal / illegal / void / a player
         "overrule": ("corrects", "call", "verdict"),
+        # the referee takes back a call of its own: a `play` (`call`) of `player`'s `card` onto `to`, called before
+        # the card found under it showed that another card was laid there first; `t` is the withdrawn call's
+        # (the call that replaces it, an `illegal_play` of the same card, follows)
+        "withdraw": ("call", "player", "card", "to"),
         # the referee read its position again from the table (what no move explained had shown for
         # a while): `stocks` place → [cards, face-up top or null], `piles` spit pile → [cards, top]
         # (piles with a card), `spit_cards` player → spit cards held; enough to rebuild the position

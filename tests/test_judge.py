@@ -757,6 +757,17 @@ def test_a_card_judged_played_then_taken_back_off_a_card_turned_unseen_under_it_
     assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
 
 
+def test_a_play_the_referee_found_laid_over_an_earlier_card_is_withdrawn_before_that_card_is_refused() -> None:
+    film, turned, tb, ta = _played_over_a_card_turned_unseen()
+    events = film.judge()
+    withdrawn = _of(events, "withdraw")
+    assert [(e["call"], e["player"], e["card"], e["from"], e["to"], e.t, e["reason"]) for e in withdrawn] == \
+        [("play", "A", "9H", "A2", "L", ta, "7♥ was laid on L before it")]
+    assert ("A", "9H", ta) in [(e["player"], e["card"], e.t) for e in _of(events, "play")]  # called first
+    kinds = [e.type for e in events]
+    assert kinds.index("withdraw") < kinds.index("illegal_play")  # taken back, then refused on the 7♥
+
+
 def test_a_card_judged_played_then_taken_back_off_a_rival_s_card_laid_unseen_under_it_is_refused_on_that_card() -> None:
     film = _opened(layout=dict(LAYOUT, B1="7S"))  # L shows 8♦: 9♥ and 7♠ each fit it, not each other
     b = HandSeen("B", ("B1",))  # B's arm over B1 all along: 7♠ never seen lifted

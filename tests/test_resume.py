@@ -179,13 +179,32 @@ def test_a_slap_settled_by_the_hand_seen_beneath_the_other_arm_replays_with_that
     assert resume._move(slap) == Slap((("A", "R", 1.9), ("B", "R", 1.9)), underneath="B")
 
 
-def test_a_play_found_under_the_card_played_last_on_its_pile_replays_with_that_play_undone() -> None:
+def test_a_withdrawn_play_replays_undone() -> None:
     film, *_ = _played_over_a_card_turned_unseen()
     judge = Judge(fps=FPS)
     events = [event for obs in film.frames for event in judge.feed(obs)]
+    assert [e["card"] for e in events if e.type == "withdraw"] == ["9H"]
     rebuilt = replay(events)
     assert rebuilt.refused == () and rebuilt.state == judge.referee.state
     assert rebuilt.state.top("L").code == "7H" and rebuilt.state.top("A2").code == "9H"
+
+
+def test_a_play_found_under_the_card_played_last_on_its_pile_replays_with_that_play_undone_in_a_log_without_withdrawals() -> None:
+    film, *_ = _played_over_a_card_turned_unseen()
+    judge = Judge(fps=FPS)
+    events = [event for obs in film.frames for event in judge.feed(obs) if event.type != "withdraw"]
+    rebuilt = replay(events)
+    assert rebuilt.refused == () and rebuilt.state == judge.referee.state
+    assert rebuilt.state.top("L").code == "7H" and rebuilt.state.top("A2").code == "9H"
+
+
+def test_a_withdrawal_of_a_play_never_logged_is_refused() -> None:
+    film, *_ = _played_over_a_card_turned_unseen()
+    judge = Judge(fps=FPS)
+    events = [event for obs in film.frames for event in judge.feed(obs)]
+    stray = Event.make("withdraw", 1.5, call="play", player="B", card="QS", to="R", reason="", **{"from": "B1"})
+    rebuilt = replay([*events, stray])
+    assert rebuilt.state == judge.referee.state and len(rebuilt.refused) == 1 and "withdraw at 1.5 s" in rebuilt.refused[0]
 
 def test_a_referee_resumed_from_its_log_makes_the_calls_of_one_that_never_stopped(judged: Any) -> None:
     frames, cuts, events, _ = judged

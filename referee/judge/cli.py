@@ -64,6 +64,8 @@ def describe(event: Event) -> str:
         return f"game over: {f['winner'] or 'a tie'} wins"
     if kind == "layout":
         return f"new layout read: cards held {f['counts']}"
+    if kind == "withdraw":
+        return f"WITHDRAWN: {f['player']}'s {f['card']} onto {f['to']} ({f['call'].replace('_', ' ')}): {f['reason']}"
     if kind == "resync":
         return f"position read again from the table ({', '.join(f.get('unexplained', ())) or 'unexplained'})"
     return f"{kind} " + " ".join(f"{k}={v}" for k, v in f.items() if k not in ("frame", "called_at"))

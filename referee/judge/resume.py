@@ -28,13 +28,14 @@ from referee.rules.spit import (
 )
 
 STATE_EVENTS: Final = ("layout", "resync", "play", "turn_up", "move_to_space", "stack_equal", "refill", "spit",
-                       "slap", "choose_pile")
+                       "slap", "choose_pile", "withdraw")
 """The calls that move the referee's position on; the others (illegal plays, races, "Spit!",
 deal and game ends, overrules) leave it as it is, as they do live. A `resync` (the referee read
 its position again from the table) sets the position it logged, as a `layout` does, and a play
-found at that re-read (`resynced`, logged after it) is left to it. A play that
-the referee found lying under the card it had played last on that pile (logged after it, dated
-before it) undoes that play, as it does live."""
+found at that re-read (`resynced`, logged after it) is left to it. A `withdraw` undoes the play it
+names, the moves logged since made again, as the referee does live; so does a play that the referee
+found lying under the card it had played last on that pile (logged after it, dated before it), in a
+log written before the referee logged its withdrawals."""
 
 
 class BadLog(RefereeError):
@@ -163,6 +164,10 @@ def replay(events: Iterable[Event], rules: str | SpitRules = "classic") -> Repla
                 counts_known = False
                 applied.clear()
                 continue
+            if event.type == "withdraw":
+                state = _withdrawn(applied, event)
+                moves -= 1
+                continue
             move = _move(event)
             try:
                 after = state.apply(move)
@@ -202,6 +207,24 @@ def _played_under(applied: list[tuple[Event, SpitMove, SpitState]], event: Event
         return None
     applied[k:] = [*remade, (event, move, state)]
     return after
+
+
+def _withdrawn(applied: list[tuple[Event, SpitMove, SpitState]], event: Event) -> SpitState:
+    """The position with the play a `withdraw` names (its player, card, pile and time) left out and the
+    moves logged since made again; `applied` loses it. Raises `KeyError` where no such play was logged
+    since the last layout or re-read, `IllegalMove` where a later move cannot be made without it."""
+    k = next((k for k in range(len(applied) - 1, -1, -1)
+              if isinstance(applied[k][1], Play) and applied[k][0].type == "play" and applied[k][0].t == event.t
+              and applied[k][0]["card"] == event["card"] and applied[k][0]["to"] == event["to"]), None)
+    if k is None:
+        raise KeyError(f"no play of {event['card']} onto {event['to']} at {event.t:g} s to withdraw")
+    state = applied[k][2]
+    remade = []
+    for logged, later, _ in applied[k + 1:]:
+        remade.append((logged, later, state))
+        state = state.apply(later)
+    applied[k:] = remade
+    return state
 
 
 def _layout(rules: SpitRules, event: Event) -> SpitState:

@@ -504,6 +504,7 @@ class TableMoves:
             return
         self.state = before
         self._unmake(index, later)
+        self._withdraw(move, pile, (dated, self._frame_at(dated)), f"the card laid there was {card}")
         self._judged.discard((move.player, move.card.code, dated))
         self._used.discard((pile, move.player, dated))
         self._landed[pile] = [item for item in self._landed.get(pile, []) if item != (dated, move.player)]

@@ -355,6 +355,7 @@ class Rereads:
         if hidden:
             self._unseen_laid = [*self._unseen_laid[-7:], (pile, first.t)]
         self._unmake(index, later)
+        self._withdraw(move, pile, (when, self._frame_at(when)), f"{card} was laid on {pile} before it")
         self._judged.discard((move.player, move.card.code, when))
         self._used.discard((pile, move.player, when))
         self._landed[pile] = [item for item in self._landed.get(pile, []) if item != (when, move.player)]
@@ -427,6 +428,12 @@ class Rereads:
         `later` (`_made_again_without`)."""
         del self._made[index + len(self._made) - len(self._history)], self._history[index]
         self._history[index:] = later
+
+    def _withdraw(self, move: Play, pile: str, when: When, reason: str) -> None:
+        """The play `move` onto `pile`, called at `when` and now forgotten (`_unmake`), is taken back in the
+        log: a `withdraw` event, dated as the play was, saying why (`reason`, words a player understands)."""
+        self._emit("withdraw", when, call="play", player=move.player, card=move.card.code, to=pile,
+                   reason=reason, **{"from": move.source})
 
     def _made_again_without(self, index: int) -> tuple[SpitState, list[tuple[float, SpitState]]] | None:
         """The engine's position with the move found at history index `index` left out and those found

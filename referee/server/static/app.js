@@ -40,6 +40,7 @@ function describe(e) {
     case "game_end": return e.winner ? `Game over: ${e.winner} wins` : "Game over: a tie";
     case "layout": return "Cards dealt" + (e.counts ? " — " + counts(e.counts) : "");
     case "overrule": return `Overruled call #${e.corrects} (${e.call.replace("_", " ")}): now ${e.verdict}`;
+    case "withdraw": return `Withdrawn: ${e.player}'s ${card(e.card)} onto ${e.to} — ${e.reason}`;
     default: return e.type.replace(/_/g, " ");
   }
 }
@@ -143,7 +144,7 @@ function addEvents(list, from, now) {
     state.events.push(e);
     const li = document.createElement("li");
     li.className = e.type;
-    li.dataset.index = e.index; li.dataset.type = e.type; li.dataset.t = e.t;
+    li.dataset.index = e.index; li.dataset.type = e.type; li.dataset.t = e.t; li.dataset.card = e.card || "";
     const t = document.createElement("span"); t.className = "t"; t.textContent = `${e.t.toFixed(1)} s`;
     const what = document.createElement("span"); what.className = "what"; what.textContent = describe(e);
     li.append(t, what);
@@ -157,6 +158,10 @@ function addEvents(list, from, now) {
     log.append(li);
     if (e.type === "overrule") {
       const target = log.querySelector(`li[data-index="${e.corrects}"]`);
+      if (target) { target.classList.add("overruled"); const b = target.querySelector("button"); if (b) b.remove(); }
+    }
+    if (e.type === "withdraw") { // the referee's own call taken back: struck through like an overruled one
+      const target = log.querySelector(`li[data-type="${e.call}"][data-t="${e.t}"][data-card="${e.card}"]`);
       if (target) { target.classList.add("overruled"); const b = target.querySelector("button"); if (b) b.remove(); }
     }
     react(e, now);

@@ -958,3 +958,22 @@ def test_a_card_shown_under_a_card_read_on_the_pile_and_taken_back_was_not_laid_
     assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1:] == [("B", "2H", "B5", tb)]
     assert [(e["player"], e["card"], e.t) for e in _of(events, "illegal_play")] == [("A", "2D", ta)]
     assert [(e["first"], e["second"]) for e in _of(events, "race")] == [("B", "A")]
+
+
+def test_a_card_moved_into_a_space_unseen_went_into_the_space_its_hand_touched_last_before_the_pile() -> None:
+    film = _opened(layout=dict(LAYOUT, A1="9D", A2="10D"))  # L shows 8♦, R 3♣
+    film.play("A", "A1", "empty", "L")  # 9♦ onto 8♦: A1 is a space
+    film.play("A", "A2", "back", "L")  # 10♦ onto 9♦
+    film.touch("A", "A2", 2, then="JS")  # J♠ turned up on A2
+    film.play("A", "A2", "empty", "L")  # and onto 10♦: A2 is a space too
+    film.touch("A", "A4", 2, then="back")  # A lifts 2♠
+    _over(film, 12, HandSeen("A", ("A1",), {"A1": film.t}))  # its hand rests on A1 a while, laying nothing
+    t = film.t
+    _over(film, 12, HandSeen("A", ("A2",), {"A2": t}))  # then on A2, laying the 2♠ there unseen
+    tr = film.t
+    _over(film, 3, HandSeen("A", ("R",), {"R": tr}))  # and lays it on R's 3♣ from there
+    film.zones["R"] = "2S"
+    film.still(20)
+    events = film.judge()
+    assert [(e["card"], e["from"], e["to"], e.t) for e in _of(events, "move_to_space")] == [("2S", "A4", "A2", t)]
+    assert [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")][-1] == ("A", "2S", "A2", tr)

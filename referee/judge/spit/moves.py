@@ -1151,10 +1151,12 @@ class TableMoves:
         a spit pile at `t` (a hand lays a card down and takes it up again no faster than it fetches
         one): the card was moved into that space first, unseen under the hand, and played from there.
         The place and the first such contact, leaving out a contact the place was read empty around
-        (`_read_empty_around`)."""
+        (`_read_empty_around`); of several such places, the one touched last (the hand took the card up
+        for the pile from there, its last contact on a place before it touched the pile)."""
         lift = self._lifted.get(card.code)
         since = max(lift.t if lift is not None else self._moved.get(zone, 0.0), t - TOUCH_REACH_S,
                     self._read_in_place.get(card.code, (-math.inf, ''))[0])
+        found: list[tuple[str, list[Touch]]] = []
         for space in self.rules.stock_names[self.rules.player_index[player]]:
             if space == zone or self.state.pile(space) or self.readings.get(space) != EMPTY:
                 continue
@@ -1163,8 +1165,11 @@ class TableMoves:
                        if touch.contact and touch.side == player and after < touch.t <= t - FETCH_S
                        and not self._read_empty_around(space, touch.t)]
             if touched:
-                return space, (touched[0].t, touched[0].frame)
-        return None
+                found.append((space, touched))
+        if not found:
+            return None
+        space, touched = max(found, key=lambda item: item[1][-1].t)
+        return space, (touched[0].t, touched[0].frame)
 
     def _read_empty_around(self, space: str, t: float) -> bool:
         """Stock place `space` was read empty both at or before a contact there at `t` and after it, less than

@@ -134,3 +134,16 @@ def test_calibrating_by_hand_from_the_page(server: str, page: Page, tmp_path: Pa
     width, height = DEMO_OPTIONS.width, DEMO_OPTIONS.height
     assert abs(x0 - 0.2 * width) < 3 * width / 640 and abs(y0 - 0.2 * height) < 3 * height / 360
     assert abs(x2 - 0.9 * width) < 3 * width / 640 and abs(y2 - 0.9 * height) < 3 * height / 360
+
+
+def test_a_play_the_referee_withdraws_is_struck_through_in_the_log(page: Page) -> None:
+    struck, said = page.evaluate("""() => {
+        const n = state.events.length;
+        const play = {index: n, type: "play", t: 99.5, player: "B", card: "KD", from: "B4", to: "L"};
+        const withdraw = {index: n + 1, type: "withdraw", t: 99.5, call: "play", player: "B", card: "KD", from: "B4",
+                          to: "L", reason: "K♣ was laid on L before it"};
+        addEvents([play, withdraw], n, 0);
+        const li = (i) => document.querySelector(`#log li[data-index="${i}"]`);
+        return [li(n).classList.contains("overruled"), li(n + 1).querySelector(".what").textContent];
+    }""")
+    assert struck and said == "Withdrawn: B's K♦ onto L — K♣ was laid on L before it"

@@ -164,3 +164,20 @@ def test_a_card_laid_from_under_an_arm_was_turned_on_the_one_face_down_place_it_
     assert [(e["card"], e["from"], e["to"]) for e in _of(events, "play")] == [("2S", "A4", "R"), ("9C", "A4", "L")]
     assert _of(events, "play")[1].t == t
     assert not _of(events, "resync") and not _of(events, "illegal_play")
+
+
+def test_a_stock_top_seen_lifted_and_read_under_a_card_laid_on_it_was_laid_first_by_a_hand_never_seen_there() -> None:
+    from test_judge_wrong_calls import _read_under
+    film = _opened()  # R shows 3♣
+    film.touch("A", "A4", 2, then="back")  # A lifts 2♠ (its hand is never seen at R)
+    film.touch("B", "B1", 2, then="empty")  # B lifts Q♠, which fits neither 3♣ nor 2♠
+    film.still(3)
+    tb = film.touch("B", "R", 3, then="QS")  # B lays Q♠: R shows it, the 2♠ read under it
+    first = len(film.frames) - 1
+    film.still(20)
+    _read_under(film, first, "QS", "2S")
+    events = film.judge()
+    plays = [(e["player"], e["card"], e["from"], e.t) for e in _of(events, "play")]
+    assert plays[-1][:3] == ("A", "2S", "A4") and plays[-1][3] < tb
+    assert [(e["player"], e["card"], e.t, e["reason"]) for e in _of(events, "illegal_play")] == \
+        [("B", "QS", tb, "Q♠ is not next to 2♠")]

@@ -722,7 +722,9 @@ class TableMoves:
         has nowhere, the last hand's, turned unseen on a face-down top that hand touched (`_turned_unseen`; not at a
         stalemate, when an unknown card laid is a spit card). No other contact with the pile since
         it settled may come before that touch unexplained: a card laid then may lie under it unseen
-        (it may have been refused on that one). It is judged at that touch only where it plays on
+        (it may have been refused on that one). A face-up stock top seen lifted whose player's hand was
+        not seen at the pile since it settled before the top was laid there under the other arm, dated
+        as `_laid_hidden` guesses (a race it wins has no margin). It is judged at that touch only where it plays on
         the engine's top: a card read under another never makes a call against a player. True when
         the engine moved."""
         code = self._under_seen.get(pile)
@@ -749,6 +751,9 @@ class TableMoves:
                    if (since < touch.t < laid_top or self._tied_with_top(pile, touch, laid_top, top_source))
                    and (pile, touch.side, touch.t) not in self._used
                    and (source is None or touch.side == source[0])]
+        if not touches and source is not None \
+                and not any(t.side == source[0] and t.t > since for t in self._touches.get(pile, ())):
+            touches = self._laid_hidden(pile, under, source[0], laid_top)  # its hand never seen there: a guess
         touch = next((t for t in reversed(touches) if t.contact), touches[-1] if touches else None)
         if touch is None or any(other.contact and since < other.t < touch.t
                                 and (pile, other.side, other.t) not in self._used for other in self._touches.get(pile, ())):

@@ -165,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{kind:<16} recall {total.recall(kind):.2%}  precision {total.precision(kind):.2%}  "
                   f"({total.truth[kind]} true)")
     print(f"false flags      {10 * total.false_flags / max(1, len(seeds)):.1f} per 10 games")
+    print(f"plays withdrawn  {total.withdrawn} (called, then taken back by the referee: counted as called above)")
     print(f"Spit! calls      {total.matched.get('spit_call', 0)}/{total.truth.get('spit_call', 0)} "
           f"({total.spits_in_time()} within {SPIT_CALL_BOUND_S * 1000:.0f} ms), latency "
           f"median {statistics.median(spit_lat) * 1000 if spit_lat else float('nan'):.0f} ms, max "

@@ -100,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"turn-ups         recall {total.recall('turn_up'):.2%}  precision {total.precision('turn_up'):.2%}  "
           f"({total.matched.get('turn_up', 0)} of {total.truth.get('turn_up', 0)} true matched)")
     print(f"false flags      {total.false_flags * 10 / max(1, total.games):.1f} per 10 games")
+    print(f"plays withdrawn  {total.withdrawn} (called, then taken back by the referee: counted as called above)")
     spit_lat = total.latencies.get("spit_call", [])
     print(f"Spit! calls      {total.matched.get('spit_call', 0)}/{total.truth.get('spit_call', 0)} "
           f"({total.spits_in_time()} within {SPIT_CALL_BOUND_S * 1000:.0f} ms), latency "

@@ -64,3 +64,13 @@ def test_a_call_after_the_cut_matching_nothing_is_still_extra() -> None:
 def test_a_stalemate_after_the_cut_is_optional() -> None:
     result = score(STALEMATE, [_call(11.748, 11.9)], until=11.0)
     assert result.truth.get("spit_call", 0) == 0 and result.spits_while_move == 0 and result.judged["spit_call"] == 0
+
+
+def test_a_play_the_referee_withdrew_is_counted_as_called_and_as_withdrawn() -> None:
+    truth = [Event.make("play", 5.0, player="A", card="7C", to="L", **{"from": "A1"})]
+    judged = [Event.make("play", 5.0, player="A", card="7C", to="L", **{"from": "A1"}),
+              Event.make("play", 5.1, player="B", card="KD", to="L", **{"from": "B4"}),
+              Event.make("withdraw", 5.1, call="play", player="B", card="KD", to="L", reason="7♣ was laid on L before it",
+                         **{"from": "B4"})]
+    result = score(truth, judged)
+    assert result.withdrawn == 1 and result.recall("play") == 1.0 and result.precision("play") == 0.5

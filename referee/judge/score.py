@@ -57,7 +57,8 @@ class Score:
     """Counts of true, judged and matched events per type; matched events' time errors (s) and
     call latencies (s from the true time to the frame the call was made); slap verdicts on true
     margins of at least one frame (`slaps_decidable`, `slaps_right`); "Spit!" calls made while a
-    move existed (`spits_while_move`: a judged `spit_call` made in no true stalemate)."""
+    move existed (`spits_while_move`: a judged `spit_call` made in no true stalemate); plays the referee
+    withdrew (`withdrawn`: its `withdraw` calls; each play stays counted as called, a player saw it)."""
 
     truth: dict[str, int] = field(default_factory=dict)
     judged: dict[str, int] = field(default_factory=dict)
@@ -68,6 +69,7 @@ class Score:
     slaps_right: int = 0
     slaps_close: int = 0
     spits_while_move: int = 0
+    withdrawn: int = 0
     games: int = 0
 
     def recall(self, kind: str) -> float:
@@ -102,6 +104,7 @@ class Score:
         self.slaps_right += other.slaps_right
         self.slaps_close += other.slaps_close
         self.spits_while_move += other.spits_while_move
+        self.withdrawn += other.withdrawn
         self.games += other.games
 
 
@@ -113,7 +116,7 @@ def _key(event: Event) -> tuple[Any, ...]:
 def score(truth: Sequence[Event], judged: Sequence[Event], *, tolerance_s: float = 0.25,
           frame_interval_s: float = 1 / 30, until: float = math.inf) -> Score:
     """The score of `judged` against `truth` (one game), the true events after `until` optional."""
-    result = Score(games=1)
+    result = Score(games=1, withdrawn=sum(event.type == "withdraw" for event in judged))
     pool: dict[tuple[str, tuple[Any, ...]], list[Event]] = {}
     for event in judged:
         if event.type in KEYS:

@@ -47,14 +47,8 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from referee.events import Event  # noqa: E402
-from referee.judge.slap_score import (  # noqa: E402
-    Contact,
-    SlapResult,
-    beneath_votes,
-    first_slaps,
-    landing_contact,
-    score_slap,
-)
+from referee.judge.slap_score import Contact, SlapResult, first_slaps, landing_contact, score_slap  # noqa: E402
+from referee.judge.spit.config import beneath_votes  # noqa: E402
 from referee.observations import HandSeen, Observation  # noqa: E402
 from referee.pipeline import Pipeline, PipelineConfig  # noqa: E402
 from referee.pipeline.sources import CapturedFrame, VideoFile  # noqa: E402
@@ -246,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             if len(first) == 2 and len({zone for zone, _ in first.values()}) == 1:
                 pile = next(iter(first.values()))[0]
                 reported = max(seen.reported[(side, zone, t)] for side, (zone, t) in first.items())
-                votes = beneath_votes(seen.hands, pile, tuple(first), reported)
+                votes, _ = beneath_votes(seen.hands, pile, tuple(first), reported)
             result = score_slap(slap, first, interval, ender, under, votes)
             results.append(result)
             if args.verbose:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from referee.events import Event
 from referee.judge.slap_score import (
-    CLOSE_CALLED, MISSED, ORDER, WRONG_PILE, WRONG_PILE_SHARED, beneath_votes, first_slaps, landing_contact, score_slap,
+    CLOSE_CALLED, MISSED, ORDER, WRONG_PILE, WRONG_PILE_SHARED, first_slaps, landing_contact, score_slap,
 )
+from referee.judge.spit.config import beneath_votes
 from referee.observations import HandSeen
 
 FRAME = 1 / 30
@@ -101,7 +102,7 @@ def test_the_hand_seen_beneath_the_other_arm_after_both_contacts_takes_one_pile_
 
     seen = [(10, frame(("A",))), (11, frame(())), *[(f, frame(("A",))) for f in range(12, 14)],
             *[(f, frame(())) for f in range(14, 16)], (16, frame((), "R")), (17, frame(("A",)))]
-    votes = beneath_votes(seen, "L", ("A", "B"), reported=10)  # from frame 12 until B left L in frame 16
-    assert votes == [("B",), ("B",), (), ()]
+    votes, closed = beneath_votes(seen, "L", ("A", "B"), reported=10)  # from frame 12 until B left L in frame 16
+    assert votes == [("B",), ("B",), (), ()] and closed
     result = score_slap(_slap(2.03, 2.0), {"A": ("L", 2.0), "B": ("L", 2.02)}, FRAME, ender="A", votes=votes)
     assert result.right and result.verdict is not None and result.verdict.beneath and result.verdict.winner == "B"

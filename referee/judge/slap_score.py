@@ -5,7 +5,7 @@ spit pile after the touch that ended the deal is their slap; on one pile the ear
 and two contacts less than half a frame interval apart are too close to time: the hand seen
 lying under the other takes the pile, else (too close to call) the player who emptied their
 stock first; but on one pile, a hand the frames after both contacts saw lying beneath the other
-arm takes it (`beneath_votes`, `referee.judge.spit.config.lying_beneath`). A true slap is decidable when its hands reached
+arm takes it (`referee.judge.spit.config.beneath_votes`, `lying_beneath`). A true slap is decidable when its hands reached
 different piles or one pile at least a frame interval apart (as `referee.judge.score` counts it).
 
 >>> from referee.events import Event
@@ -23,16 +23,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from referee.events import Event
-from referee.judge.spit.config import (
-    BENEATH,
-    BENEATH_DELAY_FRAMES,
-    BENEATH_FRAMES,
-    TOO_CLOSE,
-    UNDERNEATH,
-    lying_beneath,
-    slap_winner,
-)
-from referee.observations import HandSeen
+from referee.judge.spit.config import BENEATH, TOO_CLOSE, UNDERNEATH, lying_beneath, slap_winner
 
 Contact = tuple[str, str, float]
 """A hand's first contact as the vision reported it: (side, zone, time s)."""
@@ -90,29 +81,11 @@ def first_slaps(contacts: Iterable[Contact], piles: Collection[str], after: floa
     return first
 
 
-def beneath_votes(frames: Iterable[tuple[int, Sequence[HandSeen]]], pile: str, sides: Collection[str],
-                  reported: int) -> list[tuple[str, ...]]:
-    """The `beneath` votes the referee counts (`SpitReferee._lying_votes`) on a slap both `sides`
-    made on `pile`, the later contact first reported in frame `reported`: of the hands seen per frame
-    (frame index, in order), from `BENEATH_DELAY_FRAMES` after it for `BENEATH_FRAMES`, the sides
-    whose hand rests on the pile seen beneath the other arm; up to the frame a hand left the pile."""
-    votes = []
-    for frame, hands in frames:
-        if frame < reported:
-            continue
-        resting = {hand.side: hand for hand in hands if pile in hand.contact}
-        if frame >= reported + BENEATH_DELAY_FRAMES + BENEATH_FRAMES or not all(side in resting for side in sides):
-            break
-        if frame >= reported + BENEATH_DELAY_FRAMES:
-            votes.append(tuple(side for side in sides if resting[side].beneath))
-    return votes
-
-
 def verdict(first: Mapping[str, tuple[str, float]], frame_interval: float, ender: str,
             under: Mapping[str, Collection[str]] | None = None, votes: Sequence[Collection[str]] = ()) -> Verdict:
     """The referee's verdict on two players' first slap contacts; `under`: per player, the sides
     whose hands lay over theirs at that contact (`HandSeen.under`); `votes`: on one pile, the
-    `beneath_votes` of the frames after both contacts."""
+    `beneath_votes` of the frames after both contacts (`referee.judge.spit.config`)."""
     (a, (pile_a, t_a)), (b, (pile_b, t_b)) = sorted(first.items())
     piles = {a: pile_a, b: pile_b}
     margin = round(abs(t_b - t_a) * 1000, 3) if pile_a == pile_b else None
@@ -154,4 +127,4 @@ def score_slap(truth: Event, first: Mapping[str, tuple[str, float]], frame_inter
 
 
 __all__ = ["CLOSE_CALLED", "Contact", "MISSED", "ORDER", "SlapResult", "Verdict", "WRONG_PILE", "WRONG_PILE_SHARED",
-           "beneath_votes", "first_slaps", "landing_contact", "score_slap", "verdict"]
+           "first_slaps", "landing_contact", "score_slap", "verdict"]

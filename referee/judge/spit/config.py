@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from referee.errors import RefereeError
+from referee.observations import HandSeen
 from referee.rules import get_rules
 from referee.rules.spit import SpitRules
 
@@ -53,6 +54,33 @@ def underneath(a: str, under_a: Collection[str], b: str, under_b: Collection[str
     if a in under_b and b not in under_a:
         return b
     return None
+
+
+def beneath_votes(frames: Iterable[tuple[int, Sequence[HandSeen]]], pile: str, sides: Collection[str],
+                  reported: int) -> tuple[list[tuple[str, ...]], bool]:
+    """The `beneath` votes on a slap both `sides` made on `pile`, the later contact first reported in frame
+    `reported`: of the hands seen per frame (frame index, in order), from `BENEATH_DELAY_FRAMES` after it for
+    `BENEATH_FRAMES` at most, the sides whose hand rests on the pile seen beneath the other arm
+    (`HandSeen.beneath`); and whether the window is closed (a hand no longer rests there: what was seen until
+    then decides; or its last frame has been seen).
+
+    >>> rest = lambda beneath: (HandSeen("A", ("L",), {"L": 1.0}), HandSeen("B", ("L",), {"L": 1.1}, beneath=beneath))
+    >>> beneath_votes([(f, rest(("A",) if f > 12 else ())) for f in range(10, 15)], "L", ("A", "B"), 10)
+    ([(), ('B',), ('B',)], False)
+    """
+    start = reported + BENEATH_DELAY_FRAMES
+    votes: list[tuple[str, ...]] = []
+    last = reported
+    for seen, hands in frames:
+        last = max(last, seen)
+        if not reported < seen < start + BENEATH_FRAMES:
+            continue
+        resting = {hand.side: hand for hand in hands if pile in hand.contact}
+        if not all(side in resting for side in sides):
+            return votes, True
+        if seen >= start:
+            votes.append(tuple(side for side in sides if resting[side].beneath))
+    return votes, last >= start + BENEATH_FRAMES - 1
 
 
 def lying_beneath(a: str, b: str, votes: Sequence[Collection[str]]) -> str | None:

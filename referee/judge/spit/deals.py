@@ -8,14 +8,13 @@ from typing import Any
 from referee.cards import parse_card
 from referee.judge.spit.config import (
     BENEATH,
-    BENEATH_DELAY_FRAMES,
-    BENEATH_FRAMES,
     LAYOUT_STILL_S,
     SLAP_FALLBACK,
     TOO_CLOSE,
     UNDERNEATH,
     UNREAD_LAYOUT_S,
     When,
+    beneath_votes,
     layout_counts,
     lying_beneath,
     slap_winner,
@@ -131,25 +130,12 @@ class DealEnds:
 
     def _lying_votes(self, pile: str, sides: tuple[str, str], reported: int,
                      final: bool = False) -> list[tuple[str, ...]] | None:
-        """The `beneath` votes on a slap both `sides` made on `pile`, the later contact reported in
-        frame `reported`: per frame from `BENEATH_DELAY_FRAMES` after it, `BENEATH_FRAMES` at most,
-        the sides whose hand rests on the pile seen beneath the other arm (`HandSeen.beneath`), read
-        from the hands of the last frames (the deal's end may be judged a second after the slap);
-        the window ends where a hand no longer rests there, and None while it is still open (the
-        stream's end, `final`, closes it: the votes seen so far)."""
-        start = reported + BENEATH_DELAY_FRAMES
-        votes: list[tuple[str, ...]] = []
-        for seen, hands in self._hands_seen:
-            if not reported < seen < start + BENEATH_FRAMES:
-                continue
-            resting = {hand.side: hand for hand in hands if pile in hand.contact}
-            if not all(side in resting for side in sides):
-                return votes  # a hand left the pile: what was seen until then decides
-            if seen >= start:
-                votes.append(tuple(side for side in sides if resting[side].beneath))
-        if not final and self._now[1] < start + BENEATH_FRAMES - 1:
-            return None
-        return votes
+        """The `beneath_votes` on a slap both `sides` made on `pile`, the later contact reported in frame
+        `reported`, read from the hands of the last frames (the deal's end may be judged a second after the
+        slap); None while their window is still open (the stream's end, `final`, closes it: the votes seen
+        so far)."""
+        votes, closed = beneath_votes(self._hands_seen, pile, sides, reported)
+        return votes if closed or final else None
 
     def _choices(self) -> None:
         """Free choice: a spit pile lifted off the table by a player due to choose."""

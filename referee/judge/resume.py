@@ -196,12 +196,8 @@ def _played_under(applied: list[tuple[Event, SpitMove, SpitState]], event: Event
               if isinstance(applied[k][1], Play) and applied[k][1].to == move.to), None)
     if k is None or applied[k][0].t <= event.t:
         return None
-    state = applied[k][2]
-    remade = []
     try:
-        for logged, later, _ in applied[k + 1:]:
-            remade.append((logged, later, state))
-            state = state.apply(later)
+        state, remade = _made_again_without(applied, k)
         after = state.apply(move)
     except IllegalMove:
         return None
@@ -214,17 +210,25 @@ def _withdrawn(applied: list[tuple[Event, SpitMove, SpitState]], event: Event) -
     moves logged since made again; `applied` loses it. Raises `KeyError` where no such play was logged
     since the last layout or re-read, `IllegalMove` where a later move cannot be made without it."""
     k = next((k for k in range(len(applied) - 1, -1, -1)
-              if isinstance(applied[k][1], Play) and applied[k][0].type == "play" and applied[k][0].t == event.t
+              if applied[k][0].type == "play" and applied[k][0].t == event.t
               and applied[k][0]["card"] == event["card"] and applied[k][0]["to"] == event["to"]), None)
     if k is None:
         raise KeyError(f"no play of {event['card']} onto {event['to']} at {event.t:g} s to withdraw")
+    state, applied[k:] = _made_again_without(applied, k)
+    return state
+
+
+def _made_again_without(applied: list[tuple[Event, SpitMove, SpitState]],
+                        k: int) -> tuple[SpitState, list[tuple[Event, SpitMove, SpitState]]]:
+    """The position with the move `applied[k]` left out and those logged after it made again, and their
+    entries rebuilt (each with its new position before it); `applied` as it was (`IllegalMove` where one of
+    them cannot be made without it)."""
     state = applied[k][2]
     remade = []
     for logged, later, _ in applied[k + 1:]:
         remade.append((logged, later, state))
         state = state.apply(later)
-    applied[k:] = remade
-    return state
+    return state, remade
 
 
 def _layout(rules: SpitRules, event: Event) -> SpitState:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections import deque
-
 import math
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any

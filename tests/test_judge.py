@@ -1533,12 +1533,17 @@ def test_a_slap_too_close_to_time_goes_to_the_hand_seen_underneath() -> None:
     assert referee.state.held_count("A") == 2 + 2  # A's spit cards and the other pile, L (6D, 7C)
 
 
+def _a_then_b_on_r(film: Film) -> tuple[float, float]:
+    """A's hand comes to rest on R, B's two frames later (by the contacts, A would take R): their contact times."""
+    ta = film.t
+    film.frame((HandSeen("A", ("R",), {"R": ta}),))
+    film.frame((HandSeen("A", ("R",), {"R": ta}),))
+    return ta, film.t
+
+
 def test_a_slap_on_one_pile_goes_to_the_hand_seen_lying_beneath_the_other_arm_whatever_the_contact_order() -> None:
     film, referee = _settling()
-    ta = film.t  # A's hand, hovering over R before it slapped, is found at rest there first
-    film.frame((HandSeen("A", ("R",), {"R": ta}),))
-    film.frame((HandSeen("A", ("R",), {"R": ta}),))
-    tb = film.t  # B's contact two frames later: by the contacts, A would take R
+    ta, tb = _a_then_b_on_r(film)  # A's hand, hovering over R before it slapped, is found at rest there first
     for i in range(BENEATH_DELAY_FRAMES + BENEATH_FRAMES):  # but the frames after see B's hand beneath A's arm
         beneath = ("A",) if i >= BENEATH_DELAY_FRAMES and i % 3 else ()
         film.frame((HandSeen("A", ("R",), {"R": ta}), HandSeen("B", ("R",), {"R": tb}, beneath=beneath)))
@@ -1552,10 +1557,7 @@ def test_a_slap_on_one_pile_goes_to_the_hand_seen_lying_beneath_the_other_arm_wh
 
 def test_a_slap_waiting_for_the_frames_that_see_which_hand_lies_beneath_is_decided_when_the_stream_ends() -> None:
     film, referee = _settling()
-    ta = film.t
-    film.frame((HandSeen("A", ("R",), {"R": ta}),))
-    film.frame((HandSeen("A", ("R",), {"R": ta}),))
-    tb = film.t
+    ta, tb = _a_then_b_on_r(film)
     for i in range(BENEATH_DELAY_FRAMES + 3):  # the stream ends three frames into the votes, two seeing B beneath A's arm
         beneath = ("A",) if i >= BENEATH_DELAY_FRAMES + 1 else ()
         film.frame((HandSeen("A", ("R",), {"R": ta}), HandSeen("B", ("R",), {"R": tb}, beneath=beneath)))
@@ -1592,10 +1594,7 @@ def test_a_slap_before_its_deal_s_end_is_judged_is_decided_by_the_hand_seen_bene
 
 def test_a_slap_on_one_pile_seen_both_ways_beneath_goes_to_the_first_hand() -> None:
     film, referee = _settling()
-    ta = film.t
-    film.frame((HandSeen("A", ("R",), {"R": ta}),))
-    film.frame((HandSeen("A", ("R",), {"R": ta}),))
-    tb = film.t
+    ta, tb = _a_then_b_on_r(film)
     for i in range(BENEATH_DELAY_FRAMES + BENEATH_FRAMES):  # one frame sees A beneath B's arm: no verdict that way
         beneath = {"A": ("B",) if i == BENEATH_DELAY_FRAMES else (), "B": ("A",) if i > BENEATH_DELAY_FRAMES else ()}
         film.frame(tuple(HandSeen(side, ("R",), {"R": t}, beneath=beneath[side]) for side, t in (("A", ta), ("B", tb))))

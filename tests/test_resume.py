@@ -179,10 +179,15 @@ def test_a_slap_settled_by_the_hand_seen_beneath_the_other_arm_replays_with_that
     assert resume._move(slap) == Slap((("A", "R", 1.9), ("B", "R", 1.9)), underneath="B")
 
 
-def test_a_withdrawn_play_replays_undone() -> None:
+def _judged_over_a_card_turned_unseen() -> tuple[Judge, list[Event]]:
+    """`_played_over_a_card_turned_unseen` judged: the judge and its calls (the 9♥'s play withdrawn)."""
     film, *_ = _played_over_a_card_turned_unseen()
     judge = Judge(fps=FPS)
-    events = [event for obs in film.frames for event in judge.feed(obs)]
+    return judge, [event for obs in film.frames for event in judge.feed(obs)]
+
+
+def test_a_withdrawn_play_replays_undone() -> None:
+    judge, events = _judged_over_a_card_turned_unseen()
     assert [e["card"] for e in events if e.type == "withdraw"] == ["9H"]
     rebuilt = replay(events)
     assert rebuilt.refused == () and rebuilt.state == judge.referee.state
@@ -190,18 +195,14 @@ def test_a_withdrawn_play_replays_undone() -> None:
 
 
 def test_a_play_found_under_the_card_played_last_on_its_pile_replays_with_that_play_undone_in_a_log_without_withdrawals() -> None:
-    film, *_ = _played_over_a_card_turned_unseen()
-    judge = Judge(fps=FPS)
-    events = [event for obs in film.frames for event in judge.feed(obs) if event.type != "withdraw"]
-    rebuilt = replay(events)
+    judge, events = _judged_over_a_card_turned_unseen()
+    rebuilt = replay([event for event in events if event.type != "withdraw"])
     assert rebuilt.refused == () and rebuilt.state == judge.referee.state
     assert rebuilt.state.top("L").code == "7H" and rebuilt.state.top("A2").code == "9H"
 
 
 def test_a_withdrawal_of_a_play_never_logged_is_refused() -> None:
-    film, *_ = _played_over_a_card_turned_unseen()
-    judge = Judge(fps=FPS)
-    events = [event for obs in film.frames for event in judge.feed(obs)]
+    judge, events = _judged_over_a_card_turned_unseen()
     stray = Event.make("withdraw", 1.5, call="play", player="B", card="QS", to="R", reason="", **{"from": "B1"})
     rebuilt = replay([*events, stray])
     assert rebuilt.state == judge.referee.state and len(rebuilt.refused) == 1 and "withdraw at 1.5 s" in rebuilt.refused[0]
